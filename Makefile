@@ -1,0 +1,51 @@
+# WhisperKey — see README.md. Caches live in $(CACHE), outside the clone.
+SHELL := /bin/bash
+CACHE ?= $(HOME)/.cache/whisperkey
+export WHISPERKEY_CACHE := $(CACHE)
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+GOFLAGS_BUILD := -trimpath -ldflags "-X main.version=$(VERSION)"
+# CPU backend of CTranslate2 compiled by ct2rs; docs/benchmarks.md says why.
+ENGINE_FEATURES ?= ruy
+CARGO_TARGET := $(CACHE)/cargo-target-$(ENGINE_FEATURES)
+ENGINE_DIR := build/engine/cpu
+ENGINE_LIB := $(ENGINE_DIR)/libct2engine.so
+
+.PHONY: all deps model engine build run test test-go lint bench windows installer clean
+
+all: build engine
+
+deps:
+	bash scripts/deps.sh
+	bash scripts/pyenv.sh
+
+model:
+	bash scripts/model.sh base small
+
+engine: $(ENGINE_LIB)
+
+$(ENGINE_LIB): $(wildcard native/ct2engine/src/*) native/ct2engine/Cargo.toml native/ct2engine/build.rs
+	cd native/ct2engine && CARGO_TARGET_DIR=$(CARGO_TARGET) CMAKE_PARALLEL=$$(nproc) \
+		cargo build --release --locked --no-default-features --features $(ENGINE_FEATURES)
+	mkdir -p $(ENGINE_DIR)
+	cp $(CARGO_TARGET)/release/libct2engine.so $(ENGINE_LIB)
+
+build:
+	go build $(GOFLAGS_BUILD) -o build/whisperkey .
+
+# The app with the default config, on the CPU engine and the cached base model.
+run: deps model engine build
+	WHISPERKEY_MODEL=$${WHISPERKEY_MODEL:-$(CACHE)/models/whisper-base} ./build/whisperkey run
+
+test: deps model engine build
+	bash scripts/testenv.sh bash scripts/test.sh
+
+lint:
+	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	go vet ./...
+	cd native/ct2engine && cargo fmt --check
+
+bench: deps model engine build
+	bash scripts/bench.sh
+
+clean:
+	rm -rf build

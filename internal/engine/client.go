@@ -1,0 +1,402 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configure how the worker process is started and supervised.
+type Options struct {
+	// Exe is the program to run as the worker; default os.Executable().
+	Exe string
+	// Args are passed to Exe; default ["engine-worker"].
+	Args []string
+	// Env is added to the worker's environment.
+	Env []string
+	// StartTimeout bounds loading the library and model; default 3 minutes.
+	StartTimeout time.Duration
+	// MaxCrashes within CrashWindow make the supervisor give up; defaults 4 and 1 minute.
+	MaxCrashes  int
+	CrashWindow time.Duration
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return o, fmt.Errorf("find own executable for the engine worker: %w", err)
+		}
+		o.Exe = exe
+	}
+	if o.Args == nil {
+		o.Args = []string{"engine-worker"}
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 3 * time.Minute
+	}
+	if o.MaxCrashes == 0 {
+		o.MaxCrashes = 4
+	}
+	if o.CrashWindow == 0 {
+		o.CrashWindow = time.Minute
+	}
+	return o, nil
+}
+
+// Client talks to one worker process at a time and restarts it when it
+// crashes, re-sending the request that was in flight, so no audio is lost.
+type Client struct {
+	opt Options
+	log *slog.Logger
+
+	mu      sync.Mutex // one request at a time; held across restarts
+	spec    Spec
+	w       *proc
+	ready   Ready
+	crashes []time.Time
+	closed  bool
+}
+
+// Start launches a worker for spec and waits until its model is loaded.
+func Start(ctx context.Context, spec Spec, opt Options, log *slog.Logger) (*Client, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{opt: opt, log: log.With("pkg", "engine"), spec: spec}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.startLocked(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Ready reports the current worker's model facts and devices.
+func (c *Client) Ready() Ready {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ready
+}
+
+// Spec is what the current worker runs.
+func (c *Client) Spec() Spec {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.spec
+}
+
+// WorkerPID is the running worker's process id, or 0.
+func (c *Client) WorkerPID() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.w == nil {
+		return 0
+	}
+	return c.w.cmd.Process.Pid
+}
+
+// Switch replaces the worker with one running spec. A request in flight
+// finishes on the old worker first. The old process exits rather than
+// unloading its model in place (a GPU teardown can crash, CTranslate2 #1782).
+func (c *Client) Switch(ctx context.Context, spec Spec) (Ready, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return Ready{}, ErrClosed
+	}
+	c.stopLocked()
+	c.spec = spec
+	c.crashes = nil
+	if err := c.startLocked(ctx); err != nil {
+		return Ready{}, err
+	}
+	return c.ready, nil
+}
+
+// DetectLanguage returns language probabilities for a window, best first.
+func (c *Client) DetectLanguage(ctx context.Context, win Window) ([]LangProb, error) {
+	var pairs [][2]json.RawMessage
+	req := request{Op: "detect", Window: win.ID, NMels: win.NMels, Frames: win.Frames}
+	if err := c.do(ctx, req, win.Features, &pairs); err != nil {
+		return nil, err
+	}
+	out := make([]LangProb, 0, len(pairs))
+	for _, p := range pairs {
+		var lp LangProb
+		if err := json.Unmarshal(p[0], &lp.Language); err != nil {
+			return nil, fmt.Errorf("decode language: %w", err)
+		}
+		if err := json.Unmarshal(p[1], &lp.Probability); err != nil {
+			return nil, fmt.Errorf("decode language probability: %w", err)
+		}
+		out = append(out, lp)
+	}
+	return out, nil
+}
+
+// Generate decodes one window with the given prompt and options.
+func (c *Client) Generate(ctx context.Context, win Window, g GenerateRequest) (GenerateResult, error) {
+	var res GenerateResult
+	req := request{Op: "generate", Window: win.ID, NMels: win.NMels, Frames: win.Frames, Generate: &g}
+	err := c.do(ctx, req, win.Features, &res)
+	return res, err
+}
+
+// Devices asks the library which devices and compute types it supports.
+func (c *Client) Devices(ctx context.Context) ([]DeviceReport, error) {
+	var d []DeviceReport
+	err := c.do(ctx, request{Op: "devices"}, nil, &d)
+	return d, err
+}
+
+// Close stops the worker. It is safe to call more than once.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	c.stopLocked()
+	return nil
+}
+
+// do sends one request, restarting a crashed worker and re-sending until it
+// answers, the crash budget is spent, or ctx ends.
+func (c *Client) do(ctx context.Context, req request, payload []float32, out any) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		if c.closed {
+			return ErrClosed
+		}
+		if c.w == nil {
+			if err := c.startLocked(ctx); err != nil {
+				return err
+			}
+		}
+		resp, err := c.w.roundTrip(ctx, req, payload)
+		if err == nil {
+			if resp.Err != "" {
+				return errors.New(resp.Err)
+			}
+			if out == nil {
+				return nil
+			}
+			return json.Unmarshal(resp.Result, out)
+		}
+		if ctx.Err() != nil {
+			// The worker may be busy for seconds more; don't leave it computing.
+			c.stopLocked()
+			return ctx.Err()
+		}
+		c.log.Warn("engine worker crashed; restarting and re-sending the request",
+			"op", req.Op, "err", err, "stderr", c.w.stderrTail())
+		c.stopLocked()
+		if err := c.noteCrashLocked(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// noteCrashLocked records a crash and waits n² × 100 ms (+ jitter) before
+// the next start, or gives up after too many crashes in the window.
+func (c *Client) noteCrashLocked(ctx context.Context) error {
+	now := time.Now()
+	keep := c.crashes[:0]
+	for _, t := range c.crashes {
+		if now.Sub(t) < c.opt.CrashWindow {
+			keep = append(keep, t)
+		}
+	}
+	c.crashes = append(keep, now)
+	n := len(c.crashes)
+	if n > c.opt.MaxCrashes {
+		return fmt.Errorf("%w %d times in %s; giving up (see the log for its last output)", ErrWorkerCrashed, n, c.opt.CrashWindow)
+	}
+	delay := time.Duration(n*n)*100*time.Millisecond + time.Duration(rand.Int64N(int64(50*time.Millisecond)))
+	select {
+	case <-time.After(delay):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *Client) startLocked(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, c.opt.StartTimeout)
+	defer cancel()
+	p, err := startProc(c.opt, c.spec, c.log)
+	if err != nil {
+		return err
+	}
+	resp, err := p.roundTrip(ctx, request{Op: "open", Spec: &c.spec}, nil)
+	if err == nil && resp.Err != "" {
+		err = &LoadError{Msg: resp.Err}
+	}
+	if err != nil {
+		tail := p.stderrTail()
+		p.stop()
+		var le *LoadError
+		if errors.As(err, &le) {
+			return le
+		}
+		if tail != "" {
+			return fmt.Errorf("start engine worker: %w (worker said: %s)", err, tail)
+		}
+		return fmt.Errorf("start engine worker: %w", err)
+	}
+	var ready Ready
+	if err := json.Unmarshal(resp.Result, &ready); err != nil {
+		p.stop()
+		return fmt.Errorf("decode worker ready: %w", err)
+	}
+	c.w, c.ready = p, ready
+	c.log.Info("engine worker ready", "pid", ready.PID, "model", c.spec.ModelDir,
+		"device", c.spec.Device, "load_ms", ready.LoadMillis)
+	return nil
+}
+
+func (c *Client) stopLocked() {
+	if c.w != nil {
+		c.w.stop()
+		c.w = nil
+	}
+}
+
+// proc is one worker process with the goroutines that read its output.
+type proc struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	bw      *bufio.Writer
+	frames  chan frame    // closed when stdout ends
+	done    chan struct{} // closed after cmd.Wait
+	tailMu  sync.Mutex
+	tail    []byte
+	stopped sync.Once
+}
+
+const tailMax = 4 << 10
+
+func startProc(opt Options, spec Spec, log *slog.Logger) (*proc, error) {
+	cmd := exec.Command(opt.Exe, opt.Args...)
+	cmd.Env = workerEnv(runtime.GOOS, append([]string{spec.LibDir}, spec.ExtraLibDirs...), append(os.Environ(), opt.Env...))
+	hideWindow(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start engine worker %s: %w", opt.Exe, err)
+	}
+	p := &proc{cmd: cmd, stdin: stdin, bw: bufio.NewWriterSize(stdin, 1<<20),
+		frames: make(chan frame), done: make(chan struct{})}
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go func() {
+		defer readers.Done()
+		defer close(p.frames)
+		r := bufio.NewReader(stdout)
+		for {
+			f, err := readFrame(r)
+			if err != nil {
+				return
+			}
+			p.frames <- f
+		}
+	}()
+	go func() {
+		defer readers.Done()
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			log.Debug("worker", "pid", cmd.Process.Pid, "line", line)
+			p.tailMu.Lock()
+			p.tail = append(p.tail, line...)
+			p.tail = append(p.tail, '\n')
+			if len(p.tail) > tailMax {
+				p.tail = p.tail[len(p.tail)-tailMax:]
+			}
+			p.tailMu.Unlock()
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	go func() {
+		readers.Wait()
+		_ = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *proc) roundTrip(ctx context.Context, req request, payload []float32) (response, error) {
+	if err := writeFrame(p.bw, req, payload); err != nil {
+		return response{}, fmt.Errorf("send to worker: %w", err)
+	}
+	if err := p.bw.Flush(); err != nil {
+		return response{}, fmt.Errorf("send to worker: %w", err)
+	}
+	select {
+	case f, ok := <-p.frames:
+		if !ok {
+			<-p.done
+			return response{}, fmt.Errorf("worker exited (%s)", p.cmd.ProcessState)
+		}
+		var resp response
+		if err := json.Unmarshal(f.header, &resp); err != nil {
+			return response{}, fmt.Errorf("decode worker response: %w", err)
+		}
+		return resp, nil
+	case <-ctx.Done():
+		return response{}, ctx.Err()
+	}
+}
+
+func (p *proc) stderrTail() string {
+	p.tailMu.Lock()
+	defer p.tailMu.Unlock()
+	return strings.TrimSpace(string(p.tail))
+}
+
+// stop asks the worker to quit, kills it if it does not within a second,
+// and waits until its process and reader goroutines are gone.
+func (p *proc) stop() {
+	p.stopped.Do(func() {
+		_ = writeFrame(p.bw, request{Op: "quit"}, nil)
+		_ = p.bw.Flush()
+		_ = p.stdin.Close()
+		// Drain so the reader goroutine can finish; it ends when stdout closes.
+		drained := make(chan struct{})
+		go func() {
+			defer close(drained)
+			for range p.frames {
+			}
+		}()
+		select {
+		case <-p.done:
+		case <-time.After(time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+		<-drained
+	})
+}

@@ -1,0 +1,197 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+const workerEnv = "WHISPERKEY_TEST_ENGINE_WORKER"
+
+// TestMain doubles as the worker: the client re-executes this test binary.
+func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) == "1" {
+		log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+		if err := engine.Serve(os.Stdin, os.Stdout, log); err != nil {
+			log.Error("worker", "err", err)
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+func testLog(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func testOptions() engine.Options {
+	return engine.Options{Exe: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{workerEnv + "=1"}}
+}
+
+func startBase(t *testing.T) (*engine.Client, engine.Spec) {
+	t.Helper()
+	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8"}
+	c, err := engine.Start(context.Background(), spec, testOptions(), testLog(t))
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c, spec
+}
+
+func speechWindow(t *testing.T, id uint64, text string) engine.Window {
+	mel, err := whisper.LogMel(testenv.Speech(t, text), 80)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.Window{ID: id, NMels: 80, Frames: whisper.NFrames, Features: mel.Window(0, mel.ContentFrames())}
+}
+
+// Base multilingual ids: <|startoftranscript|> <|en|> <|transcribe|> <|notimestamps|>.
+var enPrompt = []int{50258, 50259, 50359, 50363}
+
+func generate(t *testing.T, c *engine.Client, win engine.Window) []int {
+	t.Helper()
+	res, err := c.Generate(context.Background(), win, engine.GenerateRequest{
+		Prompt: enPrompt, BeamSize: 5, Patience: 1, LengthPenalty: 1, RepetitionPenalty: 1,
+		MaxLength: 448, SamplingTopK: 1, SamplingTemperature: 1, NumHypotheses: 1,
+		ReturnScores: true, ReturnNoSpeechProb: true, MaxInitialTimestampIndex: 50, SuppressBlank: true,
+		SuppressTokens: []int{-1},
+	})
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	if len(res.SequencesIDs) != 1 || len(res.SequencesIDs[0]) < 3 || len(res.Scores) != 1 {
+		t.Fatalf("unexpected result %+v", res)
+	}
+	return res.SequencesIDs[0]
+}
+
+func TestRealModelFacts(t *testing.T) {
+	c, _ := startBase(t)
+	r := c.Ready()
+	if r.Model.NMels != 80 || !r.Model.Multilingual || r.Model.NumLanguages != 99 || r.Model.VocabSize != 51865 {
+		t.Fatalf("model facts = %+v", r.Model)
+	}
+	if r.Model.Languages[0] != "en" || r.Model.Languages[1] != "zh" {
+		t.Fatalf("languages start %v", r.Model.Languages[:2])
+	}
+	var cpu *engine.DeviceReport
+	for i := range r.Devices {
+		if r.Devices[i].Device == "cpu" {
+			cpu = &r.Devices[i]
+		}
+	}
+	if cpu == nil || !contains(cpu.ComputeTypes, "int8") || !contains(cpu.ComputeTypes, "float32") {
+		t.Fatalf("devices = %+v", r.Devices)
+	}
+	win := speechWindow(t, 1, "The quick brown fox jumps over the lazy dog.")
+	langs, err := c.DetectLanguage(context.Background(), win)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if langs[0].Language != "en" || langs[0].Probability < 0.5 {
+		t.Fatalf("detected %+v", langs[:3])
+	}
+	if ids := generate(t, c, win); ids[len(ids)-1] == 50257 {
+		t.Fatalf("sequence includes end token: %v", ids)
+	}
+}
+
+// A worker killed in the middle of a request is replaced and the request
+// re-sent: the caller gets the same tokens as without the crash.
+func TestKilledWorkerMidRequest(t *testing.T) {
+	c, _ := startBase(t)
+	win := speechWindow(t, 7, "Please send the quarterly report to the finance team before Friday.")
+	want := generate(t, c, win)
+	pid := c.WorkerPID()
+	done := make(chan []int)
+	win.ID = 8 // a fresh window, so the worker must encode and decode it all
+	go func() { done <- generate(t, c, win) }()
+	time.Sleep(150 * time.Millisecond) // let the request reach the worker
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	got := <-done
+	if c.WorkerPID() == pid || c.WorkerPID() == 0 {
+		t.Fatalf("worker not replaced: pid %d → %d", pid, c.WorkerPID())
+	}
+	if !equal(got, want) {
+		t.Fatalf("after crash got %v, want %v", got, want)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	lib := testenv.EngineDir(t)
+	empty := t.TempDir()
+	cases := []struct {
+		name string
+		spec engine.Spec
+		want string
+	}{
+		{"missing library folder", engine.Spec{LibDir: filepath.Join(empty, "nope"), ModelDir: empty, Device: "cpu"}, "load engine library"},
+		{"model without model.bin", engine.Spec{LibDir: lib, ModelDir: empty, Device: "cpu"}, "load model"},
+		{"bad compute type", engine.Spec{LibDir: lib, ModelDir: empty, Device: "cpu", ComputeType: "int3"}, "unknown compute type"},
+		{"bad device", engine.Spec{LibDir: lib, ModelDir: empty, Device: "tpu"}, "unknown device"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := engine.Start(context.Background(), tc.spec, testOptions(), testLog(t))
+			var le *engine.LoadError
+			if !errors.As(err, &le) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want LoadError containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A worker that dies at every start makes the supervisor give up with a clear error.
+func TestCrashLoopGivesUp(t *testing.T) {
+	opt := engine.Options{Exe: "/bin/sh", Args: []string{"-c", "echo boom >&2; exit 7"}, MaxCrashes: 2}
+	_, err := engine.Start(context.Background(), engine.Spec{Device: "cpu"}, opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("err = %v, want the worker's stderr in it", err)
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,100 @@
+package engine
+
+import "errors"
+
+// Spec says which library variant and model a worker loads.
+type Spec struct {
+	// LibDir is the variant folder holding the ct2engine library (e.g. build/engine/cpu).
+	LibDir string `json:"lib_dir"`
+	// ExtraLibDirs are searched for the library's own dependencies (e.g. the HIP SDK's bin).
+	ExtraLibDirs []string `json:"extra_lib_dirs,omitempty"`
+	ModelDir     string   `json:"model_dir"`
+	// Device is "cpu" or "cuda" (ROCm builds also say "cuda").
+	Device      string `json:"device"`
+	DeviceIndex int    `json:"device_index"`
+	// ComputeType is CTranslate2's name; "" means "default" (the saved type, with fallback).
+	ComputeType string `json:"compute_type"`
+	// IntraThreads 0 means CTranslate2's default.
+	IntraThreads int `json:"intra_threads"`
+	// InterThreads 0 means 1.
+	InterThreads int `json:"inter_threads"`
+}
+
+// ModelInfo are the facts the loaded model reports.
+type ModelInfo struct {
+	NMels        int      `json:"n_mels"`
+	Multilingual bool     `json:"multilingual"`
+	NumLanguages int      `json:"num_languages"`
+	Languages    []string `json:"languages"`
+	VocabSize    int      `json:"vocab_size"`
+}
+
+// DeviceReport is one device kind the library can use.
+type DeviceReport struct {
+	Device       string   `json:"device"`
+	Count        int      `json:"count"`
+	ComputeTypes []string `json:"compute_types"`
+}
+
+// Ready is what a worker reports once its model is loaded.
+type Ready struct {
+	Model      ModelInfo      `json:"model"`
+	Devices    []DeviceReport `json:"devices"`
+	LoadMillis int64          `json:"load_ms"`
+	PID        int            `json:"pid"`
+}
+
+// Window is one 30-s window of features, shaped [NMels][Frames] row-major.
+// The worker keeps the encoder output of the last ID, so repeated calls on
+// one window (language detection, temperature fallback) encode it once.
+type Window struct {
+	ID       uint64
+	NMels    int
+	Frames   int
+	Features []float32
+}
+
+// GenerateRequest mirrors CTranslate2's WhisperOptions plus the prompt ids.
+type GenerateRequest struct {
+	Prompt                   []int   `json:"prompt"`
+	BeamSize                 int     `json:"beam_size"`
+	Patience                 float32 `json:"patience"`
+	LengthPenalty            float32 `json:"length_penalty"`
+	RepetitionPenalty        float32 `json:"repetition_penalty"`
+	NoRepeatNgramSize        int     `json:"no_repeat_ngram_size"`
+	MaxLength                int     `json:"max_length"`
+	SamplingTopK             int     `json:"sampling_topk"`
+	SamplingTemperature      float32 `json:"sampling_temperature"`
+	NumHypotheses            int     `json:"num_hypotheses"`
+	ReturnScores             bool    `json:"return_scores"`
+	ReturnNoSpeechProb       bool    `json:"return_no_speech_prob"`
+	MaxInitialTimestampIndex int     `json:"max_initial_timestamp_index"`
+	SuppressBlank            bool    `json:"suppress_blank"`
+	SuppressTokens           []int   `json:"suppress_tokens"`
+}
+
+// GenerateResult holds the hypotheses, best first, without prompt and end token.
+type GenerateResult struct {
+	SequencesIDs [][]int   `json:"sequences_ids"`
+	Scores       []float32 `json:"scores"`
+	NoSpeechProb float32   `json:"no_speech_prob"`
+}
+
+// LangProb is one language's probability.
+type LangProb struct {
+	Language    string
+	Probability float32
+}
+
+var (
+	// ErrWorkerCrashed means the worker died and could not be brought back.
+	ErrWorkerCrashed = errors.New("engine worker crashed")
+	// ErrClosed means the client was closed.
+	ErrClosed = errors.New("engine closed")
+)
+
+// LoadError is a failure of the library or model to load in the worker;
+// restarting will not help, so the supervisor does not retry it.
+type LoadError struct{ Msg string }
+
+func (e *LoadError) Error() string { return e.Msg }

@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+	"unsafe"
+)
+
+// Serve runs the worker side of the protocol until quit or EOF. It is what
+// the hidden `whisperkey engine-worker` command runs, in its own process, so
+// that a crash or a GPU teardown never takes the app down.
+func Serve(in io.Reader, out io.Writer, log *slog.Logger) error {
+	w := &server{log: log}
+	r := bufio.NewReaderSize(in, 1<<20)
+	bw := bufio.NewWriter(out)
+	for {
+		f, err := readFrame(r)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var req request
+		if err := json.Unmarshal(f.header, &req); err != nil {
+			return fmt.Errorf("decode request: %w", err)
+		}
+		if req.Op == "quit" {
+			// The model is left to the OS: tearing a GPU model down can crash
+			// or hang (CTranslate2 #1782), and exiting frees everything anyway.
+			return nil
+		}
+		resp := w.handle(req, f.payload)
+		if err := writeFrame(bw, resp, nil); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+	}
+}
+
+type server struct {
+	log     *slog.Logger
+	n       *native
+	engine  uintptr
+	encID   uint64
+	encoded uintptr
+}
+
+func (s *server) handle(req request, payload []byte) response {
+	var (
+		out     any
+		err     error
+		loadErr bool
+	)
+	switch req.Op {
+	case "open":
+		out, err = s.open(req.Spec)
+		loadErr = err != nil
+	case "devices":
+		if s.n == nil {
+			err = errors.New("no library loaded")
+			break
+		}
+		var d []DeviceReport
+		err = s.n.callJSON(&d, s.n.devices)
+		out = d
+	case "detect", "generate":
+		out, err = s.infer(req, payload)
+	default:
+		err = fmt.Errorf("unknown op %q", req.Op)
+	}
+	if err != nil {
+		return response{Err: err.Error(), LoadErr: loadErr}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return response{Err: err.Error()}
+	}
+	return response{Result: b}
+}
+
+func (s *server) open(spec *Spec) (*Ready, error) {
+	if spec == nil {
+		return nil, errors.New("open without a spec")
+	}
+	if s.engine != 0 {
+		return nil, errors.New("a model is already open in this worker")
+	}
+	start := time.Now()
+	n, err := loadNative(spec.LibDir, spec.ExtraLibDirs)
+	if err != nil {
+		return nil, err
+	}
+	s.n = n
+	ct := spec.ComputeType
+	if ct == "" {
+		ct = "default"
+	}
+	inter := max(spec.InterThreads, 1)
+	e, err := n.callHandle(func() uintptr {
+		return n.open(spec.ModelDir, spec.Device, int32(spec.DeviceIndex), ct, int32(spec.IntraThreads), int32(inter))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load model %s on %s: %w", spec.ModelDir, spec.Device, err)
+	}
+	s.engine = e
+	ready := &Ready{PID: os.Getpid()}
+	if err := n.callJSON(&ready.Model, func() *byte { return n.info(e) }); err != nil {
+		return nil, err
+	}
+	if err := n.callJSON(&ready.Devices, n.devices); err != nil {
+		return nil, err
+	}
+	ready.LoadMillis = time.Since(start).Milliseconds()
+	s.log.Info("model loaded", "model", spec.ModelDir, "device", spec.Device, "compute_type", ct, "ms", ready.LoadMillis)
+	return ready, nil
+}
+
+func (s *server) infer(req request, payload []byte) (any, error) {
+	if s.engine == 0 {
+		return nil, errors.New("no model open")
+	}
+	if err := s.ensureEncoded(req, payload); err != nil {
+		return nil, err
+	}
+	if req.Op == "detect" {
+		var pairs [][2]any
+		if err := s.n.callJSON(&pairs, func() *byte { return s.n.detect(s.engine, s.encoded) }); err != nil {
+			return nil, fmt.Errorf("detect language: %w", err)
+		}
+		return pairs, nil
+	}
+	if req.Generate == nil {
+		return nil, errors.New("generate without options")
+	}
+	body, err := json.Marshal(req.Generate)
+	if err != nil {
+		return nil, err
+	}
+	var res GenerateResult
+	if err := s.n.callJSON(&res, func() *byte { return s.n.generate(s.engine, s.encoded, string(body)) }); err != nil {
+		return nil, fmt.Errorf("generate: %w", err)
+	}
+	return res, nil
+}
+
+// ensureEncoded runs the encoder unless this window's output is already cached.
+func (s *server) ensureEncoded(req request, payload []byte) error {
+	if s.encoded != 0 && s.encID == req.Window && req.Window != 0 {
+		return nil
+	}
+	feats := floats(payload)
+	if len(feats) == 0 || len(feats) != req.NMels*req.Frames {
+		return fmt.Errorf("features: got %d values, want %d×%d", len(feats), req.NMels, req.Frames)
+	}
+	if s.encoded != 0 {
+		s.n.encodedFree(s.encoded)
+		s.encoded = 0
+	}
+	x, err := s.n.callHandle(func() uintptr {
+		return s.n.encode(s.engine, unsafe.Pointer(&feats[0]), 1, uintptr(req.NMels), uintptr(req.Frames))
+	})
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	s.encoded, s.encID = x, req.Window
+	return nil
+}

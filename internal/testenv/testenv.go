@@ -1,0 +1,111 @@
+package testenv
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Require stops the test because what is missing: in CI (CI=true or
+// WHISPERKEY_TEST_DISALLOW_SKIP=1) that is a failure, since the project's own
+// scripts install everything a test needs; elsewhere it is a skip saying how to get it.
+func Require(t testing.TB, what, how string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" || os.Getenv("WHISPERKEY_TEST_DISALLOW_SKIP") == "1" {
+		t.Fatalf("missing %s (install it with: %s)", what, how)
+	}
+	t.Skipf("missing %s; get it with: %s", what, how)
+}
+
+// Cache is the project's cache directory ($WHISPERKEY_CACHE or ~/.cache/whisperkey).
+func Cache() string {
+	if c := os.Getenv("WHISPERKEY_CACHE"); c != "" {
+		return c
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "whisperkey")
+}
+
+// Python returns the venv interpreter made by scripts/pyenv.sh, or stops the test.
+func Python(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(Cache(), "venv", "bin", "python")
+	if _, err := os.Stat(p); err != nil {
+		Require(t, "python venv "+p, "make deps (scripts/pyenv.sh)")
+	}
+	return p
+}
+
+// Model returns the cached real Whisper model directory by name ("base", "small"), or stops the test.
+func Model(t testing.TB, name string) string {
+	t.Helper()
+	dir := filepath.Join(Cache(), "models", "whisper-"+name)
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
+		Require(t, "model whisper-"+name, "make model (scripts/model.sh "+name+")")
+	}
+	return dir
+}
+
+// RepoRoot is the directory holding go.mod, found from the working directory.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// EngineDir returns the CPU engine variant folder ($WHISPERKEY_ENGINE_DIR or
+// build/engine/cpu made by `make engine`), or stops the test.
+func EngineDir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("WHISPERKEY_ENGINE_DIR")
+	if dir == "" {
+		dir = filepath.Join(RepoRoot(t), "build", "engine", "cpu")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		Require(t, "engine library in "+dir, "make engine")
+	}
+	return dir
+}
+
+// Speech synthesises text with espeak-ng and returns it as 16 kHz mono
+// float32 samples (resampled by sox), or stops the test.
+func Speech(t testing.TB, text string) []float32 {
+	t.Helper()
+	for _, tool := range []string{"espeak-ng", "sox"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			Require(t, tool, "make deps (apt-get install espeak-ng sox)")
+		}
+	}
+	dir := t.TempDir()
+	wav, raw := filepath.Join(dir, "s.wav"), filepath.Join(dir, "s.f32")
+	if out, err := exec.Command("espeak-ng", "-w", wav, text).CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v: %s", err, out)
+	}
+	if out, err := exec.Command("sox", wav, "-r", "16000", "-c", "1", "-t", "f32", raw).CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v: %s", err, out)
+	}
+	b, err := os.ReadFile(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := make([]float32, len(b)/4)
+	for i := range s {
+		s[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return s
+}

@@ -1,0 +1,463 @@
+package whisper
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/engine"
+)
+
+// Engine is what transcription needs from the engine worker.
+type Engine interface {
+	DetectLanguage(ctx context.Context, win engine.Window) ([]engine.LangProb, error)
+	Generate(ctx context.Context, win engine.Window, req engine.GenerateRequest) (engine.GenerateResult, error)
+}
+
+// Options are faster-whisper's decoding options; DefaultOptions gives its defaults.
+type Options struct {
+	// Language is a code such as "en", or "" / "auto" to detect it.
+	Language string
+	// Task is "transcribe" or "translate".
+	Task                      string
+	BeamSize                  int
+	BestOf                    int
+	Patience                  float32
+	LengthPenalty             float32
+	RepetitionPenalty         float32
+	NoRepeatNgramSize         int
+	Temperatures              []float32
+	CompressionRatioThreshold float64
+	LogProbThreshold          float64
+	NoSpeechThreshold         float64
+	ConditionOnPreviousText   bool
+	PromptResetOnTemperature  float32
+	InitialPrompt             string
+	Hotwords                  string
+	Prefix                    string
+	WithoutTimestamps         bool
+	MaxInitialTimestamp       float32
+	SuppressBlank             bool
+}
+
+// DefaultOptions are faster-whisper 1.2.1's WhisperModel.transcribe defaults.
+func DefaultOptions() Options {
+	return Options{
+		Task:                      "transcribe",
+		BeamSize:                  5,
+		BestOf:                    5,
+		Patience:                  1,
+		LengthPenalty:             1,
+		RepetitionPenalty:         1,
+		Temperatures:              []float32{0, 0.2, 0.4, 0.6, 0.8, 1},
+		CompressionRatioThreshold: 2.4,
+		LogProbThreshold:          -1,
+		NoSpeechThreshold:         0.6,
+		ConditionOnPreviousText:   true,
+		PromptResetOnTemperature:  0.5,
+		MaxInitialTimestamp:       1,
+		SuppressBlank:             true,
+	}
+}
+
+// Segment is one timed piece of the transcript.
+type Segment struct {
+	Start            float64 `json:"start"`
+	End              float64 `json:"end"`
+	Text             string  `json:"text"`
+	Tokens           []int   `json:"tokens"`
+	AvgLogProb       float64 `json:"avg_logprob"`
+	NoSpeechProb     float64 `json:"no_speech_prob"`
+	CompressionRatio float64 `json:"compression_ratio"`
+	Temperature      float32 `json:"temperature"`
+}
+
+// Timings split where the time of a transcription went.
+type Timings struct {
+	Features time.Duration `json:"features_ns"`
+	Engine   time.Duration `json:"engine_ns"`
+	Total    time.Duration `json:"total_ns"`
+}
+
+// Result is a whole transcription.
+type Result struct {
+	Text         string    `json:"text"`
+	Language     string    `json:"language"`
+	LanguageProb float32   `json:"language_probability"`
+	Duration     float64   `json:"duration"`
+	Segments     []Segment `json:"segments"`
+	Timings      Timings   `json:"timings"`
+}
+
+const (
+	maxLength     = 448
+	timePrecision = 0.02
+	inputStride   = 2
+)
+
+// Transcriber runs faster-whisper's sequential decoding policy in Go over an engine.
+type Transcriber struct {
+	eng    Engine
+	tok    *Tokenizer
+	nMels  int
+	log    *slog.Logger
+	nextID atomic.Uint64
+}
+
+// NewTranscriber decodes with eng, whose model has nMels mel bins and the vocabulary of tok.
+func NewTranscriber(eng Engine, tok *Tokenizer, nMels int, log *slog.Logger) *Transcriber {
+	t := &Transcriber{eng: eng, tok: tok, nMels: nMels, log: log.With("pkg", "whisper")}
+	// Window IDs key the worker's encoder cache, which outlives any one
+	// Transcriber; a random start keeps two of them from colliding.
+	t.nextID.Store(rand.Uint64() >> 16)
+	return t
+}
+
+// Transcribe turns 16 kHz mono samples into text. Audio longer than 30 s is
+// decoded window by window, each window starting where the last complete
+// segment ended, so no words are dropped or repeated at the seams.
+func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Options) (*Result, error) {
+	start := time.Now()
+	if len(samples) == 0 {
+		return nil, ErrNoAudio
+	}
+	res := &Result{Duration: float64(len(samples)) / SampleRate}
+	if isSilent(samples) {
+		// Whisper invents text ("Thank you.") for silence; there is nothing to decode.
+		res.Language = opt.Language
+		res.Timings.Total = time.Since(start)
+		return res, nil
+	}
+	mel, err := LogMel(samples, t.nMels)
+	if err != nil {
+		return nil, fmt.Errorf("features: %w", err)
+	}
+	res.Timings.Features = time.Since(start)
+	engineStart := time.Now()
+	contentFrames := mel.Frames - 1
+
+	firstID := t.nextID.Add(1)
+	lang, prob, err := t.language(ctx, mel, firstID, contentFrames, opt.Language)
+	if err != nil {
+		return nil, err
+	}
+	res.Language, res.LanguageProb = lang, prob
+	task := opt.Task
+	if task == "" {
+		task = "transcribe"
+	}
+	sot := t.tok.SOTSequence(lang, task)
+	suppress := t.tok.SuppressTokens()
+
+	var allTokens []int
+	if p := strings.TrimSpace(opt.InitialPrompt); p != "" {
+		ids, err := t.tok.Encode(" " + p)
+		if err != nil {
+			return nil, fmt.Errorf("initial prompt: %w", err)
+		}
+		allTokens = append(allTokens, ids...)
+	}
+	promptResetSince := 0
+	var texts []string
+	for seek := 0; seek < contentFrames; {
+		timeOffset := float64(seek) * 0.01
+		size := min(NFrames, contentFrames-seek)
+		id := firstID
+		if seek > 0 {
+			id = t.nextID.Add(1)
+		}
+		win := engine.Window{ID: id, NMels: t.nMels, Frames: NFrames, Features: mel.Window(seek, size)}
+		prompt, err := t.prompt(allTokens[promptResetSince:], sot, opt, seek == 0)
+		if err != nil {
+			return nil, err
+		}
+		d, err := t.generateWithFallback(ctx, win, prompt, suppress, opt)
+		if err != nil {
+			return nil, err
+		}
+		if opt.NoSpeechThreshold != 0 && float64(d.res.NoSpeechProb) > opt.NoSpeechThreshold &&
+			!(opt.LogProbThreshold != 0 && d.avgLogProb > opt.LogProbThreshold) {
+			seek += size
+			continue
+		}
+		var segs []rawSegment
+		segs, seek = t.splitByTimestamps(d.tokens, timeOffset, seek, size)
+		for _, s := range segs {
+			text := t.tok.Decode(s.tokens)
+			if s.start == s.end || strings.TrimSpace(text) == "" {
+				continue
+			}
+			allTokens = append(allTokens, s.tokens...)
+			res.Segments = append(res.Segments, Segment{
+				Start: s.start, End: s.end, Text: text, Tokens: s.tokens,
+				AvgLogProb: d.avgLogProb, NoSpeechProb: float64(d.res.NoSpeechProb),
+				CompressionRatio: d.compression, Temperature: d.temperature,
+			})
+			texts = append(texts, text)
+		}
+		if !opt.ConditionOnPreviousText || d.temperature > opt.PromptResetOnTemperature {
+			promptResetSince = len(allTokens)
+		}
+	}
+	res.Text = strings.TrimSpace(strings.Join(texts, ""))
+	res.Timings.Engine = time.Since(engineStart)
+	res.Timings.Total = time.Since(start)
+	return res, nil
+}
+
+// language returns the language to decode in: the requested one, "en" for
+// English-only models, or the detected one (from the first window).
+func (t *Transcriber) language(ctx context.Context, mel *Mel, id uint64, contentFrames int, want string) (string, float32, error) {
+	if !t.tok.Multilingual() {
+		if want != "" && want != "auto" && want != "en" {
+			return "", 0, fmt.Errorf("language %q: this model is English-only (pick a multilingual model or language en)", want)
+		}
+		return "en", 1, nil
+	}
+	if want != "" && want != "auto" {
+		if _, ok := t.tok.LanguageID(want); !ok {
+			return "", 0, fmt.Errorf("language %q is not one this model knows (e.g. en, de, fr, es, ja, zh)", want)
+		}
+		return want, 1, nil
+	}
+	// Same ID and features as the first decoding window: the worker encodes once.
+	win := engine.Window{ID: id, NMels: t.nMels, Frames: NFrames, Features: mel.Window(0, min(NFrames, contentFrames))}
+	probs, err := t.eng.DetectLanguage(ctx, win)
+	if err != nil {
+		return "", 0, fmt.Errorf("detect language: %w", err)
+	}
+	if len(probs) == 0 {
+		return "", 0, errors.New("detect language: no result")
+	}
+	return probs[0].Language, probs[0].Probability, nil
+}
+
+// prompt builds the decoder prompt as faster-whisper's get_prompt does.
+func (t *Transcriber) prompt(previous, sot []int, opt Options, first bool) ([]int, error) {
+	half := maxLength/2 - 1
+	var p []int
+	hot := strings.TrimSpace(opt.Hotwords)
+	prefix := ""
+	if first {
+		prefix = strings.TrimSpace(opt.Prefix)
+	}
+	if len(previous) > 0 || (hot != "" && prefix == "") {
+		p = append(p, t.tok.SOTPrev())
+		if hot != "" && prefix == "" {
+			ids, err := t.tok.Encode(" " + hot)
+			if err != nil {
+				return nil, fmt.Errorf("hotwords: %w", err)
+			}
+			if len(ids) > half {
+				ids = ids[:half]
+			}
+			p = append(p, ids...)
+		}
+		if len(previous) > half {
+			previous = previous[len(previous)-half:]
+		}
+		p = append(p, previous...)
+	}
+	p = append(p, sot...)
+	if opt.WithoutTimestamps {
+		p = append(p, t.tok.NoTimestamps())
+	}
+	if prefix != "" {
+		ids, err := t.tok.Encode(" " + prefix)
+		if err != nil {
+			return nil, fmt.Errorf("prefix: %w", err)
+		}
+		if len(ids) > half {
+			ids = ids[:half]
+		}
+		if !opt.WithoutTimestamps {
+			p = append(p, t.tok.TimestampBegin())
+		}
+		p = append(p, ids...)
+	}
+	return p, nil
+}
+
+type decoded struct {
+	res         engine.GenerateResult
+	tokens      []int
+	avgLogProb  float64
+	temperature float32
+	compression float64
+}
+
+// generateWithFallback retries at rising temperatures while the output looks
+// repetitive (compression ratio) or unlikely (average log-probability).
+func (t *Transcriber) generateWithFallback(ctx context.Context, win engine.Window, prompt, suppress []int, opt Options) (decoded, error) {
+	temps := opt.Temperatures
+	if len(temps) == 0 {
+		temps = []float32{0}
+	}
+	var all, belowCR []decoded
+	for _, temp := range temps {
+		req := engine.GenerateRequest{
+			Prompt:                   prompt,
+			LengthPenalty:            opt.LengthPenalty,
+			RepetitionPenalty:        opt.RepetitionPenalty,
+			NoRepeatNgramSize:        opt.NoRepeatNgramSize,
+			MaxLength:                maxLength,
+			ReturnScores:             true,
+			ReturnNoSpeechProb:       true,
+			SuppressBlank:            opt.SuppressBlank,
+			SuppressTokens:           suppress,
+			MaxInitialTimestampIndex: int(math.Round(float64(opt.MaxInitialTimestamp) / timePrecision)),
+			SamplingTopK:             1,
+			SamplingTemperature:      1,
+			NumHypotheses:            1,
+		}
+		if temp > 0 {
+			req.BeamSize, req.NumHypotheses, req.SamplingTopK, req.SamplingTemperature = 1, max(opt.BestOf, 1), 0, temp
+			req.Patience = 1
+		} else {
+			req.BeamSize, req.Patience = max(opt.BeamSize, 1), opt.Patience
+		}
+		res, err := t.eng.Generate(ctx, win, req)
+		if err != nil {
+			return decoded{}, fmt.Errorf("decode at temperature %.1f: %w", temp, err)
+		}
+		if len(res.SequencesIDs) == 0 || len(res.Scores) == 0 {
+			return decoded{}, errors.New("engine returned no hypothesis")
+		}
+		tokens := res.SequencesIDs[0]
+		n := float64(len(tokens))
+		avg := float64(res.Scores[0]) * math.Pow(n, float64(opt.LengthPenalty)) / (n + 1)
+		d := decoded{res: res, tokens: tokens, avgLogProb: avg, temperature: temp,
+			compression: compressionRatio(strings.TrimSpace(t.tok.Decode(tokens)))}
+		all = append(all, d)
+		fallback := false
+		if opt.CompressionRatioThreshold != 0 {
+			if d.compression > opt.CompressionRatioThreshold {
+				fallback = true
+			} else {
+				belowCR = append(belowCR, d)
+			}
+		}
+		if opt.LogProbThreshold != 0 && avg < opt.LogProbThreshold {
+			fallback = true
+		}
+		if opt.NoSpeechThreshold != 0 && float64(res.NoSpeechProb) > opt.NoSpeechThreshold &&
+			opt.LogProbThreshold != 0 && avg < opt.LogProbThreshold {
+			fallback = false // silence: nothing better will come from sampling
+		}
+		if !fallback {
+			return d, nil
+		}
+		t.log.Debug("temperature fallback", "temperature", temp, "avg_logprob", avg, "compression_ratio", d.compression)
+	}
+	pool := belowCR
+	if len(pool) == 0 {
+		pool = all
+	}
+	best := pool[0]
+	for _, d := range pool[1:] {
+		if d.avgLogProb > best.avgLogProb {
+			best = d
+		}
+	}
+	best.temperature = temps[len(temps)-1]
+	return best, nil
+}
+
+type rawSegment struct {
+	start, end float64
+	tokens     []int
+}
+
+// splitByTimestamps cuts a window's tokens into segments at consecutive
+// timestamp pairs and returns where the next window starts.
+func (t *Transcriber) splitByTimestamps(tokens []int, timeOffset float64, seek, size int) ([]rawSegment, int) {
+	tsBegin := t.tok.TimestampBegin()
+	isTS := func(id int) bool { return id >= tsBegin }
+	n := len(tokens)
+	singleEnding := n >= 2 && !isTS(tokens[n-2]) && isTS(tokens[n-1])
+	var cuts []int
+	for i := 1; i < n; i++ {
+		if isTS(tokens[i]) && isTS(tokens[i-1]) {
+			cuts = append(cuts, i)
+		}
+	}
+	var segs []rawSegment
+	if len(cuts) > 0 {
+		if singleEnding {
+			cuts = append(cuts, n)
+		}
+		last := 0
+		for _, cut := range cuts {
+			sl := tokens[last:cut]
+			segs = append(segs, rawSegment{
+				start:  timeOffset + float64(sl[0]-tsBegin)*timePrecision,
+				end:    timeOffset + float64(sl[len(sl)-1]-tsBegin)*timePrecision,
+				tokens: sl,
+			})
+			last = cut
+		}
+		if singleEnding {
+			seek += size
+		} else {
+			seek += (tokens[last-1] - tsBegin) * inputStride
+		}
+		return segs, seek
+	}
+	duration := float64(size) * 0.01
+	var lastTS = -1
+	for _, id := range tokens {
+		if isTS(id) {
+			lastTS = id
+		}
+	}
+	if lastTS >= 0 && lastTS != tsBegin {
+		duration = float64(lastTS-tsBegin) * timePrecision
+	}
+	segs = append(segs, rawSegment{start: timeOffset, end: timeOffset + duration, tokens: tokens})
+	return segs, seek + size
+}
+
+// compressionRatio is len(text) / len(zlib(text)), as faster-whisper computes it.
+func compressionRatio(text string) float64 {
+	if text == "" {
+		return 0
+	}
+	var buf bytes.Buffer
+	w, _ := zlib.NewWriterLevel(&buf, 6)
+	_, _ = w.Write([]byte(text))
+	_ = w.Close()
+	return float64(len(text)) / float64(buf.Len())
+}
+
+// isSilent reports a clip in which nothing rises above the background:
+// digital silence, a muted microphone, or steady noise and hum. Speech has
+// syllables and pauses, so its 30 ms frame levels spread over tens of dB;
+// stationary noise stays within a few. Whisper invents text ("Thank you.")
+// for such clips, and the temperature fallback spends seconds doing it.
+func isSilent(samples []float32) bool {
+	const frame = SampleRate * 30 / 1000
+	var levels []float64
+	for i := 0; i < len(samples); i += frame {
+		end := min(i+frame, len(samples))
+		var sum float64
+		for _, s := range samples[i:end] {
+			sum += float64(s) * float64(s)
+		}
+		levels = append(levels, 10*math.Log10(sum/float64(end-i)+1e-20))
+	}
+	slices.Sort(levels)
+	loud := levels[len(levels)*95/100]
+	quiet := levels[len(levels)*10/100]
+	const floor = -60   // dBFS: below this nothing is speech
+	const minSpread = 6 // dB between loud and quiet frames
+	return loud < floor || loud-quiet < minSpread
+}

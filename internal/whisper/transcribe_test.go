@@ -1,0 +1,152 @@
+package whisper_test
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+const workerEnv = "WHISPERKEY_TEST_ENGINE_WORKER"
+
+// TestMain doubles as the engine worker, which the client starts by
+// re-executing this test binary.
+func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) == "1" {
+		if err := engine.Serve(os.Stdin, os.Stdout, slog.New(slog.NewTextHandler(os.Stderr, nil))); err != nil {
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// Sentences a person might dictate, spoken by espeak-ng.
+var sentences = []string{
+	"The meeting has been moved to Thursday afternoon at three o'clock.",
+	"Remember to buy milk, bread and eggs on the way home.",
+	"Our new website will launch next month with a fresh design.",
+	"Please call me back when you get this message.",
+	"The coffee machine on the second floor is broken again.",
+	"I think we should hire two more engineers for the mobile team.",
+}
+
+func openBase(t *testing.T) *whisper.Model {
+	t.Helper()
+	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8"}
+	opt := engine.Options{Exe: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{workerEnv + "=1"}}
+	m, err := whisper.Open(context.Background(), spec, opt, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		t.Fatalf("open model: %v", err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	return m
+}
+
+func TestSpokenSentences(t *testing.T) {
+	m := openBase(t)
+	for _, s := range sentences {
+		t.Run(s[:20], func(t *testing.T) {
+			res, err := m.Transcribe(context.Background(), testenv.Speech(t, s), whisper.DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			wer := whisper.WordErrorRate(s, res.Text)
+			t.Logf("WER %.2f  %q", wer, res.Text)
+			if wer > 0.15 {
+				t.Errorf("WER %.2f > 0.15: got %q, want %q", wer, res.Text, s)
+			}
+			if res.Language != "en" {
+				t.Errorf("language %q, want en", res.Language)
+			}
+		})
+	}
+}
+
+// More than 60 s of speech is decoded window by window; every sentence comes
+// back once, in order.
+func TestLongAudioCompleteAndInOrder(t *testing.T) {
+	m := openBase(t)
+	var audio []float32
+	var ref []string
+	gap := make([]float32, whisper.SampleRate/2)
+	for len(audio) < 62*whisper.SampleRate {
+		for _, s := range sentences {
+			audio = append(append(audio, testenv.Speech(t, s)...), gap...)
+			ref = append(ref, s)
+		}
+	}
+	res, err := m.Transcribe(context.Background(), audio, whisper.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(ref, " ")
+	wer := whisper.WordErrorRate(want, res.Text)
+	t.Logf("%.1f s of audio, %d segments, WER %.3f", res.Duration, len(res.Segments), wer)
+	if wer > 0.15 {
+		t.Fatalf("WER %.3f > 0.15\n got: %s\nwant: %s", wer, res.Text, want)
+	}
+	// Order: each sentence's normalised text is found after the previous one.
+	got := whisper.Normalize(res.Text)
+	pos := 0
+	found := 0
+	for _, s := range ref {
+		key := strings.Join(strings.Fields(whisper.Normalize(s))[:3], " ")
+		if i := strings.Index(got[pos:], key); i >= 0 {
+			pos += i + len(key)
+			found++
+		}
+	}
+	if found < len(ref)-1 {
+		t.Fatalf("only %d of %d sentences found in order in %q", found, len(ref), res.Text)
+	}
+	for i := 1; i < len(res.Segments); i++ {
+		if res.Segments[i].Start < res.Segments[i-1].Start {
+			t.Fatalf("segment %d starts before segment %d", i, i-1)
+		}
+	}
+}
+
+func TestSilenceAndNoiseGiveNoText(t *testing.T) {
+	m := openBase(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	noise := func(level float64) []float32 {
+		s := make([]float32, 3*whisper.SampleRate)
+		for i := range s {
+			s[i] = float32(rng.NormFloat64() * level)
+		}
+		return s
+	}
+	hum := make([]float32, 3*whisper.SampleRate)
+	for i := range hum {
+		hum[i] = float32(0.003 * math.Sin(2*math.Pi*50*float64(i)/whisper.SampleRate))
+	}
+	cases := []struct {
+		name    string
+		samples []float32
+	}{
+		{"digital silence", make([]float32, 3*whisper.SampleRate)},
+		{"noise at -70 dBFS", noise(0.0003)},
+		{"noise at -50 dBFS", noise(0.003)},
+		{"noise at -40 dBFS", noise(0.01)},
+		{"mains hum", hum},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := m.Transcribe(context.Background(), tc.samples, whisper.DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Text != "" {
+				t.Fatalf("got %q, want no text", res.Text)
+			}
+		})
+	}
+}

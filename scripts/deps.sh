@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what building and testing WhisperKey needs on Debian 12, as root.
+# Idempotent: a second run with everything present does nothing.
+set -euo pipefail
+PKGS=(
+  build-essential cmake pkg-config git ca-certificates python3-venv
+  libx11-dev libxtst-dev
+  xvfb xauth x11-utils x11-xserver-utils xdotool xclip tk
+  dbus dbus-x11
+  pulseaudio pulseaudio-utils espeak-ng sox
+  gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 nsis p7zip-full file
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+for tool in go cargo; do
+  command -v "$tool" >/dev/null || { echo "deps: $tool is not installed (Go ≥ 1.26 and Rust ≥ 1.85 are needed; see README)" >&2; exit 1; }
+done

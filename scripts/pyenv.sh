@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Creates the Python venv used by tests (reference features, tokenizer) and `make bench`
+# (faster-whisper). Idempotent; lives in the cache, outside the clone.
+set -euo pipefail
+CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+VENV="$CACHE/venv"
+STAMP="$VENV/.whisperkey-1"
+[ -f "$STAMP" ] && exit 0
+python3 -m venv "$VENV"
+"$VENV/bin/pip" install -q --disable-pip-version-check \
+  "numpy<3" "faster-whisper==1.2.1" "ctranslate2==4.8.4" "tokenizers" "jiwer"
+touch "$STAMP"
+echo "python venv ready: $VENV"

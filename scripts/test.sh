@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The test suite; run through scripts/testenv.sh (make test does) so the
+# display, D-Bus and microphone are real.
+set -euo pipefail
+export WHISPERKEY_ENGINE_DIR="$PWD/build/engine/cpu"
+export WHISPERKEY_TEST_DISALLOW_SKIP="${WHISPERKEY_TEST_DISALLOW_SKIP:-1}"
+unformatted=$(gofmt -l $(git ls-files '*.go') 2>/dev/null || true)
+[ -z "$unformatted" ] || { echo "gofmt would change: $unformatted"; exit 1; }
+go vet ./...
+GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc go vet ./...
+(cd native/ct2engine && cargo fmt --check)
+go test -count=1 -p 2 -timeout 30m ./... 2>&1 | tee /tmp/whisperkey-test.log
