@@ -47,5 +47,11 @@ lint:
 bench: deps model engine build
 	bash scripts/bench.sh
 
+windows:
+	bash scripts/windows.sh
+
+installer: windows
+	bash scripts/installer.sh
+
 clean:
 	rm -rf build

@@ -86,7 +86,7 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return usageError{err.Error()}
 	}
 	loadStart := time.Now()
-	m, choice, err := env.openModel(ctx, modelDir, engineChoice{device: o.device, computeType: o.computeType, threads: o.threads})
+	m, err := env.openModel(ctx, modelDir, engineChoice{device: o.device, computeType: o.computeType, threads: o.threads})
 	if errors.Is(err, ct2bin.ErrInvalidModel) {
 		return usageError{err.Error()}
 	}
@@ -113,7 +113,7 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		GPUMessage  string  `json:"gpu_message"`
 		LoadSeconds float64 `json:"load_seconds"`
 		RTF         float64 `json:"real_time_factor"`
-	}{res, modelDir, choice.spec.Device, choice.spec.ComputeType, choice.message, load.Seconds(),
+	}{res, modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
 		res.Timings.Total.Seconds() / max(res.Duration, 1e-9)}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")

@@ -15,6 +15,9 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
+// errSilent is a failure the command has already reported.
+var errSilent = errors.New("failed")
+
 // usageError is a bad command line or bad input file: exit code 2.
 type usageError struct{ msg string }
 
@@ -25,6 +28,14 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
+}
+
+// envOr is the environment variable key, or def when it is empty.
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -74,6 +85,8 @@ func exitCode(err error, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, context.Canceled):
 		return 130
+	case errors.Is(err, errSilent):
+		return 1
 	case errors.As(err, &ue):
 		fmt.Fprintln(stderr, "whisperkey:", err)
 		return 2

@@ -7,17 +7,16 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 
-	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/models"
-	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 // environment is what every command shares: where engines and models live.
 type environment struct {
 	log        *slog.Logger
-	engineRoot string // holds one folder per variant: cpu, cuda, rocm, rocm-rdna1
+	engineRoot string // one folder per variant: cpu, cuda, rocm, rocm-rdna1
+	stateDir   string // GPU verification verdicts
 	cache      *models.Cache
 }
 
@@ -38,7 +37,7 @@ func newEnvironment(log *slog.Logger) (*environment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &environment{log: log, engineRoot: root, cache: cache}, nil
+	return &environment{log: log, engineRoot: root, stateDir: filepath.Dir(dir), cache: cache}, nil
 }
 
 // modelDir resolves a model directory, a registry name or a repo id to a
@@ -80,43 +79,21 @@ type engineChoice struct {
 	threads     int
 }
 
-// engineDecision is the variant in use and the sentence that explains it.
-type engineDecision struct {
-	spec    engine.Spec
-	message string
-}
-
-// openModel starts the engine on the best variant for choice, falling back to
-// the CPU at once (and saying why) when a GPU variant is missing or fails.
-func (e *environment) openModel(ctx context.Context, modelDir string, choice engineChoice) (*whisper.Model, engineDecision, error) {
-	d := e.decide(choice)
-	d.spec.ModelDir = modelDir
-	m, err := whisper.Open(ctx, d.spec, engine.Options{}, e.log)
-	if err == nil || d.spec.Device == "cpu" {
-		return m, d, err
+func (e *environment) backendOptions(c engineChoice) backend.Options {
+	sample, err := backend.SelfTestSample()
+	if err != nil {
+		e.log.Warn("no self-test sample; GPUs will not be verified", "err", err)
 	}
-	cpu := e.cpuDecision(choice)
-	cpu.spec.ModelDir = modelDir
-	cpu.message = fmt.Sprintf("%s, but the GPU engine failed to start (%v) — using CPU mode. Setup: docs/gpu-setup.md#troubleshooting", d.message, err)
-	e.log.Warn(cpu.message)
-	m, err = whisper.Open(ctx, cpu.spec, engine.Options{}, e.log)
-	return m, cpu, err
-}
-
-func (e *environment) cpuDecision(choice engineChoice) engineDecision {
-	ct := choice.computeType
-	if ct == "" {
-		ct = "int8"
-	}
-	return engineDecision{
-		spec: engine.Spec{LibDir: filepath.Join(e.engineRoot, "cpu"), Device: "cpu", ComputeType: ct,
-			IntraThreads: choice.threads},
-		message: "No supported GPU found — using CPU mode",
+	return backend.Options{
+		EngineRoot: e.engineRoot, StateDir: e.stateDir, Device: c.device, DeviceIndex: c.deviceIndex,
+		ComputeType: c.computeType, Threads: c.threads, Sample: sample,
 	}
 }
 
-func (e *environment) decide(choice engineChoice) engineDecision {
-	return e.cpuDecision(choice)
+// openModel starts the engine on the best variant for the choice, falling
+// back to the CPU (and saying why) when a GPU variant cannot be used.
+func (e *environment) openModel(ctx context.Context, modelDir string, c engineChoice) (*backend.Loaded, error) {
+	return backend.Open(ctx, modelDir, e.backendOptions(c), e.log)
 }
 
 // cliLogger logs warnings (or everything, when verbose) to stderr.
@@ -127,5 +104,3 @@ func cliLogger(w io.Writer, verbose bool) *slog.Logger {
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
-
-var _ = runtime.GOOS

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/hotkey"
+)
+
+// configOptions validate what only other packages understand.
+func configOptions() config.Options {
+	return config.Options{ValidateHotkey: hotkey.Validate}
+}
+
+func runConfig(args []string, stdout, stderr io.Writer) error {
+	path, err := configPath()
+	if err != nil {
+		return err
+	}
+	switch config.RunCLI(args, stdout, stderr, path, configOptions()) {
+	case 0:
+		return nil
+	case 2:
+		return usageError{"see `whisperkey config` for usage"}
+	default:
+		return errSilent
+	}
+}
+
+// configPath is $WHISPERKEY_CONFIG or the per-user config file.
+func configPath() (string, error) {
+	if p := envOr("WHISPERKEY_CONFIG", ""); p != "" {
+		return p, nil
+	}
+	p, err := config.Path()
+	if err != nil {
+		return "", fmt.Errorf("find the config file: %w", err)
+	}
+	return p, nil
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+
+	"github.com/whisperkey/whisperkey/internal/backend"
+)
+
+func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the report as JSON (docs/doctor.schema.json), for bug reports")
+	model := fs.String("model", "", "model directory or name (default: the config's model)")
+	device := fs.String("device", "auto", "auto, cpu, cuda or rocm")
+	verbose := fs.Bool("verbose", false, "log every probe to stderr")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	log := cliLogger(stderr, *verbose)
+	env, err := newEnvironment(log)
+	if err != nil {
+		return err
+	}
+	opt := env.backendOptions(engineChoice{device: *device})
+	dir, derr := env.modelDir(*model)
+	r := backend.Doctor(ctx, dir, opt, version, log)
+	if derr != nil {
+		r.Error = derr.Error()
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	} else {
+		r.Print(stdout)
+	}
+	if r.Error != "" || (r.SelfTest != nil && !r.SelfTest.OK) {
+		return errSilent
+	}
+	return nil
+}

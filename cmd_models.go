@@ -1,0 +1,23 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/whisperkey/whisperkey/internal/models"
+)
+
+func runModels(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	env, err := newEnvironment(cliLogger(stderr, false))
+	if err != nil {
+		return err
+	}
+	switch models.RunCLI(ctx, args, stdout, stderr, env.cache) {
+	case 0:
+		return nil
+	case 2:
+		return usageError{"see `whisperkey models` for usage"}
+	default:
+		return errSilent
+	}
+}

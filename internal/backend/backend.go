@@ -1,0 +1,234 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/gpu"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// Options say where the engine variants are and what the user asked for.
+type Options struct {
+	// EngineRoot holds one folder per variant (cpu, cuda, rocm, rocm-rdna1).
+	EngineRoot string
+	// StateDir keeps the GPU verification verdicts; "" disables the cache.
+	StateDir string
+	// Device is auto, cpu, cuda or rocm.
+	Device      string
+	DeviceIndex int
+	// ComputeType "" means int8 on the CPU and the model's saved type on a GPU.
+	ComputeType string
+	// Threads 0 means CTranslate2's default.
+	Threads int
+	// Sample is speech (16 kHz) used to check a GPU against the CPU before
+	// trusting it; nil skips the check.
+	Sample []float32
+	// Engine configures the worker processes.
+	Engine engine.Options
+	// Sources are the GPU probes; nil means the real system.
+	Sources *gpu.Sources
+	// Report, when set, is used instead of probing again.
+	Report *gpu.Report
+}
+
+// Loaded is an open model and the decision that placed it.
+type Loaded struct {
+	*whisper.Model
+	Decision gpu.Decision
+	Report   gpu.Report
+	Spec     engine.Spec
+	// Message is the sentence for the tray, the log and doctor.
+	Message string
+}
+
+// Detect probes the machine's GPUs.
+func Detect(ctx context.Context, opt Options, log *slog.Logger) gpu.Report {
+	if opt.Report != nil {
+		return *opt.Report
+	}
+	src := gpu.SystemSources()
+	if opt.Sources != nil {
+		src = *opt.Sources
+	}
+	return gpu.Detect(ctx, src, log)
+}
+
+// Decide picks the variant for the user's device choice.
+func Decide(r gpu.Report, opt Options) gpu.Decision {
+	return gpu.Choose(r, opt.Device, func(v string) bool { return HaveVariant(opt.EngineRoot, v) })
+}
+
+// HaveVariant reports whether a variant folder holds the engine library.
+func HaveVariant(root, variant string) bool {
+	_, err := os.Stat(filepath.Join(root, variant, engine.LibraryName()))
+	return err == nil
+}
+
+// SpecFor turns a decision into what the worker loads.
+func SpecFor(d gpu.Decision, modelDir string, opt Options) engine.Spec {
+	ct := opt.ComputeType
+	if ct == "" {
+		ct = "default"
+		if d.Device == "cpu" {
+			ct = "int8"
+		}
+	}
+	idx := d.DeviceIndex
+	if opt.DeviceIndex != 0 {
+		idx = opt.DeviceIndex
+	}
+	s := engine.Spec{
+		LibDir: filepath.Join(opt.EngineRoot, d.Variant), ExtraLibDirs: d.LibDirs, ModelDir: modelDir,
+		Device: d.Device, DeviceIndex: idx, ComputeType: ct, IntraThreads: opt.Threads,
+	}
+	if d.Device == "cpu" {
+		s.DeviceIndex = 0
+	}
+	return s
+}
+
+func cpuDecision(d gpu.Decision, msg string) gpu.Decision {
+	return gpu.Decision{Variant: gpu.VariantCPU, Device: "cpu", GPU: d.GPU, Want: d.Variant,
+		WantInstalled: true, Message: msg, DocAnchor: d.DocAnchor}
+}
+
+// Open detects the GPU, picks the variant, verifies a GPU once per
+// (GPU, driver, variant, model), and opens the model. A GPU variant that is
+// missing, fails to start, computes wrong results or is slower than the CPU
+// gives way to the CPU at once, and Message says why.
+func Open(ctx context.Context, modelDir string, opt Options, log *slog.Logger) (*Loaded, error) {
+	log = log.With("pkg", "backend")
+	report := Detect(ctx, opt, log)
+	d := Decide(report, opt)
+	if d.Device != "cpu" {
+		loaded, err := openGPU(ctx, report, d, modelDir, opt, log)
+		if err == nil {
+			return loaded, nil
+		}
+		var fb *fallbackError
+		if !errors.As(err, &fb) {
+			return nil, err
+		}
+		d = cpuDecision(d, fb.msg)
+		log.Warn("GPU not used", "reason", fb.msg)
+	}
+	m, err := whisper.Open(ctx, SpecFor(d, modelDir, opt), opt.Engine, log)
+	if err != nil {
+		return nil, err
+	}
+	msg := d.Message
+	if msg == "" {
+		msg = "No supported GPU found — using CPU mode"
+	}
+	log.Info(msg)
+	return &Loaded{Model: m, Decision: d, Report: report, Spec: SpecFor(d, modelDir, opt), Message: msg}, nil
+}
+
+// fallbackError means: use the CPU, and say msg.
+type fallbackError struct{ msg string }
+
+func (e *fallbackError) Error() string { return e.msg }
+
+func openGPU(ctx context.Context, report gpu.Report, d gpu.Decision, modelDir string, opt Options, log *slog.Logger) (*Loaded, error) {
+	var cache *gpu.VerifyCache
+	key := gpu.KeyFor(d, modelDir)
+	if opt.StateDir != "" {
+		cache = gpu.OpenVerifyCache(opt.StateDir)
+		if v, ok, err := cache.Get(key); err == nil && ok && !v.OK {
+			return nil, &fallbackError{gpu.VerifyMessage(d, v)}
+		}
+	}
+	spec := SpecFor(d, modelDir, opt)
+	m, err := whisper.Open(ctx, spec, opt.Engine, log)
+	if err != nil {
+		return nil, &fallbackError{gpu.FallbackMessage(d, oneLine(err))}
+	}
+	loaded := &Loaded{Model: m, Decision: d, Report: report, Spec: spec, Message: d.Message}
+	if opt.Sample == nil {
+		return loaded, nil
+	}
+	if cache != nil {
+		if v, ok, _ := cache.Get(key); ok && v.OK {
+			return loaded, nil
+		}
+	}
+	v, err := Verify(ctx, m, d, modelDir, opt, log)
+	if err != nil {
+		_ = m.Close()
+		return nil, &fallbackError{gpu.FallbackMessage(d, oneLine(err))}
+	}
+	if cache != nil {
+		if err := cache.Put(key, v); err != nil {
+			log.Warn("could not save the GPU verification", "err", err)
+		}
+	}
+	if !v.OK {
+		_ = m.Close()
+		return nil, &fallbackError{gpu.VerifyMessage(d, v)}
+	}
+	return loaded, nil
+}
+
+// Verify transcribes opt.Sample on the GPU model and on a CPU worker and
+// compares them: a GPU whose text differs (as the first gfx1010 build's did)
+// or that is slower than the CPU is not to be used.
+func Verify(ctx context.Context, gpuModel *whisper.Model, d gpu.Decision, modelDir string, opt Options, log *slog.Logger) (gpu.Verdict, error) {
+	o := whisper.DefaultOptions()
+	o.Language = "en"
+	o.Temperatures = []float32{0}
+	// Warm both once so load-time work is not counted.
+	run := func(m *whisper.Model) (string, time.Duration, error) {
+		if _, err := m.Transcribe(ctx, opt.Sample, o); err != nil {
+			return "", 0, err
+		}
+		start := time.Now()
+		res, err := m.Transcribe(ctx, opt.Sample, o)
+		if err != nil {
+			return "", 0, err
+		}
+		return res.Text, time.Since(start), nil
+	}
+	gText, gTime, err := run(gpuModel)
+	if err != nil {
+		return gpu.Verdict{}, fmt.Errorf("GPU self-test: %w", err)
+	}
+	cpu, err := whisper.Open(ctx, SpecFor(gpu.Decision{Variant: gpu.VariantCPU, Device: "cpu"}, modelDir, opt), opt.Engine, log)
+	if err != nil {
+		return gpu.Verdict{}, fmt.Errorf("CPU reference: %w", err)
+	}
+	defer cpu.Close()
+	cText, cTime, err := run(cpu)
+	if err != nil {
+		return gpu.Verdict{}, fmt.Errorf("CPU reference: %w", err)
+	}
+	v := gpu.Verdict{GPUSeconds: gTime.Seconds(), CPUSeconds: cTime.Seconds(), At: time.Now()}
+	wer := whisper.WordErrorRate(cText, gText)
+	switch {
+	case wer > 0.2:
+		v.Wrong = true
+		v.Reason = fmt.Sprintf("its text differs from the CPU's in %.0f%% of words: %q vs %q", wer*100, gText, cText)
+	case gTime > cTime:
+		v.Reason = "slower than the CPU"
+	default:
+		v.OK = true
+	}
+	log.Info("GPU verified", "ok", v.OK, "gpu_s", v.GPUSeconds, "cpu_s", v.CPUSeconds, "wer", wer)
+	return v, nil
+}
+
+func oneLine(err error) string {
+	s := err.Error()
+	for i, r := range s {
+		if r == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

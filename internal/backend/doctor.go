@@ -1,0 +1,157 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/gpu"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// DoctorReport is everything `whisperkey doctor` finds; its JSON form is
+// described by docs/doctor.schema.json and meant for bug reports.
+type DoctorReport struct {
+	Version      string            `json:"version"`
+	Platform     string            `json:"platform"`
+	GPUs         []gpu.GPU         `json:"gpus"`
+	ROCm         []gpu.ROCmInstall `json:"rocm"`
+	Problems     []string          `json:"problems"`
+	Requirements []gpu.Check       `json:"requirements"`
+	Variants     map[string]bool   `json:"variants"`
+	Decision     gpu.Decision      `json:"decision"`
+	Message      string            `json:"message"`
+	Engine       *EngineReport     `json:"engine"`
+	SelfTest     *SelfTest         `json:"self_test"`
+	Error        string            `json:"error,omitempty"`
+}
+
+// EngineReport is the running engine's own account of itself.
+type EngineReport struct {
+	Variant     string                `json:"variant"`
+	LibDir      string                `json:"lib_dir"`
+	Device      string                `json:"device"`
+	ComputeType string                `json:"compute_type"`
+	ModelDir    string                `json:"model_dir"`
+	Model       engine.ModelInfo      `json:"model"`
+	Devices     []engine.DeviceReport `json:"devices"`
+	LoadMillis  int64                 `json:"load_ms"`
+}
+
+// SelfTest is one transcription of the bundled sample.
+type SelfTest struct {
+	OK           bool    `json:"ok"`
+	AudioSeconds float64 `json:"audio_seconds"`
+	Seconds      float64 `json:"seconds"`
+	Text         string  `json:"text"`
+	Expected     string  `json:"expected"`
+	WER          float64 `json:"wer"`
+}
+
+// Doctor detects, decides, opens the model the way the app would, and runs
+// the self-test. Failures are recorded in the report, not returned.
+func Doctor(ctx context.Context, modelDir string, opt Options, version string, log *slog.Logger) DoctorReport {
+	r := DoctorReport{Version: version, Platform: runtime.GOOS + "/" + runtime.GOARCH, Variants: map[string]bool{}}
+	report := Detect(ctx, opt, log)
+	r.GPUs, r.ROCm, r.Problems = report.GPUs, report.ROCm, report.Problems
+	for _, v := range []string{gpu.VariantCPU, gpu.VariantCUDA, gpu.VariantROCm, gpu.VariantRDNA1} {
+		r.Variants[v] = HaveVariant(opt.EngineRoot, v)
+	}
+	d := Decide(report, opt)
+	r.Decision, r.Message = d, d.Message
+	r.Requirements = gpu.Requirements(report, d)
+	if modelDir == "" {
+		r.Error = "no model to test"
+		return r
+	}
+	sample := opt.Sample
+	opt.Report = &report // detected once already
+	loaded, err := Open(ctx, modelDir, opt, log)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	defer loaded.Close()
+	r.Decision, r.Message = loaded.Decision, loaded.Message
+	ready := loaded.Client.Ready()
+	r.Engine = &EngineReport{Variant: loaded.Decision.Variant, LibDir: loaded.Spec.LibDir, Device: loaded.Spec.Device,
+		ComputeType: loaded.Spec.ComputeType, ModelDir: modelDir, Model: ready.Model, Devices: ready.Devices, LoadMillis: ready.LoadMillis}
+	if sample == nil {
+		return r
+	}
+	o := whisper.DefaultOptions()
+	o.Language = "en"
+	start := time.Now()
+	res, err := loaded.Transcribe(ctx, sample, o)
+	if err != nil {
+		r.Error = "self-test: " + err.Error()
+		return r
+	}
+	wer := whisper.WordErrorRate(SelfTestText, res.Text)
+	r.SelfTest = &SelfTest{OK: wer <= 0.25, AudioSeconds: res.Duration, Seconds: time.Since(start).Seconds(),
+		Text: res.Text, Expected: SelfTestText, WER: wer}
+	return r
+}
+
+// Print writes the report for people.
+func (r DoctorReport) Print(w io.Writer) {
+	mark := func(ok bool) string {
+		if ok {
+			return "✔"
+		}
+		return "✘"
+	}
+	fmt.Fprintf(w, "WhisperKey %s on %s\n\n", r.Version, r.Platform)
+	fmt.Fprintln(w, "GPUs:")
+	if len(r.GPUs) == 0 {
+		fmt.Fprintln(w, "  none found")
+	}
+	for _, g := range r.GPUs {
+		var facts []string
+		for _, f := range []string{g.Arch, g.Driver, g.CUDAVersion} {
+			if f != "" {
+				facts = append(facts, f)
+			}
+		}
+		if g.VRAM > 0 {
+			facts = append(facts, fmt.Sprintf("%.1f GB", float64(g.VRAM)/(1<<30)))
+		}
+		fmt.Fprintf(w, "  %s  %s\n", g.Label(), strings.Join(facts, " · "))
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  note: %s\n", p)
+	}
+	if len(r.Requirements) > 0 {
+		fmt.Fprintln(w, "\nRequirements:")
+		for _, c := range r.Requirements {
+			fmt.Fprintf(w, "  %s %s", mark(c.OK), c.Name)
+			if !c.OK && c.Fix != "" {
+				fmt.Fprintf(w, " — fix: %s", c.Fix)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	fmt.Fprintln(w, "\nEngine variants installed:")
+	for _, v := range []string{gpu.VariantCPU, gpu.VariantCUDA, gpu.VariantROCm, gpu.VariantRDNA1} {
+		fmt.Fprintf(w, "  %s %s\n", mark(r.Variants[v]), v)
+	}
+	fmt.Fprintf(w, "\nDecision: %s\n", r.Message)
+	if e := r.Engine; e != nil {
+		fmt.Fprintf(w, "\nEngine: %s variant, %s %s, model %s (loaded in %d ms)\n", e.Variant, e.Device, e.ComputeType, e.ModelDir, e.LoadMillis)
+		for _, d := range e.Devices {
+			fmt.Fprintf(w, "  library device %s ×%d: %s\n", d.Device, d.Count, strings.Join(d.ComputeTypes, ", "))
+		}
+	}
+	if s := r.SelfTest; s != nil {
+		fmt.Fprintf(w, "\nSelf-test: %s %.1f s of speech in %.2f s (%.2f× real time): %q\n",
+			mark(s.OK), s.AudioSeconds, s.Seconds, s.Seconds/s.AudioSeconds, s.Text)
+	}
+	if r.Error != "" {
+		fmt.Fprintf(w, "\n✘ %s\n", r.Error)
+	}
+}

@@ -1,0 +1,94 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+const cliUsage = `usage: whisperkey config path|show|validate
+  path      print where the config file is
+  show      print the settings in effect: the file, defaults for what it leaves out, and WHISPERKEY_* overrides
+  validate  check the file; print "ok" or each problem and exit 1`
+
+// RunCLI runs "whisperkey config ARGS" for the file at path and returns the exit
+// code: 0 ok, 1 invalid config, 2 usage error.
+func RunCLI(args []string, stdout, stderr io.Writer, path string, opts Options) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, cliUsage)
+		return 2
+	}
+	switch args[0] {
+	case "path":
+		fmt.Fprintln(stdout, path)
+		return 0
+	case "show", "validate":
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, cliUsage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "unknown config command %q\n%s\n", args[0], cliUsage)
+		return 2
+	}
+	cfg, warns, err := Load(path, opts)
+	for _, w := range warns {
+		fmt.Fprintln(stderr, "warning: "+w.String())
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	if args[0] == "validate" {
+		if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+			fmt.Fprintf(stdout, "ok (%s does not exist; the defaults apply)\n", path)
+			return 0
+		}
+		fmt.Fprintln(stdout, "ok")
+		return 0
+	}
+	out, err := effectiveYAML(cfg, path)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	_, _ = stdout.Write(out)
+	return 0
+}
+
+// effectiveYAML writes every key of c in file order, marking values set by the environment.
+func effectiveYAML(c Config, path string) ([]byte, error) {
+	root := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	root.HeadComment = "Settings in effect: " + path + ", defaults for keys it leaves out, WHISPERKEY_* overrides."
+	groups := map[string]*yaml.Node{}
+	for _, f := range fields() {
+		val := &yaml.Node{}
+		if err := val.Encode(render(f.ptr(&c))); err != nil {
+			return nil, fmt.Errorf("encode %s: %w", f.key, err)
+		}
+		if env := envName(f.key); os.Getenv(env) != "" {
+			val.LineComment = "from " + env
+		}
+		m, name := root, f.key
+		if group, leaf, nested := strings.Cut(f.key, "."); nested {
+			if groups[group] == nil {
+				groups[group] = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+				root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: group}, groups[group])
+			}
+			m, name = groups[group], leaf
+		}
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, val)
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, fmt.Errorf("encode config: %w", err)
+	}
+	return b.Bytes(), enc.Close()
+}

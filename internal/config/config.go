@@ -1,0 +1,301 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Config is one immutable snapshot of the settings. Fields hold checked values;
+// the comment of each key in config.example.yaml says what it does.
+type Config struct {
+	Engine        Engine
+	Decode        Decode
+	Hotkeys       Hotkeys
+	Paste         string // PastePaste, PasteClipboard or PasteEnter
+	Audio         Audio
+	Sounds        bool
+	LogLevel      string // debug, info, warn or error
+	ModelCacheDir string // "" means the default per-user cache
+}
+
+// Engine holds the settings that need a new engine worker when they change.
+type Engine struct {
+	Model       string // ModelAuto, a model name, a Hugging Face repo id or a model folder
+	Device      string // DeviceAuto, DeviceCPU, DeviceCUDA or DeviceROCm
+	DeviceIndex int
+	ComputeType string // CTranslate2 compute type, "auto" by default
+	CPUThreads  int    // 0 lets CTranslate2 choose
+}
+
+// Decode holds the decoding settings, applied per transcription.
+type Decode struct {
+	Language      string // "auto" or a Whisper language code
+	BeamSize      int
+	InitialPrompt string
+	Hotwords      string // comma-separated
+}
+
+// Hotkeys holds key combinations as written in the file (parsed by internal/hotkey)
+// and how the record key behaves.
+type Hotkeys struct {
+	Record   string
+	Cancel   string // HotkeyOff when turned off
+	AutoSend string // HotkeyOff when turned off
+	Mode     string // ModeHold or ModeToggle
+}
+
+// Audio holds the capture settings.
+type Audio struct {
+	InputDevice   string // "" means the system default microphone
+	MinDuration   time.Duration
+	MaxDuration   time.Duration
+	PreRoll       bool
+	PreRollLength time.Duration
+}
+
+// Allowed values of the enumerated keys.
+const (
+	ModelAuto = "auto" // the app picks a model that suits the hardware
+
+	HotkeyOff = "none" // an optional hotkey that is turned off
+
+	DeviceAuto = "auto"
+	DeviceCPU  = "cpu"
+	DeviceCUDA = "cuda"
+	DeviceROCm = "rocm"
+
+	ModeHold   = "hold"
+	ModeToggle = "toggle"
+
+	PastePaste     = "paste"
+	PasteClipboard = "clipboard"
+	PasteEnter     = "paste-enter"
+)
+
+// Keys as written in the file (dotted for nested ones) and accepted by Store.Set.
+const (
+	KeyModel          = "model"
+	KeyDevice         = "device"
+	KeyDeviceIndex    = "device_index"
+	KeyComputeType    = "compute_type"
+	KeyCPUThreads     = "cpu_threads"
+	KeyLanguage       = "language"
+	KeyBeamSize       = "beam_size"
+	KeyInitialPrompt  = "initial_prompt"
+	KeyHotwords       = "hotwords"
+	KeyRecord         = "hotkeys.record"
+	KeyCancel         = "hotkeys.cancel"
+	KeyAutoSend       = "hotkeys.auto_send"
+	KeyMode           = "hotkeys.mode"
+	KeyPaste          = "paste"
+	KeyInputDevice    = "audio.input_device"
+	KeyMinDuration    = "audio.min_duration"
+	KeyMaxDuration    = "audio.max_duration"
+	KeyPreRoll        = "audio.pre_roll"
+	KeyPreRollLength  = "audio.pre_roll_length"
+	KeySounds         = "sounds"
+	KeyLogLevel       = "log_level"
+	KeyModelCacheDir  = "model_cache_dir"
+	envPrefix         = "WHISPERKEY"
+	languageDocAnchor = "docs/configuration.md#language"
+)
+
+// Defaults returns the built-in settings; config.example.yaml spells out the same values.
+func Defaults() Config {
+	return Config{
+		Engine:  Engine{Model: ModelAuto, Device: DeviceAuto, ComputeType: "auto"},
+		Decode:  Decode{Language: "auto", BeamSize: 5},
+		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: ModeHold},
+		Paste:   PastePaste,
+		Audio: Audio{
+			MinDuration:   300 * time.Millisecond,
+			MaxDuration:   5 * time.Minute,
+			PreRoll:       true,
+			PreRollLength: 500 * time.Millisecond,
+		},
+		Sounds:   true,
+		LogLevel: "info",
+	}
+}
+
+// SlogLevel returns LogLevel as a slog level.
+func (c Config) SlogLevel() slog.Level {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(c.LogLevel)) // LogLevel was validated; info on the zero Config
+	return l
+}
+
+// Options are the checks that live in other packages, and watcher tuning.
+type Options struct {
+	// ValidateHotkey checks a hotkeys.* combination such as "ctrl+shift+space"
+	// (hotkey.Validate). Nil accepts any text.
+	ValidateHotkey func(string) error
+	// ValidateModel checks a model value other than "auto" (the model
+	// registry's lookup). Nil accepts any single line of text.
+	ValidateModel func(string) error
+	// Debounce is how long the watcher waits after the last file event before
+	// reloading, so an editor's multi-step save is read once. Default 150ms.
+	Debounce time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Debounce <= 0 {
+		o.Debounce = 150 * time.Millisecond
+	}
+	return o
+}
+
+// errNotAllowed marks a value outside the allowed set; the message needs no extra reason.
+var errNotAllowed = errors.New("not allowed")
+
+// field describes one key: where it lives in Config, what it accepts and how to say so.
+type field struct {
+	key     string
+	ptr     func(c *Config) any // *string, *int, *bool or *time.Duration
+	allowed string              // shown after "allowed:"
+	hint    string              // completes "set KEY to …"
+	check   func(v any, o Options) error
+}
+
+// isGroup reports whether key holds other keys rather than a value.
+func isGroup(key string) bool { return key == "hotkeys" || key == "audio" }
+
+func fields() []field {
+	const combo = "modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space"
+	return []field{
+		{key: KeyModel, ptr: func(c *Config) any { return &c.Engine.Model }, check: checkModel,
+			allowed: "auto, a model name such as base, small or large-v3-turbo (whisperkey models lists them), a Hugging Face repo id owner/name, or a CTranslate2 model folder",
+			hint:    "one of those"},
+		enumField(KeyDevice, func(c *Config) any { return &c.Engine.Device }, DeviceAuto, DeviceCPU, DeviceCUDA, DeviceROCm),
+		intField(KeyDeviceIndex, func(c *Config) any { return &c.Engine.DeviceIndex }, 0, 63),
+		enumField(KeyComputeType, func(c *Config) any { return &c.Engine.ComputeType },
+			"auto", "default", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16", "float16", "bfloat16", "float32"),
+		intField(KeyCPUThreads, func(c *Config) any { return &c.Engine.CPUThreads }, 0, 256),
+		{key: KeyLanguage, ptr: func(c *Config) any { return &c.Decode.Language }, check: checkLanguage,
+			allowed: "auto or a Whisper language code such as en, de, fr, es, ja, zh (all codes: " + languageDocAnchor + ")",
+			hint:    "auto or one of those codes"},
+		intField(KeyBeamSize, func(c *Config) any { return &c.Decode.BeamSize }, 1, 10),
+		textField(KeyInitialPrompt, func(c *Config) any { return &c.Decode.InitialPrompt }),
+		textField(KeyHotwords, func(c *Config) any { return &c.Decode.Hotwords }),
+		{key: KeyRecord, ptr: func(c *Config) any { return &c.Hotkeys.Record }, check: checkHotkey(false),
+			allowed: combo, hint: "a key combination"},
+		{key: KeyCancel, ptr: func(c *Config) any { return &c.Hotkeys.Cancel }, check: checkHotkey(true),
+			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
+		{key: KeyAutoSend, ptr: func(c *Config) any { return &c.Hotkeys.AutoSend }, check: checkHotkey(true),
+			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
+		enumField(KeyMode, func(c *Config) any { return &c.Hotkeys.Mode }, ModeHold, ModeToggle),
+		enumField(KeyPaste, func(c *Config) any { return &c.Paste }, PastePaste, PasteClipboard, PasteEnter),
+		textField(KeyInputDevice, func(c *Config) any { return &c.Audio.InputDevice }),
+		durField(KeyMinDuration, func(c *Config) any { return &c.Audio.MinDuration }, 0, 10*time.Second),
+		durField(KeyMaxDuration, func(c *Config) any { return &c.Audio.MaxDuration }, time.Second, time.Hour),
+		boolField(KeyPreRoll, func(c *Config) any { return &c.Audio.PreRoll }),
+		durField(KeyPreRollLength, func(c *Config) any { return &c.Audio.PreRollLength }, 0, 5*time.Second),
+		boolField(KeySounds, func(c *Config) any { return &c.Sounds }),
+		enumField(KeyLogLevel, func(c *Config) any { return &c.LogLevel }, "debug", "info", "warn", "error"),
+		{key: KeyModelCacheDir, ptr: func(c *Config) any { return &c.ModelCacheDir }, check: checkAbsDir,
+			allowed: `an absolute folder path (~ for your home folder works), or "" for the default cache`, hint: "an absolute folder path"},
+	}
+}
+
+func lookupField(key string) (field, bool) {
+	for _, f := range fields() {
+		if strings.EqualFold(f.key, key) {
+			return f, true
+		}
+	}
+	return field{}, false
+}
+
+// envName is the variable that overrides key: WHISPERKEY_HOTKEYS_RECORD for hotkeys.record.
+func envName(key string) string {
+	return envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+func enumField(key string, ptr func(*Config) any, vals ...string) field {
+	return field{key: key, ptr: ptr, allowed: strings.Join(vals, ", "), hint: "one of them",
+		check: func(v any, _ Options) error {
+			if slices.Contains(vals, v.(string)) {
+				return nil
+			}
+			return errNotAllowed
+		}}
+}
+
+func intField(key string, ptr func(*Config) any, lo, hi int) field {
+	return field{key: key, ptr: ptr, allowed: fmt.Sprintf("a whole number from %d to %d", lo, hi), hint: "a number in that range",
+		check: func(v any, _ Options) error {
+			if n := v.(int); n < lo || n > hi {
+				return errNotAllowed
+			}
+			return nil
+		}}
+}
+
+func durField(key string, ptr func(*Config) any, lo, hi time.Duration) field {
+	def := Defaults()
+	return field{key: key, ptr: ptr, hint: "a duration in that range",
+		allowed: fmt.Sprintf("a duration from %s to %s, such as %s", formatDuration(lo), formatDuration(hi), formatDuration(*ptr(&def).(*time.Duration))),
+		check: func(v any, _ Options) error {
+			if d := v.(time.Duration); d < lo || d > hi {
+				return errNotAllowed
+			}
+			return nil
+		}}
+}
+
+func boolField(key string, ptr func(*Config) any) field {
+	return field{key: key, ptr: ptr, allowed: "true, false", hint: "true or false"}
+}
+
+func textField(key string, ptr func(*Config) any) field {
+	return field{key: key, ptr: ptr, allowed: "any text", hint: "some text"}
+}
+
+func checkHotkey(optional bool) func(any, Options) error {
+	return func(v any, o Options) error {
+		switch s := v.(string); {
+		case optional && (s == "" || strings.EqualFold(s, HotkeyOff)):
+			return nil
+		case s == "":
+			return errors.New("it must not be empty")
+		case o.ValidateHotkey != nil:
+			return o.ValidateHotkey(s)
+		}
+		return nil
+	}
+}
+
+func checkModel(v any, o Options) error {
+	switch s := v.(string); {
+	case strings.TrimSpace(s) == "" || strings.ContainsAny(s, "\r\n\t"):
+		return errNotAllowed
+	case s != ModelAuto && o.ValidateModel != nil:
+		return o.ValidateModel(s)
+	}
+	return nil
+}
+
+func checkAbsDir(v any, _ Options) error {
+	if s := v.(string); s != "" && !filepath.IsAbs(s) && s != "~" && !strings.HasPrefix(s, "~/") && !strings.HasPrefix(s, `~\`) {
+		return errors.New("the path must be absolute")
+	}
+	return nil
+}
+
+// whisperLanguages are the language codes of multilingual Whisper models (large-v3 added yue).
+const whisperLanguages = `en zh de es ru ko fr ja pt tr pl ca nl ar sv it id hi fi vi he uk
+	el ms cs ro da hu ta no th ur hr bg lt la mi ml cy sk te fa lv bn sr az sl kn et mk br eu is hy ne mn
+	bs kk sq sw gl mr pa si km sn yo so af oc ka be tg sd gu am yi lo uz fo ht ps tk nn mt sa lb my bo tl
+	mg as tt haw ln ha ba jw su yue`
+
+func checkLanguage(v any, _ Options) error {
+	if s := v.(string); s == "auto" || slices.Contains(strings.Fields(whisperLanguages), s) {
+		return nil
+	}
+	return errNotAllowed
+}

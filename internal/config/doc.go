@@ -1,0 +1,2 @@
+// Package config loads, validates, watches and edits WhisperKey's per-user YAML configuration.
+package config

@@ -1,0 +1,57 @@
+package config
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestPathFor(t *testing.T) {
+	tests := []struct {
+		name    string
+		goos    string
+		env     map[string]string
+		home    string
+		want    string
+		wantErr string
+	}{
+		{name: "windows", goos: "windows", env: map[string]string{"APPDATA": `C:\Users\ana\AppData\Roaming`}, home: `C:\Users\ana`,
+			want: `C:\Users\ana\AppData\Roaming\whisperkey\config.yaml`},
+		{name: "windows without APPDATA", goos: "windows", home: `C:\Users\ana`,
+			want: `C:\Users\ana\AppData\Roaming\whisperkey\config.yaml`},
+		{name: "windows with nothing", goos: "windows", wantErr: "APPDATA is not set"},
+		{name: "linux XDG", goos: "linux", env: map[string]string{"XDG_CONFIG_HOME": "/home/ana/.cfg/"}, home: "/home/ana",
+			want: "/home/ana/.cfg/whisperkey/config.yaml"},
+		{name: "linux default", goos: "linux", home: "/home/ana", want: "/home/ana/.config/whisperkey/config.yaml"},
+		{name: "linux relative XDG is ignored", goos: "linux", env: map[string]string{"XDG_CONFIG_HOME": "cfg"}, home: "/home/ana",
+			want: "/home/ana/.config/whisperkey/config.yaml"},
+		{name: "freebsd follows XDG", goos: "freebsd", home: "/home/ana", want: "/home/ana/.config/whisperkey/config.yaml"},
+		{name: "macos", goos: "darwin", env: map[string]string{"XDG_CONFIG_HOME": "/ignored"}, home: "/Users/ana",
+			want: "/Users/ana/Library/Application Support/whisperkey/config.yaml"},
+		{name: "no home", goos: "linux", wantErr: "home directory is unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := pathFor(tt.goos, func(k string) string { return tt.env[k] }, tt.home)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("pathFor = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestPathOnThisOS(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the Linux rule is checked here; pathFor covers the others on every OS")
+	}
+	t.Setenv("XDG_CONFIG_HOME", "/tmp/xdg")
+	if got, err := Path(); err != nil || got != "/tmp/xdg/whisperkey/config.yaml" {
+		t.Errorf("Path() = %q, %v", got, err)
+	}
+}

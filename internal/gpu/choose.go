@@ -1,0 +1,385 @@
+package gpu
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Engine variants: each is a folder of libraries the worker loads.
+const (
+	VariantCPU   = "cpu"
+	VariantCUDA  = "cuda"
+	VariantROCm  = "rocm"       // CTranslate2's ROCm build, ROCm 7.x, RDNA 2 and newer
+	VariantRDNA1 = "rocm-rdna1" // CTranslate2 built for gfx1010 against HIP SDK 6.2
+)
+
+// What the cuda variant needs. It is CTranslate2 4.8.x built with CUDA 12: it
+// loads cuBLAS 12 at run time (cuDNN is not needed since 4.6.3), and its GPU
+// code is compressed, which drivers before 550 (CUDA 12.4) cannot load.
+const (
+	EngineCUDAMajor = 12
+	MinDriverCUDA   = "12.4"
+	MinComputeCap   = "5.0" // CUDA 12 builds start at Maxwell
+)
+
+// Guide is the setup guide; every message that names a missing piece links a section of it.
+const Guide = "docs/gpu-setup.md"
+
+// Sections of the guide. The anchors test checks each resolves to a heading.
+const (
+	docNVIDIA      = "docs/gpu-setup.md#nvidia"
+	docCUDA12      = "docs/gpu-setup.md#install-the-cuda-12-libraries"
+	docCUDA13      = "docs/gpu-setup.md#only-cuda-13-is-installed"
+	docRDNA2       = "docs/gpu-setup.md#amd-rdna-2-and-newer"
+	docRDNA1       = "docs/gpu-setup.md#amd-rdna-1"
+	docComgr       = "docs/gpu-setup.md#amd_comgr"
+	docKernels1010 = "docs/gpu-setup.md#rocblas-kernels-for-gfx1010"
+	docBuildRDNA1  = "docs/gpu-setup.md#build-ctranslate2-for-gfx1010"
+	docOther       = "docs/gpu-setup.md#other-gpus"
+	docEngineFiles = "docs/gpu-setup.md#engine-files-are-missing"
+	docStartFailed = "docs/gpu-setup.md#the-gpu-engine-failed-to-start"
+	docWrong       = "docs/gpu-setup.md#the-gpu-computes-wrong-results"
+	docSlow        = "docs/gpu-setup.md#the-gpu-is-slower-than-the-cpu"
+)
+
+// rocmVariant is the engine variant built for an AMD gfx target, "" if none is.
+// The rocm list is CTranslate2's official ROCm build targets.
+func rocmVariant(arch string) string {
+	switch arch {
+	case "gfx1010":
+		return VariantRDNA1
+	case "gfx1030", "gfx1100", "gfx1101", "gfx1102", "gfx1150", "gfx1151", "gfx1200", "gfx1201":
+		return VariantROCm
+	}
+	return ""
+}
+
+// Decision is which engine variant to load and the one sentence that says why.
+type Decision struct {
+	Variant string `json:"variant"` // cpu, cuda, rocm or rocm-rdna1: the folder to load
+	Device  string `json:"device"`  // cpu or cuda (CTranslate2's ROCm builds call the GPU cuda too)
+	// DeviceIndex is the GPU's index among its vendor's GPUs in probe order
+	// (nvidia-smi lists in PCI bus order: run CUDA with CUDA_DEVICE_ORDER=PCI_BUS_ID).
+	DeviceIndex int `json:"device_index"`
+	// GPU is the GPU used, or the one that could be used once Fix is done; nil when there is none.
+	GPU *GPU `json:"gpu,omitempty"`
+	// Want is the variant GPU needs even while falling back to cpu; WantInstalled says its folder exists.
+	Want          string `json:"want,omitempty"`
+	WantInstalled bool   `json:"want_installed,omitempty"`
+	Runtime       string `json:"runtime,omitempty"` // "CUDA 12.4", "HIP SDK 6.2"
+	// LibDirs go on the worker's library search path after the variant folder (HIP SDK bin, cuBLAS dir).
+	LibDirs   []string `json:"lib_dirs,omitempty"`
+	Message   string   `json:"message"`
+	Fix       string   `json:"fix,omitempty"`        // one imperative line; "" when nothing is missing
+	DocAnchor string   `json:"doc_anchor,omitempty"` // e.g. "docs/gpu-setup.md#amd-rdna-1"
+}
+
+// Check is one requirement as doctor lists it.
+type Check struct {
+	Name string `json:"name"`
+	OK   bool   `json:"ok"`
+	Fix  string `json:"fix,omitempty"`
+}
+
+// req is a Check plus what a message says when it is the first one missing.
+type req struct {
+	Check
+	missing, doc string
+}
+
+// eval is one GPU's requirements for the variant that could run it.
+type eval struct {
+	gpu       GPU
+	index     int    // in Report.GPUs
+	variant   string // "" when no variant can run this GPU
+	supported bool   // a variant exists: whatever is missing can be installed
+	reqs      []req
+	runtime   string
+	libDirs   []string
+}
+
+func (e eval) missing() *req {
+	for i := range e.reqs {
+		if !e.reqs[i].OK {
+			return &e.reqs[i]
+		}
+	}
+	return nil
+}
+
+func (e eval) ready() bool { return e.variant != "" && e.missing() == nil }
+
+// Choose picks the engine variant for pref (auto, cpu, cuda or rocm).
+// haveVariant reports whether a variant's folder is installed.
+func Choose(r Report, pref string, haveVariant func(variant string) bool) Decision {
+	cpu := Decision{Variant: VariantCPU, Device: VariantCPU}
+	vendor := ""
+	switch pref {
+	case "", "auto", "cpu":
+	case "cuda":
+		vendor = NVIDIA
+	case "rocm":
+		vendor = AMD
+	default:
+		cpu.Message = fmt.Sprintf("Unknown device %q in the config (use auto, cpu, cuda or rocm) — using CPU mode", pref)
+		return cpu
+	}
+	var evals []eval
+	for i, g := range r.GPUs {
+		if vendor == "" || g.Vendor == vendor {
+			e := evaluate(r, g, haveVariant)
+			e.index = i
+			evals = append(evals, e)
+		}
+	}
+	sort.SliceStable(evals, func(i, j int) bool { return better(evals[i], evals[j]) })
+
+	if len(evals) > 0 && (evals[0].gpu.Vendor == NVIDIA || evals[0].gpu.Vendor == AMD) {
+		e := evals[0]
+		g := e.gpu
+		cpu.GPU, cpu.Want, cpu.Runtime = &g, e.variant, e.runtime
+		cpu.WantInstalled = e.variant != "" && haveVariant(e.variant)
+	}
+	switch {
+	case pref == "cpu":
+		cpu.Message = "GPU acceleration is off (device: cpu in the config) — using CPU mode"
+		return cpu
+	case len(evals) == 0 && vendor == NVIDIA:
+		cpu.Message, cpu.DocAnchor = "No NVIDIA GPU found for device: cuda — using CPU mode. Setup: "+docNVIDIA, docNVIDIA
+		return cpu
+	case len(evals) == 0 && vendor == AMD:
+		cpu.Message, cpu.DocAnchor = "No AMD GPU found for device: rocm — using CPU mode. Setup: "+docRDNA2, docRDNA2
+		return cpu
+	case cpu.GPU == nil:
+		cpu.Message, cpu.DocAnchor = "No supported GPU found — using CPU mode", docOther
+		return cpu
+	}
+	e := evals[0]
+	if m := e.missing(); m != nil {
+		cpu.Message = fmt.Sprintf("Detected %s, but %s — using CPU mode. Setup: %s", e.gpu.Label(), m.missing, m.doc)
+		cpu.Fix, cpu.DocAnchor = m.Fix, m.doc
+		return cpu
+	}
+	d := Decision{Variant: e.variant, Device: "cuda", GPU: cpu.GPU, Want: e.variant, WantInstalled: true,
+		Runtime: e.runtime, LibDirs: e.libDirs, Message: "Detected " + e.gpu.Label() + " — using GPU acceleration"}
+	if e.gpu.Vendor == NVIDIA {
+		d.Message += " (CUDA " + e.gpu.CUDAVersion + ")"
+	}
+	for _, g := range r.GPUs[:e.index] {
+		if g.Vendor == e.gpu.Vendor {
+			d.DeviceIndex++
+		}
+	}
+	return d
+}
+
+// better orders GPUs: usable now, then fixable, then NVIDIA/AMD, discrete
+// before integrated, NVIDIA before AMD, more memory first.
+func better(a, b eval) bool {
+	known := func(e eval) bool { return e.gpu.Vendor == NVIDIA || e.gpu.Vendor == AMD }
+	switch {
+	case a.ready() != b.ready():
+		return a.ready()
+	case a.supported != b.supported:
+		return a.supported
+	case known(a) != known(b):
+		return known(a)
+	case a.gpu.Integrated != b.gpu.Integrated:
+		return !a.gpu.Integrated
+	case a.gpu.Vendor != b.gpu.Vendor:
+		return a.gpu.Vendor == NVIDIA
+	}
+	return a.gpu.VRAM > b.gpu.VRAM
+}
+
+func evaluate(r Report, g GPU, have func(string) bool) eval {
+	switch g.Vendor {
+	case NVIDIA:
+		return evalNVIDIA(r, g, have)
+	case AMD:
+		return evalAMD(r, g, have)
+	}
+	return eval{gpu: g, reqs: []req{{Check: Check{Name: "GPU vendor supported (" + g.Vendor + ")", Fix: "Use CPU mode, or an NVIDIA or AMD GPU."},
+		missing: "WhisperKey has no GPU engine for " + g.Vendor + " GPUs", doc: docOther}}}
+}
+
+func evalNVIDIA(r Report, g GPU, have func(string) bool) eval {
+	e := eval{gpu: g, variant: VariantCUDA, supported: true}
+	driver := g.CUDAVersion != ""
+	if driver {
+		e.runtime = "CUDA " + g.CUDAVersion
+	}
+	e.reqs = append(e.reqs, req{Check{"NVIDIA driver installed (nvidia-smi runs)", driver, "Install the current NVIDIA driver."},
+		"the NVIDIA driver is not installed", docNVIDIA})
+	if g.ComputeCap != "" && !versionAtLeast(g.ComputeCap, MinComputeCap) {
+		e.variant, e.supported = "", false
+		e.reqs = append(e.reqs, req{Check{"Compute capability " + MinComputeCap + " or newer (has " + g.ComputeCap + ")", false, "Use CPU mode: CUDA 12 does not support this GPU."},
+			"its compute capability " + g.ComputeCap + " is below the " + MinComputeCap + " that CUDA 12 needs", docOther})
+	}
+	name := "NVIDIA driver supports CUDA " + MinDriverCUDA + " or newer"
+	if driver {
+		name += " (has " + g.CUDAVersion + ")"
+	}
+	missing := fmt.Sprintf("the NVIDIA driver is too old (%s supports CUDA %s; the engine needs %s or newer)", g.Driver, g.CUDAVersion, MinDriverCUDA)
+	e.reqs = append(e.reqs, req{Check{name, driver && versionAtLeast(g.CUDAVersion, MinDriverCUDA), "Update the NVIDIA driver to 550 or newer."}, missing, docNVIDIA})
+
+	var lib *CUDALib
+	newer := 0
+	for i, l := range r.CUBLAS {
+		if l.Major == EngineCUDAMajor && lib == nil {
+			lib = &r.CUBLAS[i]
+		}
+		if l.Major > EngineCUDAMajor {
+			newer = l.Major
+		}
+	}
+	c := req{Check{"cuBLAS for CUDA 12 found", lib != nil, "Install the CUDA 12 cuBLAS libraries (CUDA Toolkit 12.x)."},
+		"cuBLAS for CUDA 12 is not installed", docCUDA12}
+	if lib != nil {
+		e.libDirs = []string{filepath.Dir(lib.Path)}
+	} else if newer > 0 {
+		c.missing = fmt.Sprintf("only CUDA %d is installed and the engine needs CUDA 12 (cuBLAS 12)", newer)
+		c.Fix = "Install CUDA Toolkit 12.x beside CUDA " + fmt.Sprint(newer) + " (they coexist)."
+		c.doc = docCUDA13
+	}
+	e.reqs = append(e.reqs, c, engineReq(VariantCUDA, have))
+	return e
+}
+
+func evalAMD(r Report, g GPU, have func(string) bool) eval {
+	e := eval{gpu: g, variant: rocmVariant(g.Arch)}
+	e.supported = e.variant != ""
+	section := docRDNA2
+	if e.variant == VariantRDNA1 {
+		section = docRDNA1
+	}
+	if strings.HasPrefix(g.Name, "Microsoft Basic") {
+		e.reqs = append(e.reqs, req{Check{"AMD graphics driver installed", false, "Install the AMD Adrenalin driver."},
+			"the AMD graphics driver is not installed", section})
+	}
+	arch := req{Check{"GPU architecture supported (" + strings.Trim(g.Arch+", "+g.Family, ", ") + ")", e.supported, "Use CPU mode; the guide lists the AMD GPUs that work."},
+		"no WhisperKey GPU engine supports " + g.Arch, docOther}
+	if g.Arch == "" {
+		arch.Name, arch.missing = "GPU architecture known", "its architecture is not known to WhisperKey"
+	}
+	e.reqs = append(e.reqs, arch)
+	if !e.supported {
+		return e
+	}
+
+	want, wantName := "7.x", sdkName(r.GOOS, "7.x")
+	if e.variant == VariantRDNA1 {
+		want, wantName = "6.2", sdkName(r.GOOS, "6.2")
+	}
+	var in *ROCmInstall
+	var others []string
+	for i, x := range r.ROCm {
+		if !sdkMatches(x, want) {
+			others = append(others, x.Version)
+			continue
+		}
+		// Prefer the install that has everything; HIP_PATH plays no part.
+		if in == nil || (x.Comgr && x.hasKernels(g.Arch) && !(in.Comgr && in.hasKernels(g.Arch))) {
+			in = &r.ROCm[i]
+		}
+	}
+	sdk := req{Check{wantName + " installed", in != nil, "Install AMD " + wantName + "."}, wantName + " is not installed", section}
+	if in == nil && len(others) > 0 {
+		if e.variant == VariantRDNA1 {
+			sdk.missing += fmt.Sprintf(" (found %s, which does not support RDNA 1)", strings.Join(others, ", "))
+			sdk.Fix = "Install AMD " + wantName + " beside " + strings.Join(others, ", ") + "; 7.x cannot run RDNA 1."
+		} else {
+			sdk.missing += fmt.Sprintf(" (found %s; the ROCm engine needs 7.x)", strings.Join(others, ", "))
+		}
+	}
+	comgr := req{Check{"amd_comgr present", in != nil && in.Comgr, "Reinstall " + wantName + " with its HIP Runtime Compiler component (amd_comgr)."},
+		"amd_comgr is missing from " + wantName, docComgr}
+	kdoc, kfix := section, "Reinstall "+wantName+"; its rocBLAS should carry kernels for "+g.Arch+"."
+	if e.variant == VariantRDNA1 {
+		kdoc, kfix = docKernels1010, "Put community rocBLAS built for gfx1010 into "+wantName+"'s rocblas folder."
+	}
+	kernels := req{Check{"rocBLAS kernels for " + g.Arch, in != nil && in.ROCBLAS && in.hasKernels(g.Arch), kfix},
+		wantName + " has no rocBLAS kernels for " + g.Arch, kdoc}
+	if in != nil {
+		e.runtime, e.libDirs = sdkName(r.GOOS, in.Version), []string{in.LibDir}
+		comgr.missing = "amd_comgr is missing from " + e.runtime
+		kernels.missing = e.runtime + " has no rocBLAS kernels for " + g.Arch
+	}
+	eng := engineReq(e.variant, have)
+	if e.variant == VariantRDNA1 {
+		eng.doc, eng.Fix = docBuildRDNA1, "Build CTranslate2 for gfx1010 and put it in the rocm-rdna1 engine folder."
+	}
+	e.reqs = append(e.reqs, sdk, comgr, kernels, eng)
+	return e
+}
+
+func engineReq(variant string, have func(string) bool) req {
+	return req{Check{variant + " engine files present", have(variant), "Reinstall WhisperKey to restore the " + variant + " engine folder."},
+		"the " + variant + " engine files are missing", docEngineFiles}
+}
+
+// sdkName is what AMD calls the install: the HIP SDK on Windows, ROCm elsewhere.
+func sdkName(goos, version string) string {
+	if goos == "windows" {
+		return "HIP SDK " + version
+	}
+	return "ROCm " + version
+}
+
+// sdkMatches: "6.2" takes 6.2 and 6.2.x (the rdna1 build's ABI); "7.x" any ROCm 7.
+func sdkMatches(in ROCmInstall, want string) bool {
+	if want == "7.x" {
+		return in.HIPMajor == 7
+	}
+	return in.HIPMajor == 6 && (in.Version == want || strings.HasPrefix(in.Version, want+"."))
+}
+
+// Requirements lists what d's GPU needs, each with whether it is met, for doctor.
+func Requirements(r Report, d Decision) []Check {
+	if d.GPU == nil {
+		return []Check{{Name: "Supported GPU found", Fix: "See " + docOther + " for the GPUs WhisperKey can use."}}
+	}
+	e := evaluate(r, *d.GPU, func(v string) bool { return v == d.Want && d.WantInstalled })
+	var cs []Check
+	for _, q := range e.reqs {
+		c := q.Check
+		if c.OK {
+			c.Fix = ""
+		}
+		cs = append(cs, c)
+	}
+	if d.GPU.Vendor == AMD && r.HIPPath != "" && len(e.libDirs) > 0 {
+		for _, in := range r.ROCm {
+			if in.HIPPath && in.LibDir != e.libDirs[0] {
+				cs = append(cs, Check{Name: "HIP_PATH ignored (it points to " + sdkName(r.GOOS, in.Version) + ")", OK: true})
+			}
+		}
+	}
+	return cs
+}
+
+// FallbackMessage says that d's GPU engine failed to start (reason) and CPU mode is used.
+func FallbackMessage(d Decision, reason string) string {
+	return fallback(d, "the GPU engine failed to start ("+reason+")", docStartFailed)
+}
+
+// VerifyMessage says what a verification run found: d.Message when it passed,
+// otherwise that the GPU computes wrong results or is slower than the CPU.
+func VerifyMessage(d Decision, v Verdict) string {
+	switch {
+	case v.OK:
+		return d.Message
+	case v.Wrong:
+		return fallback(d, "the GPU computes wrong results ("+v.Reason+")", docWrong)
+	}
+	return fallback(d, fmt.Sprintf("the GPU is slower than the CPU (%.1f s against %.1f s)", v.GPUSeconds, v.CPUSeconds), docSlow)
+}
+
+func fallback(d Decision, what, doc string) string {
+	if d.GPU == nil {
+		return strings.ToUpper(what[:1]) + what[1:] + " — using CPU mode. Setup: " + doc
+	}
+	return "Detected " + d.GPU.Label() + ", but " + what + " — using CPU mode. Setup: " + doc
+}
