@@ -1,0 +1,317 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Recorder captures the microphone.
+type Recorder interface {
+	Start() error
+	// Stop returns what was recorded; samples may come with an error (a
+	// microphone lost mid-way) and are still used.
+	Stop() ([]float32, error)
+	Cancel()
+}
+
+// Transcriber turns 16 kHz samples into text.
+type Transcriber interface {
+	Transcribe(ctx context.Context, samples []float32) (Transcript, error)
+}
+
+// Transcript is a transcriber's answer and where its time went.
+type Transcript struct {
+	Text     string
+	Features time.Duration
+	Engine   time.Duration
+}
+
+// Paster puts text at the cursor.
+type Paster interface {
+	Output(ctx context.Context, text string, pressEnter bool) error
+}
+
+// Sounds plays the short cues; nil plays nothing.
+type Sounds interface {
+	Play(name string)
+}
+
+// Trigger is what the hotkeys ask for.
+type Trigger int
+
+// Triggers from the hotkey package, translated by the wiring.
+const (
+	TriggerStart Trigger = iota
+	TriggerStop
+	TriggerCancel
+)
+
+// Input is one hotkey event.
+type Input struct {
+	Trigger Trigger
+	// Send means the auto-send hotkey: paste, then press Enter.
+	Send bool
+	At   time.Time
+}
+
+// State is where the dictation is.
+type State int
+
+// The dictation states the tray shows.
+const (
+	Idle State = iota
+	Recording
+	Transcribing
+	Output
+	Error
+)
+
+func (s State) String() string {
+	return [...]string{"idle", "recording", "transcribing", "output", "error"}[s]
+}
+
+// Event reports a state change or a finished dictation to the tray and log.
+type Event struct {
+	State   State
+	Message string
+	Text    string
+	Err     error
+	// Timings of a finished dictation (zero otherwise).
+	Timings Timings
+}
+
+// Timings split a dictation's latency after the key was released.
+type Timings struct {
+	Audio       time.Duration // length of the recording
+	CaptureStop time.Duration // from release to samples in hand
+	Features    time.Duration
+	Engine      time.Duration
+	Paste       time.Duration
+	// ReleaseToPaste is from the key release to the paste being done.
+	ReleaseToPaste time.Duration
+}
+
+// Config are the app's own settings.
+type Config struct {
+	// MinDuration: shorter recordings are dropped without calling the engine; default 300 ms.
+	MinDuration time.Duration
+	// Sounds plays start/stop/done cues.
+	Sounds bool
+}
+
+func (c Config) withDefaults() Config {
+	if c.MinDuration == 0 {
+		c.MinDuration = 300 * time.Millisecond
+	}
+	return c
+}
+
+// Deps are the parts the app drives.
+type Deps struct {
+	Recorder    Recorder
+	Transcriber Transcriber
+	Paster      Paster
+	Sounds      Sounds
+}
+
+// App is the dictation state machine: idle → recording → transcribing →
+// output → idle. Recordings made while an earlier one is still being
+// transcribed wait in a queue, so dictations never overlap or reorder.
+type App struct {
+	cfg  Config
+	deps Deps
+	log  *slog.Logger
+
+	events chan Event
+	jobs   chan job
+	mu     sync.Mutex // guards recording/pending, read by the tray via State
+	state  State
+}
+
+type job struct {
+	samples  []float32
+	send     bool
+	released time.Time
+	stopTook time.Duration
+}
+
+// New makes an app; Run drives it.
+func New(cfg Config, deps Deps, log *slog.Logger) *App {
+	return &App{
+		cfg: cfg.withDefaults(), deps: deps, log: log.With("pkg", "app"),
+		events: make(chan Event, 64), jobs: make(chan job, 16),
+	}
+}
+
+// Events delivers state changes; it is closed when Run returns.
+func (a *App) Events() <-chan Event { return a.events }
+
+// State is the current state.
+func (a *App) State() State {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.state
+}
+
+// Run handles hotkey input until ctx ends or input closes. It owns the
+// transcription goroutine and waits for it before returning.
+func (a *App) Run(ctx context.Context, input <-chan Input) error {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		a.transcribeLoop(ctx)
+	}()
+	defer func() {
+		close(a.jobs)
+		wg.Wait()
+		close(a.events)
+	}()
+	recording := false
+	var send bool
+	for {
+		select {
+		case <-ctx.Done():
+			if recording {
+				a.deps.Recorder.Cancel()
+			}
+			return ctx.Err()
+		case in, ok := <-input:
+			if !ok {
+				return nil
+			}
+			switch in.Trigger {
+			case TriggerStart:
+				if recording {
+					continue
+				}
+				if err := a.deps.Recorder.Start(); err != nil {
+					a.emit(Event{State: Error, Err: err, Message: "Could not start recording: " + err.Error()})
+					continue
+				}
+				recording, send = true, in.Send
+				a.play("start")
+				a.setState(Recording, "Listening…")
+			case TriggerStop:
+				if !recording {
+					continue
+				}
+				recording = false
+				released := in.At
+				if released.IsZero() {
+					released = time.Now()
+				}
+				samples, err := a.deps.Recorder.Stop()
+				stopTook := time.Since(released)
+				a.play("stop")
+				if err != nil && len(samples) == 0 {
+					a.emit(Event{State: Error, Err: err, Message: "Recording failed: " + err.Error()})
+					continue
+				}
+				if err != nil {
+					a.log.Warn("recording ended early; using what was captured", "err", err)
+				}
+				if d := time.Duration(len(samples)) * time.Second / 16000; d < a.cfg.MinDuration {
+					a.log.Info("recording too short; dropped", "duration", d, "min", a.cfg.MinDuration)
+					a.setState(a.idleOrBusy(), fmt.Sprintf("Too short (%.1f s) — hold the key while you speak", d.Seconds()))
+					continue
+				}
+				a.setState(Transcribing, "Transcribing…")
+				select {
+				case a.jobs <- job{samples: samples, send: send || in.Send, released: released, stopTook: stopTook}:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			case TriggerCancel:
+				if !recording {
+					continue
+				}
+				recording = false
+				a.deps.Recorder.Cancel()
+				a.setState(a.idleOrBusy(), "Cancelled")
+			}
+		}
+	}
+}
+
+// pending counts queued and running transcriptions.
+func (a *App) idleOrBusy() State {
+	if len(a.jobs) > 0 || a.State() == Transcribing || a.State() == Output {
+		return Transcribing
+	}
+	return Idle
+}
+
+func (a *App) transcribeLoop(ctx context.Context) {
+	for j := range a.jobs {
+		a.finish(ctx, j)
+	}
+}
+
+func (a *App) finish(ctx context.Context, j job) {
+	t := Timings{Audio: time.Duration(len(j.samples)) * time.Second / 16000, CaptureStop: j.stopTook}
+	tr, err := a.deps.Transcriber.Transcribe(ctx, j.samples)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return
+		}
+		a.emit(Event{State: Error, Err: err, Message: "Transcription failed: " + err.Error()})
+		return
+	}
+	t.Features, t.Engine = tr.Features, tr.Engine
+	if tr.Text == "" {
+		a.setState(Idle, "Nothing heard")
+		return
+	}
+	a.setState(Output, "Pasting…")
+	pasteStart := time.Now()
+	err = a.deps.Paster.Output(ctx, tr.Text, j.send)
+	t.Paste = time.Since(pasteStart)
+	t.ReleaseToPaste = time.Since(j.released)
+	if err != nil {
+		a.emit(Event{State: Error, Err: err, Text: tr.Text, Message: err.Error(), Timings: t})
+		return
+	}
+	a.play("done")
+	a.log.Info("dictation done", "chars", len(tr.Text), "audio", t.Audio, "release_to_paste", t.ReleaseToPaste,
+		"engine", t.Engine, "paste", t.Paste)
+	a.mu.Lock()
+	a.state = Idle
+	a.mu.Unlock()
+	a.send(Event{State: Idle, Message: "Ready", Text: tr.Text, Timings: t})
+}
+
+func (a *App) play(name string) {
+	if a.cfg.Sounds && a.deps.Sounds != nil {
+		a.deps.Sounds.Play(name)
+	}
+}
+
+func (a *App) setState(s State, msg string) {
+	a.mu.Lock()
+	a.state = s
+	a.mu.Unlock()
+	a.send(Event{State: s, Message: msg})
+}
+
+func (a *App) emit(e Event) {
+	a.log.Warn(e.Message)
+	a.mu.Lock()
+	a.state = e.State
+	a.mu.Unlock()
+	a.send(e)
+}
+
+// send never blocks the dictation: a tray that falls behind misses
+// intermediate states, not dictations.
+func (a *App) send(e Event) {
+	select {
+	case a.events <- e:
+	default:
+		a.log.Debug("event dropped; nobody is reading", "state", e.State)
+	}
+}

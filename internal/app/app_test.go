@@ -1,0 +1,159 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// recorder hands out prepared recordings in order.
+type recorder struct {
+	mu        sync.Mutex
+	clips     [][]float32
+	startErr  error
+	cancelled int
+}
+
+func (r *recorder) Start() error { return r.startErr }
+func (r *recorder) Stop() ([]float32, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.clips[0]
+	r.clips = r.clips[1:]
+	return c, nil
+}
+func (r *recorder) Cancel() {
+	r.mu.Lock()
+	r.cancelled++
+	r.clips = r.clips[1:]
+	r.mu.Unlock()
+}
+
+// transcriber "recognises" a clip by its length in seconds, slowly, and
+// records how many calls ran at once.
+type transcriber struct {
+	delay          time.Duration
+	active, maxAct atomic.Int32
+	calls          atomic.Int32
+}
+
+func (t *transcriber) Transcribe(ctx context.Context, s []float32) (Transcript, error) {
+	t.calls.Add(1)
+	n := t.active.Add(1)
+	defer t.active.Add(-1)
+	for {
+		m := t.maxAct.Load()
+		if n <= m || t.maxAct.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	time.Sleep(t.delay)
+	if len(s) == 0 || s[0] == 0 {
+		return Transcript{}, nil
+	}
+	return Transcript{Text: map[float32]string{1: "one", 2: "two", 3: "three"}[s[0]]}, nil
+}
+
+type paster struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (p *paster) Output(_ context.Context, text string, enter bool) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if enter {
+		text += "⏎"
+	}
+	p.got = append(p.got, text)
+	return nil
+}
+
+func clip(seconds float64, tag float32) []float32 {
+	s := make([]float32, int(seconds*16000))
+	for i := range s {
+		s[i] = tag
+	}
+	return s
+}
+
+func TestDictations(t *testing.T) {
+	cases := []struct {
+		name      string
+		clips     [][]float32
+		inputs    []Input
+		startErr  error
+		want      []string
+		wantCalls int32
+		wantState State
+	}{
+		{"one dictation", [][]float32{clip(1, 1)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, []string{"one"}, 1, Idle},
+		{"auto-send presses enter", [][]float32{clip(1, 2)},
+			[]Input{{Trigger: TriggerStart, Send: true}, {Trigger: TriggerStop}}, nil, []string{"two⏎"}, 1, Idle},
+		{"tap shorter than the minimum is dropped unheard", [][]float32{clip(0.1, 1)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, nil, 0, Idle},
+		{"cancel discards", [][]float32{clip(1, 1)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerCancel}, {Trigger: TriggerStop}}, nil, nil, 0, Idle},
+		{"nothing heard pastes nothing", [][]float32{clip(1, 0)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, nil, 1, Idle},
+		{"presses while busy queue in order, never overlap", [][]float32{clip(1, 1), clip(1, 2), clip(1, 3)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}, {Trigger: TriggerStart}, {Trigger: TriggerStop},
+				{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, []string{"one", "two", "three"}, 3, Idle},
+		{"microphone error is reported and the app goes on", nil,
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, errors.New("no microphone"), nil, 0, Error},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{clips: tc.clips, startErr: tc.startErr}
+			tr := &transcriber{delay: 30 * time.Millisecond}
+			p := &paster{}
+			a := New(Config{}, Deps{Recorder: rec, Transcriber: tr, Paster: p}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			in := make(chan Input)
+			done := make(chan error)
+			go func() { done <- a.Run(context.Background(), in) }()
+			var events []Event
+			collected := make(chan struct{})
+			go func() {
+				for e := range a.Events() {
+					events = append(events, e)
+				}
+				close(collected)
+			}()
+			for _, i := range tc.inputs {
+				in <- i
+			}
+			close(in)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			<-collected
+			if got := tr.calls.Load(); got != tc.wantCalls {
+				t.Errorf("transcriber called %d times, want %d", got, tc.wantCalls)
+			}
+			if tr.maxAct.Load() > 1 {
+				t.Errorf("%d transcriptions overlapped", tr.maxAct.Load())
+			}
+			if len(p.got) != len(tc.want) {
+				t.Fatalf("pasted %q, want %q", p.got, tc.want)
+			}
+			for i := range tc.want {
+				if p.got[i] != tc.want[i] {
+					t.Fatalf("pasted %q, want %q", p.got, tc.want)
+				}
+			}
+			if last := events[len(events)-1].State; last != tc.wantState {
+				t.Errorf("last state %v, want %v (events %+v)", last, tc.wantState, events)
+			}
+		})
+	}
+}

@@ -1,0 +1,147 @@
+package backend_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/gpu"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+const workerEnv = "WHISPERKEY_TEST_ENGINE_WORKER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) == "1" {
+		if err := engine.Serve(os.Stdin, os.Stdout, slog.New(slog.NewTextHandler(os.Stderr, nil))); err != nil {
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// rtx3060 is a Linux machine with an RTX 3060, driver 551.86 (CUDA 12.4) and
+// cuBLAS 12, answered from the recorded nvidia-smi outputs in internal/gpu.
+func rtx3060(t *testing.T) *gpu.Sources {
+	t.Helper()
+	rec := filepath.Join(testenv.RepoRoot(t), "internal", "gpu", "testdata", "nvidia-smi")
+	cublas := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cublas, "libcublas.so.12"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return &gpu.Sources{
+		GOOS: "linux",
+		Run: func(_ context.Context, name string, args ...string) ([]byte, error) {
+			if name != "nvidia-smi" {
+				return nil, &exec.Error{Name: name, Err: exec.ErrNotFound}
+			}
+			if len(args) == 0 {
+				return os.ReadFile(filepath.Join(rec, "rtx3060.txt"))
+			}
+			return os.ReadFile(filepath.Join(rec, "rtx3060.csv"))
+		},
+		CUDALibDirs: []string{cublas},
+	}
+}
+
+// engineRoot makes an install layout: the real cpu variant, and a cuda
+// folder in the state given.
+func engineRoot(t *testing.T, cuda string) string {
+	root := t.TempDir()
+	if err := os.Symlink(testenv.EngineDir(t), filepath.Join(root, "cpu")); err != nil {
+		t.Fatal(err)
+	}
+	switch cuda {
+	case "missing":
+	case "broken":
+		dir := filepath.Join(root, "cuda")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// A damaged download: the file is there but is not a library.
+		if err := os.WriteFile(filepath.Join(dir, engine.LibraryName()), []byte("<html>502 Bad Gateway</html>"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestGPUUnusableFallsBackToCPU(t *testing.T) {
+	model := testenv.Model(t, "base")
+	const said = "Remember to buy milk, bread and eggs on the way home."
+	speech := testenv.Speech(t, said)
+	cases := []struct {
+		name, cuda, want string
+	}{
+		{"variant folder missing", "missing",
+			"Detected NVIDIA GeForce RTX 3060, but the cuda engine files are missing — using CPU mode. Setup: docs/gpu-setup.md#engine-files-are-missing"},
+		{"library fails to load", "broken",
+			"Detected NVIDIA GeForce RTX 3060, but the GPU engine failed to start (load engine library"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := backend.Options{
+				EngineRoot: engineRoot(t, tc.cuda), StateDir: t.TempDir(), Device: "auto", Sources: rtx3060(t),
+				Engine: engine.Options{Exe: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{workerEnv + "=1"}},
+			}
+			l, err := backend.Open(context.Background(), model, opt, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if !strings.HasPrefix(l.Message, tc.want) || l.Spec.Device != "cpu" || l.Decision.Variant != gpu.VariantCPU {
+				t.Fatalf("message %q on %s, want %q on cpu", l.Message, l.Spec.Device, tc.want)
+			}
+			if tc.cuda == "broken" && !strings.HasSuffix(l.Message, "— using CPU mode. Setup: docs/gpu-setup.md#the-gpu-engine-failed-to-start") {
+				t.Fatalf("message %q does not end with the CPU mode and guide link", l.Message)
+			}
+			res, err := l.Transcribe(context.Background(), speech, whisper.DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wer := whisper.WordErrorRate(said, res.Text); wer > 0.15 {
+				t.Fatalf("dictation after fallback: WER %.2f %q", wer, res.Text)
+			}
+		})
+	}
+}
+
+// A GPU found to compute wrong results is remembered: the next start goes
+// straight to the CPU and says why, without loading the GPU engine.
+func TestCachedBadVerdictSkipsGPU(t *testing.T) {
+	model := testenv.Model(t, "base")
+	opt := backend.Options{
+		EngineRoot: engineRoot(t, "broken"), StateDir: t.TempDir(), Device: "auto", Sources: rtx3060(t),
+		Engine: engine.Options{Exe: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{workerEnv + "=1"}},
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	d := backend.Decide(backend.Detect(context.Background(), opt, log), opt)
+	if d.Variant != gpu.VariantCUDA {
+		t.Fatalf("decision %+v, want cuda", d)
+	}
+	cache := gpu.OpenVerifyCache(opt.StateDir)
+	if err := cache.Put(gpu.KeyFor(d, model), gpu.Verdict{Wrong: true, Reason: "its text differs from the CPU's"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := backend.Open(context.Background(), model, opt, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	want := "Detected NVIDIA GeForce RTX 3060, but the GPU computes wrong results (its text differs from the CPU's) — using CPU mode. Setup: docs/gpu-setup.md#the-gpu-computes-wrong-results"
+	if l.Message != want {
+		t.Fatalf("message %q\nwant    %q", l.Message, want)
+	}
+	if errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+}
