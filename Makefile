@@ -19,7 +19,7 @@ deps:
 	bash scripts/pyenv.sh
 
 model:
-	bash scripts/model.sh base small
+	bash scripts/model.sh base tiny.en
 
 engine: $(ENGINE_LIB)
 

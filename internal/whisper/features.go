@@ -11,20 +11,20 @@ import (
 // Audio and feature constants of every Whisper model (faster-whisper's
 // FeatureExtractor defaults).
 const (
-	SampleRate  = 16000                    // input samples per second
-	NFFT        = 400                      // STFT frame length in samples (25 ms)
-	HopLength   = 160                      // STFT hop in samples (10 ms)
-	ChunkLength = 30                       // seconds in one encoder window
-	NSamples    = ChunkLength * SampleRate // samples in one encoder window
-	NFrames     = NSamples / HopLength     // mel frames in one encoder window (3000)
-	FramesPerS  = SampleRate / HopLength   // mel frames per second (100)
-	nFreqs      = NFFT/2 + 1               // one-sided FFT bins (201)
-	padSamples  = 160                      // zeros faster-whisper appends before the STFT
-	reflectPad  = NFFT / 2                 // center=True reflect padding on each side
-	logFloor    = 1e-10                    // log10 clamp for silent bins
-	dynRangeLog = 8.0                      // log10 dynamic range kept below the maximum
-	minParallel = 256                      // frames per goroutine worth spawning for
-	maxWorkers  = 4                        // goroutine bound for one LogMel call
+	SampleRate      = 16000                    // input samples per second
+	NFFT            = 400                      // STFT frame length in samples (25 ms)
+	HopLength       = 160                      // STFT hop in samples (10 ms)
+	ChunkLength     = 30                       // seconds in one encoder window
+	NSamples        = ChunkLength * SampleRate // samples in one encoder window
+	NFrames         = NSamples / HopLength     // mel frames in one encoder window (3000)
+	FramesPerSecond = SampleRate / HopLength   // mel frames per second (100)
+	nFreqs          = NFFT/2 + 1               // one-sided FFT bins (201)
+	padSamples      = 160                      // zeros faster-whisper appends before the STFT
+	reflectPad      = NFFT / 2                 // center=True reflect padding on each side
+	logFloor        = 1e-10                    // log10 clamp for silent bins
+	dynRangeLog     = 8.0                      // log10 dynamic range kept below the maximum
+	minParallel     = 256                      // frames per goroutine worth spawning for
+	maxWorkers      = 4                        // goroutine bound for one LogMel call
 )
 
 // ErrNoAudio is returned by LogMel for an empty input.

@@ -301,11 +301,7 @@ func (t *Tokenizer) buildSuppressTokens() []int {
 // every entry.
 func (t *Tokenizer) encodeForSuppress(s string) []int {
 	if t.enc != nil {
-		ids, err := t.enc.encode(s)
-		if err != nil {
-			return nil
-		}
-		return ids
+		return t.enc.encode(s)
 	}
 	bl := toByteLevel(s)
 	if id, ok := t.ids.get(bl); ok {
@@ -329,11 +325,7 @@ func (t *Tokenizer) Encode(text string) ([]int, error) {
 	if t.enc == nil {
 		return nil, fmt.Errorf("encode text: %w (%s): copy it from the original Hugging Face model next to model.bin", ErrNoTokenizerJSON, t.dir)
 	}
-	ids, err := t.enc.encode(text)
-	if err != nil {
-		return nil, fmt.Errorf("encode text: %w", err)
-	}
-	return ids, nil
+	return t.enc.encode(text), nil
 }
 
 // Decode turns ids into text: ids at or above EOT (specials, timestamps) are
@@ -617,9 +609,8 @@ func (f *bpeFile) encoder(known []string, knownIDs *strIndex) (*bpeEncoder, erro
 	return e, nil
 }
 
-func (e *bpeEncoder) encode(text string) ([]int, error) {
+func (e *bpeEncoder) encode(text string) []int {
 	var ids []int
-	var err error
 	// Added tokens are split out first, leftmost-longest, and the text
 	// between them is pre-tokenized separately.
 	start := 0
@@ -632,10 +623,7 @@ func (e *bpeEncoder) encode(text string) ([]int, error) {
 				continue
 			}
 			if id, ok := e.added[text[i:i+l]]; ok {
-				if ids, err = e.encodeOrdinary(ids, text[start:i]); err != nil {
-					return nil, err
-				}
-				ids = append(ids, id)
+				ids = append(e.encodeOrdinary(ids, text[start:i]), id)
 				i += l - 1
 				start = i + 1
 				break
@@ -645,7 +633,7 @@ func (e *bpeEncoder) encode(text string) ([]int, error) {
 	return e.encodeOrdinary(ids, text[start:])
 }
 
-func (e *bpeEncoder) encodeOrdinary(ids []int, text string) ([]int, error) {
+func (e *bpeEncoder) encodeOrdinary(ids []int, text string) []int {
 	var sym []int
 	for len(text) > 0 {
 		n := preTokenLen(text)
@@ -657,7 +645,7 @@ func (e *bpeEncoder) encodeOrdinary(ids []int, text string) ([]int, error) {
 		}
 		ids = append(ids, e.bpe(sym)...)
 	}
-	return ids, nil
+	return ids
 }
 
 // bpe applies merges to one pre-token's byte symbols, always the
@@ -797,8 +785,9 @@ func classRun(s string, cls int) int {
 // jsonScanner is a minimal JSON reader over a byte slice, enough for
 // tokenizer.json and vocabulary.json.
 type jsonScanner struct {
-	data []byte
-	pos  int
+	data  []byte
+	pos   int
+	arena []byte // backing store for strings that had escapes
 }
 
 func (s *jsonScanner) ws() {
@@ -914,16 +903,20 @@ func (s *jsonScanner) str() ([]byte, error) {
 		return s.data[start : start+i], nil
 	}
 	i = esc
-	out := append([]byte(nil), s.data[start:start+i]...)
+	// Strings with escapes are decoded into the arena, saving an allocation
+	// each; bytes already handed out are never overwritten, because a full
+	// arena is replaced rather than reused.
+	base := len(s.arena)
+	s.arena = append(s.arena, s.data[start:start+i]...)
 	s.pos = start + i
 	for s.pos < len(s.data) {
 		c := s.data[s.pos]
 		switch {
 		case c == '"':
 			s.pos++
-			return out, nil
+			return s.arena[base:len(s.arena):len(s.arena)], nil
 		case c != '\\':
-			out = append(out, c)
+			s.arena = append(s.arena, c)
 			s.pos++
 			continue
 		}
@@ -934,17 +927,17 @@ func (s *jsonScanner) str() ([]byte, error) {
 		s.pos += 2
 		switch esc {
 		case '"', '\\', '/':
-			out = append(out, esc)
+			s.arena = append(s.arena, esc)
 		case 'b':
-			out = append(out, '\b')
+			s.arena = append(s.arena, '\b')
 		case 'f':
-			out = append(out, '\f')
+			s.arena = append(s.arena, '\f')
 		case 'n':
-			out = append(out, '\n')
+			s.arena = append(s.arena, '\n')
 		case 'r':
-			out = append(out, '\r')
+			s.arena = append(s.arena, '\r')
 		case 't':
-			out = append(out, '\t')
+			s.arena = append(s.arena, '\t')
 		case 'u':
 			r, err := s.hex4()
 			if err != nil {
@@ -960,7 +953,7 @@ func (s *jsonScanner) str() ([]byte, error) {
 					s.pos = save
 				}
 			}
-			out = utf8.AppendRune(out, r) // lone surrogates become U+FFFD
+			s.arena = utf8.AppendRune(s.arena, r) // lone surrogates become U+FFFD
 		default:
 			return nil, s.errorf("bad escape \\%c", esc)
 		}

@@ -1,0 +1,784 @@
+package audio
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/gen2brain/malgo"
+)
+
+// BackendNull is miniaudio's null device: silence, paced in real time. malgo
+// names no constant for it (its BackendNull is ma_backend_custom), so tests
+// and headless runs use this one.
+const BackendNull = malgo.Backend(14)
+
+// Defaults of Config.
+const (
+	DefaultPreRoll       = 500 * time.Millisecond
+	DefaultMaxDuration   = 15 * time.Minute
+	DefaultRetryInterval = 3 * time.Second
+	maxPreRoll           = 10 * time.Second
+
+	// Audio arrives every periodMs; the backend may hold periods×periodMs
+	// before it drops any. Low-latency defaults (3×10 ms) overrun as soon as
+	// a busy machine delays the audio thread by 30 ms, cutting words.
+	periodMs = 20
+	periods  = 20
+	// flushWait bounds how long Stop waits for the audio captured up to the
+	// moment it was called.
+	flushWait = 3 * periodMs * time.Millisecond
+)
+
+// Errors callers can branch on.
+var (
+	// ErrNoDevice means no usable microphone: none connected, the configured
+	// one missing, or the audio system refusing to open it.
+	ErrNoDevice = errors.New("no microphone found")
+	// ErrMicDenied means the OS refused access to the microphone (privacy settings).
+	ErrMicDenied = errors.New("microphone access denied")
+	// ErrDeviceLost means the microphone stopped delivering audio during a recording.
+	ErrDeviceLost = errors.New("microphone stopped delivering audio")
+	// ErrNotRecording is returned by Stop without a Start.
+	ErrNotRecording = errors.New("not recording")
+	// ErrRecording is returned by Start during a recording.
+	ErrRecording = errors.New("already recording")
+	// ErrClosed is returned after Close.
+	ErrClosed = errors.New("recorder closed")
+)
+
+// Config selects and tunes the microphone. Zero fields take the defaults
+// noted, except PreRoll, where zero means "no pre-roll".
+type Config struct {
+	// Device is the microphone: "" for the system default, otherwise its
+	// name (case-insensitive; an exact match wins, then a substring) or its ID.
+	Device string
+	// PreRoll keeps the microphone open between recordings and puts up to
+	// this much audio from before Start at the front of each recording, so a
+	// word begun while the hotkey goes down keeps its first syllable (config
+	// default DefaultPreRoll). 0 opens the microphone only while recording:
+	// no pre-roll, no always-on microphone indicator, but every recording
+	// waits for the device to start.
+	PreRoll time.Duration
+	// MaxDuration caps a recording (after the pre-roll); reaching it ends
+	// the capture and sends EventLimit. Default DefaultMaxDuration.
+	MaxDuration time.Duration
+	// RetryInterval is how often a lost or missing microphone is reopened
+	// and an open one is checked. Default DefaultRetryInterval.
+	RetryInterval time.Duration
+	// Backends restricts the audio systems tried, in order (for example
+	// BackendNull in tests). Default: miniaudio's order for the OS.
+	Backends []malgo.Backend
+}
+
+func (c Config) withDefaults() (Config, error) {
+	switch {
+	case c.PreRoll < 0:
+		return c, fmt.Errorf("audio pre-roll %v is negative: use 0 to open the microphone only while recording", c.PreRoll)
+	case c.PreRoll > maxPreRoll:
+		return c, fmt.Errorf("audio pre-roll %v is too long: use at most %v", c.PreRoll, maxPreRoll)
+	case c.MaxDuration < 0:
+		return c, fmt.Errorf("audio max duration %v is negative: use a positive duration such as 15m", c.MaxDuration)
+	case c.RetryInterval < 0:
+		return c, fmt.Errorf("audio retry interval %v is negative", c.RetryInterval)
+	}
+	if c.MaxDuration == 0 {
+		c.MaxDuration = DefaultMaxDuration
+	}
+	if c.RetryInterval == 0 {
+		c.RetryInterval = DefaultRetryInterval
+	}
+	return c, nil
+}
+
+// Device describes a capture device.
+type Device struct {
+	Name    string
+	ID      string // backend identifier, usable as Config.Device
+	Default bool
+}
+
+// EventKind says what happened to the recorder.
+type EventKind int
+
+// Event kinds.
+const (
+	// EventLimit: the recording reached MaxDuration and stopped growing; call Stop.
+	EventLimit EventKind = iota + 1
+	// EventDeviceLost: the microphone could not be opened or stopped working
+	// (Err says why). The recorder keeps retrying.
+	EventDeviceLost
+	// EventDeviceRestored: the microphone works again.
+	EventDeviceRestored
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EventLimit:
+		return "limit"
+	case EventDeviceLost:
+		return "device-lost"
+	case EventDeviceRestored:
+		return "device-restored"
+	}
+	return fmt.Sprintf("EventKind(%d)", int(k))
+}
+
+// Event is a notification from the recorder.
+type Event struct {
+	Kind   EventKind
+	Device string // device name, when known
+	Err    error  // for EventDeviceLost
+}
+
+// Stats describes the last recording.
+type Stats struct {
+	// FirstSampleLatency is the time from Start to the arrival of the first
+	// audio captured after it: one device period with the stream kept open,
+	// the device start-up time without.
+	FirstSampleLatency time.Duration
+	PreRoll            time.Duration // audio from before Start at the front
+	Duration           time.Duration // all audio returned
+	Limited            bool          // MaxDuration was reached
+	Device             string
+}
+
+type recState int
+
+const (
+	idle recState = iota
+	recording
+	limited // MaxDuration reached; samples are kept for Stop
+)
+
+// Recorder captures 16 kHz mono audio from one microphone.
+type Recorder struct {
+	cfg      Config
+	log      *slog.Logger
+	actx     *malgo.AllocatedContext
+	keepOpen bool
+
+	opMu sync.Mutex // serialises Start, Stop, Cancel and Close
+
+	devMu     sync.Mutex // guards the fields below; never held by the audio callback
+	dev       *malgo.Device
+	devName   string
+	nextGen   uint64
+	announced bool // EventDeviceLost sent and not yet followed by EventDeviceRestored
+	closed    bool
+
+	mu      sync.Mutex // guards the fields below; taken by the audio callback
+	gen     uint64     // generation of the device whose callbacks count; 0 = none
+	rate    int
+	ring    ring
+	ringAt  time.Time // arrival of the newest ring sample
+	state   recState
+	chunks  [][]float32
+	n       int // samples in chunks
+	maxN    int
+	preN    int
+	startAt time.Time
+	firstAt time.Time
+	lostRec bool          // the device was lost during this recording
+	flush   chan struct{} // closed by the first callback after flushAt
+	flushAt time.Time
+	recDev  string
+	stats   Stats
+
+	checkCh chan struct{} // a stop notification arrived
+	limitCh chan struct{} // MaxDuration reached
+	stopCh  chan struct{} // closed by Close to end monitor
+	done    chan struct{} // closed when monitor has returned
+
+	evMu     sync.Mutex // guards evClosed and sending on events
+	evClosed bool
+	events   chan Event
+}
+
+// New opens the audio system and, when cfg.PreRoll > 0, the microphone. A
+// microphone that cannot be opened is not an error here: the recorder sends
+// EventDeviceLost, retries in the background, and Start reports the problem.
+func New(cfg Config, log *slog.Logger) (*Recorder, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = log.With("pkg", "audio")
+
+	// PulseAudio shows this name next to the recording stream.
+	appName := []byte("WhisperKey\x00")
+	var pin runtime.Pinner
+	pin.Pin(&appName[0])
+	actx, err := malgo.InitContext(cfg.Backends, malgo.ContextConfig{
+		Pulse: malgo.PulseContextConfig{PApplicationName: &appName[0]},
+	}, func(msg string) {
+		log.Debug("miniaudio", "msg", strings.TrimSpace(msg))
+	})
+	pin.Unpin()
+	if err != nil {
+		return nil, kindErr(ErrNoDevice, "no audio system found (%v): install or start one (Windows: check the Windows Audio service; Linux: PulseAudio, PipeWire or ALSA)", err)
+	}
+
+	r := &Recorder{
+		cfg:      cfg,
+		log:      log,
+		actx:     actx,
+		keepOpen: cfg.PreRoll > 0,
+		checkCh:  make(chan struct{}, 1),
+		limitCh:  make(chan struct{}, 1),
+		stopCh:   make(chan struct{}),
+		done:     make(chan struct{}),
+		events:   make(chan Event, 16),
+	}
+	if r.keepOpen {
+		r.devMu.Lock()
+		if err := r.openLocked(); err != nil {
+			r.announced = true
+			log.Warn("microphone unavailable, retrying in the background", "err", err, "every", cfg.RetryInterval)
+			r.emit(Event{Kind: EventDeviceLost, Device: cfg.Device, Err: err})
+		}
+		r.devMu.Unlock()
+	}
+	go r.monitor()
+	return r, nil
+}
+
+// Events delivers limit and device notifications. It is closed by Close.
+// Events are dropped (and logged) if nobody reads them.
+func (r *Recorder) Events() <-chan Event { return r.events }
+
+// Devices lists the capture devices.
+func (r *Recorder) Devices() ([]Device, error) {
+	r.devMu.Lock()
+	defer r.devMu.Unlock()
+	if r.closed {
+		return nil, ErrClosed
+	}
+	infos, err := r.actx.Devices(malgo.Capture)
+	if err != nil {
+		return nil, fmt.Errorf("list microphones: %w", err)
+	}
+	out := make([]Device, len(infos))
+	for i := range infos {
+		out[i] = Device{Name: infos[i].Name(), ID: infos[i].ID.String(), Default: infos[i].IsDefault != 0}
+	}
+	return out, nil
+}
+
+// Start begins a recording, keeping everything captured from now on plus
+// up to PreRoll of audio from just before the call.
+func (r *Recorder) Start() error {
+	r.opMu.Lock()
+	defer r.opMu.Unlock()
+	now := time.Now()
+	r.devMu.Lock()
+	defer r.devMu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	r.mu.Lock()
+	if r.state != idle {
+		r.mu.Unlock()
+		return ErrRecording
+	}
+	r.beginLocked(now)
+	r.mu.Unlock()
+	if r.dev != nil {
+		return nil
+	}
+	// Cold start (no pre-roll) or a device that was lost: open it now. The
+	// recording is armed first so its very first callback is kept.
+	if err := r.openLocked(); err != nil {
+		r.mu.Lock()
+		r.resetLocked()
+		r.mu.Unlock()
+		return err
+	}
+	r.mu.Lock()
+	r.recDev = r.devName
+	r.mu.Unlock()
+	if r.announced {
+		r.announced = false
+		r.emit(Event{Kind: EventDeviceRestored, Device: r.devName})
+	}
+	return nil
+}
+
+// Stop ends the recording and returns it as 16 kHz mono samples. If the
+// microphone was lost during the recording, Stop returns what was captured
+// together with an error wrapping ErrDeviceLost.
+func (r *Recorder) Stop() ([]float32, error) {
+	r.opMu.Lock()
+	defer r.opMu.Unlock()
+	r.mu.Lock()
+	if r.state == idle {
+		r.mu.Unlock()
+		return nil, ErrNotRecording
+	}
+	if r.state == recording && r.gen != 0 {
+		// The device still holds up to a period of audio spoken before this
+		// call: wait for the next delivery so the last syllable is kept.
+		wait := make(chan struct{})
+		r.flush, r.flushAt = wait, time.Now()
+		r.mu.Unlock()
+		select {
+		case <-wait:
+		case <-time.After(flushWait):
+		}
+		r.mu.Lock()
+		r.flush = nil
+	}
+	samples := make([]float32, 0, r.n)
+	for _, c := range r.chunks {
+		samples = append(samples, c...)
+	}
+	rate, lost, dev := r.rate, r.lostRec, r.recDev
+	r.stats = Stats{
+		PreRoll:  samplesDur(r.preN, rate),
+		Duration: samplesDur(len(samples), rate),
+		Limited:  r.state == limited,
+		Device:   dev,
+	}
+	if !r.firstAt.IsZero() {
+		r.stats.FirstSampleLatency = r.firstAt.Sub(r.startAt)
+	}
+	r.resetLocked()
+	r.mu.Unlock()
+
+	r.closeIfColdStart()
+	if rate != SampleRate && rate > 0 {
+		samples = Resample(samples, rate, SampleRate)
+	}
+	r.log.Debug("recording stopped", "duration", r.stats.Duration, "preroll", r.stats.PreRoll,
+		"first_sample_latency", r.stats.FirstSampleLatency, "limited", r.stats.Limited)
+	if lost {
+		return samples, kindErr(ErrDeviceLost, "microphone %q stopped delivering audio during the recording; %v of audio was kept", dev, r.stats.Duration.Round(time.Millisecond))
+	}
+	return samples, nil
+}
+
+// Cancel ends the recording and discards it. It does nothing when idle.
+func (r *Recorder) Cancel() {
+	r.opMu.Lock()
+	defer r.opMu.Unlock()
+	r.mu.Lock()
+	wasRecording := r.state != idle
+	r.resetLocked()
+	r.mu.Unlock()
+	if wasRecording {
+		r.closeIfColdStart()
+	}
+}
+
+// Stats describes the last recording returned by Stop.
+func (r *Recorder) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stats
+}
+
+// Close stops the background goroutine, closes the microphone and the
+// audio system, and closes Events. It is safe to call more than once.
+func (r *Recorder) Close() error {
+	r.opMu.Lock()
+	defer r.opMu.Unlock()
+	r.devMu.Lock()
+	if r.closed {
+		r.devMu.Unlock()
+		return nil
+	}
+	r.closed = true
+	r.devMu.Unlock()
+
+	close(r.stopCh)
+	<-r.done
+
+	r.devMu.Lock()
+	r.closeLocked()
+	r.devMu.Unlock()
+	r.mu.Lock()
+	r.resetLocked()
+	r.mu.Unlock()
+
+	err := r.actx.Uninit()
+	r.actx.Free()
+
+	r.evMu.Lock()
+	r.evClosed = true
+	close(r.events)
+	r.evMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("close audio system: %w", err)
+	}
+	return nil
+}
+
+// beginLocked arms a recording, seeding it with the pre-roll: the ring's
+// samples that arrived no earlier than now-PreRoll (the ring may be stale if
+// the source paused).
+func (r *Recorder) beginLocked(now time.Time) {
+	pre := 0
+	if r.keepOpen && r.rate > 0 && r.ring.n > 0 {
+		want := r.cfg.PreRoll - now.Sub(r.ringAt)
+		pre = min(int(want.Seconds()*float64(r.rate)), r.ring.n)
+	}
+	first := make([]float32, 0, max(pre, r.chunkSize()))
+	if pre > 0 {
+		first = r.ring.appendLast(first, pre)
+	}
+	r.chunks = [][]float32{first}
+	r.n, r.preN = len(first), len(first)
+	r.maxN = r.preN + int(r.cfg.MaxDuration.Seconds()*float64(max(r.rate, SampleRate)))
+	r.state = recording
+	r.startAt, r.firstAt = now, time.Time{}
+	r.lostRec = false
+	r.recDev = r.devName
+}
+
+func (r *Recorder) resetLocked() {
+	r.state = idle
+	r.chunks = nil
+	r.n, r.preN = 0, 0
+}
+
+func (r *Recorder) chunkSize() int { return max(r.rate, SampleRate) } // one second
+
+// onData runs on the audio thread: copy and return quickly.
+func (r *Recorder) onData(gen uint64, in []byte) {
+	if len(in) < 4 {
+		return
+	}
+	s := unsafe.Slice((*float32)(unsafe.Pointer(&in[0])), len(in)/4)
+	now := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if gen != r.gen {
+		return
+	}
+	if r.keepOpen {
+		r.ring.write(s)
+		r.ringAt = now
+	}
+	if r.state != recording {
+		return
+	}
+	if r.firstAt.IsZero() {
+		r.firstAt = now
+	}
+	if room := r.maxN - r.n; len(s) >= room {
+		s = s[:room]
+		r.state = limited
+		select {
+		case r.limitCh <- struct{}{}:
+		default:
+		}
+	}
+	for len(s) > 0 {
+		last := &r.chunks[len(r.chunks)-1]
+		if len(*last) == cap(*last) {
+			r.chunks = append(r.chunks, make([]float32, 0, r.chunkSize()))
+			continue
+		}
+		k := min(cap(*last)-len(*last), len(s))
+		*last = append(*last, s[:k]...)
+		s = s[k:]
+		r.n += k
+	}
+	if r.flush != nil && now.After(r.flushAt) {
+		close(r.flush)
+		r.flush = nil
+	}
+}
+
+// onStop runs when miniaudio reports the device stopped. That also happens
+// when PulseAudio merely suspends an idle source, so the monitor checks the
+// device state before calling it lost.
+func (r *Recorder) onStop(gen uint64) {
+	r.mu.Lock()
+	current := gen == r.gen
+	r.mu.Unlock()
+	if current {
+		select {
+		case r.checkCh <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// monitor reports limits and watches the device, reopening it when lost.
+func (r *Recorder) monitor() {
+	defer close(r.done)
+	tick := time.NewTicker(r.cfg.RetryInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.stopCh:
+			return
+		case <-r.limitCh:
+			r.log.Info("recording reached the maximum duration", "max", r.cfg.MaxDuration)
+			r.emit(Event{Kind: EventLimit})
+		case <-r.checkCh:
+			// Let the audio thread finish stopping so the state is final.
+			select {
+			case <-time.After(200 * time.Millisecond):
+			case <-r.stopCh:
+				return
+			}
+			r.check()
+		case <-tick.C:
+			r.check()
+		}
+	}
+}
+
+// check notices a device that stopped on its own and reopens a lost one.
+func (r *Recorder) check() {
+	r.devMu.Lock()
+	defer r.devMu.Unlock()
+	if r.closed {
+		return
+	}
+	if r.dev != nil {
+		if r.dev.IsStarted() {
+			return
+		}
+		name := r.devName
+		r.closeLocked()
+		r.mu.Lock()
+		if r.state != idle {
+			r.lostRec = true
+		}
+		r.mu.Unlock()
+		err := kindErr(ErrDeviceLost, "microphone %q stopped delivering audio; reconnect it or pick another in config input_device", name)
+		r.log.Warn("microphone lost", "device", name)
+		r.announced = true
+		r.emit(Event{Kind: EventDeviceLost, Device: name, Err: err})
+		return
+	}
+	if !r.keepOpen {
+		return // opened by the next Start
+	}
+	if err := r.openLocked(); err != nil {
+		r.log.Debug("microphone still unavailable", "err", err)
+		return
+	}
+	if r.announced {
+		r.announced = false
+		r.log.Info("microphone available again", "device", r.devName)
+		r.emit(Event{Kind: EventDeviceRestored, Device: r.devName})
+	}
+}
+
+// closeIfColdStart closes the device after a recording without pre-roll.
+func (r *Recorder) closeIfColdStart() {
+	if r.keepOpen {
+		return
+	}
+	r.devMu.Lock()
+	r.closeLocked()
+	r.devMu.Unlock()
+}
+
+// closeLocked uninitialises the device. The callbacks are disowned first,
+// and r.mu is not held during Uninit, which waits for the audio thread.
+func (r *Recorder) closeLocked() {
+	if r.dev == nil {
+		return
+	}
+	r.mu.Lock()
+	r.gen = 0
+	r.mu.Unlock()
+	r.dev.Uninit()
+	r.dev = nil
+}
+
+// openLocked opens and starts the configured device, asking miniaudio for
+// 16 kHz mono float32 (it converts whatever the hardware delivers).
+func (r *Recorder) openLocked() error {
+	infos, listErr := r.actx.Devices(malgo.Capture)
+	var id *malgo.DeviceID
+	name := "default microphone"
+	if r.cfg.Device != "" {
+		if listErr != nil {
+			return kindErr(ErrNoDevice, "no microphone found: listing microphones failed (%v)", listErr)
+		}
+		m := matchDevice(infos, r.cfg.Device)
+		if m == nil {
+			return kindErr(ErrNoDevice, "no microphone found matching %q: connect it or pick another in config input_device (available: %s)", r.cfg.Device, available(infos))
+		}
+		id = new(malgo.DeviceID)
+		*id = m.ID
+		name = m.Name()
+	} else {
+		if listErr == nil && len(infos) == 0 {
+			return kindErr(ErrNoDevice, "no microphone found: connect one or pick another in config input_device (available: none)")
+		}
+		for i := range infos {
+			if infos[i].IsDefault != 0 {
+				name = infos[i].Name()
+			}
+		}
+	}
+
+	dc := malgo.DefaultDeviceConfig(malgo.Capture)
+	dc.Capture.Format = malgo.FormatF32
+	dc.Capture.Channels = 1
+	dc.SampleRate = SampleRate
+	dc.PeriodSizeInMilliseconds = periodMs
+	dc.Periods = periods
+	dc.Resampling.Linear.LpfOrder = 8 // miniaudio's maximum: less aliasing from 44.1/48 kHz hardware
+	dc.Pulse.StreamNameCapture = "Dictation"
+	// The ID is passed inside the config struct, so cgo needs it pinned;
+	// miniaudio copies it during InitDevice.
+	var pin runtime.Pinner
+	if id != nil {
+		pin.Pin(id)
+		dc.Capture.DeviceID = unsafe.Pointer(id)
+	}
+	r.nextGen++
+	gen := r.nextGen
+	dev, err := malgo.InitDevice(r.actx.Context, dc, malgo.DeviceCallbacks{
+		Data: func(_, in []byte, _ uint32) { r.onData(gen, in) },
+		Stop: func() { r.onStop(gen) },
+	})
+	pin.Unpin()
+	if err != nil {
+		return openError(name, err, infos)
+	}
+	rate := int(dev.SampleRate())
+	r.mu.Lock()
+	r.gen, r.rate = gen, rate
+	if r.keepOpen {
+		r.ring.reset(int(r.cfg.PreRoll.Seconds() * float64(rate)))
+	}
+	r.mu.Unlock()
+	if err := dev.Start(); err != nil {
+		r.mu.Lock()
+		r.gen = 0
+		r.mu.Unlock()
+		dev.Uninit()
+		return openError(name, err, infos)
+	}
+	r.dev, r.devName = dev, name
+	r.log.Info("microphone open", "device", name, "rate", rate,
+		"device_rate", dev.CaptureInternalSampleRate(), "device_channels", dev.CaptureInternalChannels(),
+		"preroll", r.cfg.PreRoll)
+	return nil
+}
+
+func openError(name string, err error, infos []malgo.DeviceInfo) error {
+	if errors.Is(err, malgo.ErrAccessDenied) {
+		return kindErr(ErrMicDenied, "microphone access denied for %q: allow desktop apps to use the microphone (Windows: Settings > Privacy & security > Microphone)", name)
+	}
+	return kindErr(ErrNoDevice, "no microphone found: opening %q failed (%v): connect one or pick another in config input_device (available: %s)", name, err, available(infos))
+}
+
+// matchDevice finds the configured device: exact name, then ID, then substring.
+func matchDevice(infos []malgo.DeviceInfo, want string) *malgo.DeviceInfo {
+	lw := strings.ToLower(want)
+	for i := range infos {
+		if strings.ToLower(infos[i].Name()) == lw {
+			return &infos[i]
+		}
+	}
+	for i := range infos {
+		if infos[i].ID.String() == lw {
+			return &infos[i]
+		}
+	}
+	for i := range infos {
+		if strings.Contains(strings.ToLower(infos[i].Name()), lw) {
+			return &infos[i]
+		}
+	}
+	return nil
+}
+
+func available(infos []malgo.DeviceInfo) string {
+	if len(infos) == 0 {
+		return "none"
+	}
+	const show = 8 // ALSA lists dozens of plugins; the first few make the point
+	var names []string
+	for i := range infos[:min(len(infos), show)] {
+		names = append(names, fmt.Sprintf("%q", infos[i].Name()))
+	}
+	if len(infos) > show {
+		names = append(names, fmt.Sprintf("and %d more", len(infos)-show))
+	}
+	return strings.Join(names, ", ")
+}
+
+// emit sends an event without ever blocking the caller.
+func (r *Recorder) emit(e Event) {
+	r.evMu.Lock()
+	defer r.evMu.Unlock()
+	if r.evClosed {
+		return
+	}
+	select {
+	case r.events <- e:
+	default:
+		r.log.Warn("audio event dropped: nobody is reading Events", "kind", e.Kind.String())
+	}
+}
+
+func samplesDur(n, rate int) time.Duration {
+	if rate <= 0 {
+		return 0
+	}
+	return time.Duration(n) * time.Second / time.Duration(rate)
+}
+
+// ring keeps the newest len(buf) samples.
+type ring struct {
+	buf []float32
+	pos int // next write
+	n   int // valid samples
+}
+
+func (g *ring) reset(size int) {
+	if cap(g.buf) < size {
+		g.buf = make([]float32, size)
+	}
+	g.buf = g.buf[:size]
+	g.pos, g.n = 0, 0
+}
+
+func (g *ring) write(s []float32) {
+	size := len(g.buf)
+	if size == 0 {
+		return
+	}
+	if len(s) >= size {
+		copy(g.buf, s[len(s)-size:])
+		g.pos, g.n = 0, size
+		return
+	}
+	k := copy(g.buf[g.pos:], s)
+	copy(g.buf, s[k:])
+	g.pos = (g.pos + len(s)) % size
+	g.n = min(g.n+len(s), size)
+}
+
+// appendLast appends the newest k samples, oldest first.
+func (g *ring) appendLast(dst []float32, k int) []float32 {
+	k = min(k, g.n)
+	if k <= 0 {
+		return dst
+	}
+	start := (g.pos - k + len(g.buf)) % len(g.buf)
+	if start+k <= len(g.buf) {
+		return append(dst, g.buf[start:start+k]...)
+	}
+	dst = append(dst, g.buf[start:]...)
+	return append(dst, g.buf[:k-(len(g.buf)-start)]...)
+}

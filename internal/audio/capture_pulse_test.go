@@ -1,0 +1,289 @@
+//go:build linux
+
+package audio
+
+import (
+	"fmt"
+	"math"
+	"math/cmplx"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/testenv"
+)
+
+func requirePulse(t *testing.T) {
+	t.Helper()
+	requireTool(t, "pactl")
+	requireTool(t, "paplay")
+	if out, err := exec.Command("pactl", "info").CombinedOutput(); err != nil {
+		testenv.Require(t, fmt.Sprintf("a PulseAudio server (pactl info: %v: %s)", err, strings.Join(strings.Fields(string(out)), " ")),
+			"pulseaudio --start --exit-idle-time=-1 with XDG_RUNTIME_DIR set, as the CI setup script does (go-stack.md §4)")
+	}
+}
+
+// privateSink loads a null sink of its own, so that other tests playing into
+// the shared vmic sink cannot disturb this one, and returns its sink name and
+// the description its monitor source carries ("Monitor of <description>").
+func privateSink(t *testing.T, rate, channels int) (sink, desc string) {
+	t.Helper()
+	n := time.Now().UnixNano() % 1e9
+	sink = fmt.Sprintf("wk_audiotest_%d_%d", os.Getpid(), n)
+	desc = fmt.Sprintf("WKAudioTest%d-%d", os.Getpid(), n)
+	out, err := exec.Command("pactl", "load-module", "module-null-sink", "sink_name="+sink,
+		fmt.Sprintf("rate=%d", rate), fmt.Sprintf("channels=%d", channels),
+		"sink_properties=device.description="+desc).CombinedOutput()
+	if err != nil {
+		t.Fatalf("load null sink: %v: %s", err, out)
+	}
+	module := strings.TrimSpace(string(out))
+	t.Cleanup(func() {
+		if out, err := exec.Command("pactl", "unload-module", module).CombinedOutput(); err != nil {
+			t.Errorf("unload null sink %s: %v: %s", module, err, out)
+		}
+	})
+	return sink, desc
+}
+
+// speech writes an espeak-ng utterance and returns its path and its 16 kHz samples.
+func speech(t *testing.T, text string) (string, []float32) {
+	t.Helper()
+	requireTool(t, "espeak-ng")
+	path := filepath.Join(t.TempDir(), "speech.wav")
+	if out, err := exec.Command("espeak-ng", "-w", path, text).CombinedOutput(); err != nil {
+		t.Fatalf("espeak-ng: %v: %s", err, out)
+	}
+	ref, err := LoadWAV16k(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, ref
+}
+
+// align finds the lag at which capt best matches ref (capt[i+lag] ≈ ref[i])
+// by normalised cross-correlation over overlaps of at least minOverlap samples.
+func align(capt, ref []float32, minOverlap int) (lag int, corr float64) {
+	n := 1
+	for n < len(capt)+len(ref) {
+		n <<= 1
+	}
+	x := make([]complex128, n)
+	y := make([]complex128, n)
+	for i, v := range capt {
+		x[i] = complex(float64(v), 0)
+	}
+	for i, v := range ref {
+		y[i] = complex(float64(v), 0)
+	}
+	fft(x, false)
+	fft(y, false)
+	for i := range x {
+		x[i] *= cmplx.Conj(y[i])
+	}
+	fft(x, true)
+	pc := prefixEnergy(capt)
+	pr := prefixEnergy(ref)
+	corr = -2
+	for l := -(len(ref) - 1); l < len(capt); l++ {
+		lo, hi := max(0, -l), min(len(ref), len(capt)-l) // ref indices overlapping
+		if hi-lo < minOverlap {
+			continue
+		}
+		er := pr[hi] - pr[lo]
+		ec := pc[hi+l] - pc[lo+l]
+		if er <= 0 || ec <= 0 {
+			continue
+		}
+		v := real(x[(l+n)%n]) / math.Sqrt(er*ec)
+		if v > corr {
+			lag, corr = l, v
+		}
+	}
+	return lag, corr
+}
+
+func prefixEnergy(s []float32) []float64 {
+	p := make([]float64, len(s)+1)
+	for i, v := range s {
+		p[i+1] = p[i] + float64(v)*float64(v)
+	}
+	return p
+}
+
+// fft is an in-place radix-2 transform; the inverse is scaled by 1/n.
+func fft(a []complex128, inverse bool) {
+	n := len(a)
+	for i, j := 1, 0; i < n; i++ {
+		bit := n >> 1
+		for ; j&bit != 0; bit >>= 1 {
+			j ^= bit
+		}
+		j ^= bit
+		if i < j {
+			a[i], a[j] = a[j], a[i]
+		}
+	}
+	for size := 2; size <= n; size <<= 1 {
+		ang := 2 * math.Pi / float64(size)
+		if !inverse {
+			ang = -ang
+		}
+		w := cmplx.Rect(1, ang)
+		for start := 0; start < n; start += size {
+			wk := complex(1, 0)
+			for k := range size / 2 {
+				u, v := a[start+k], a[start+k+size/2]*wk
+				a[start+k], a[start+k+size/2] = u+v, u-v
+				wk *= w
+			}
+		}
+	}
+	if inverse {
+		for i := range a {
+			a[i] /= complex(float64(n), 0)
+		}
+	}
+}
+
+func segmentCorr(a, b []float32) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	return ab / math.Sqrt(aa*bb)
+}
+
+func TestCapturePulseSpeech(t *testing.T) {
+	requirePulse(t)
+	path, ref := speech(t, "Hello world, this is a dictation test.")
+	sink, desc := privateSink(t, 16000, 1)
+
+	// Cold start (no pre-roll): the device opens in Start.
+	r := newRecorder(t, Config{Device: desc, PreRoll: 0})
+	if err := r.Start(); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	if out, err := exec.Command("paplay", "-d", sink, path).CombinedOutput(); err != nil {
+		t.Fatalf("paplay: %v: %s", err, out)
+	}
+	time.Sleep(300 * time.Millisecond)
+	got, err := r.Stop()
+	if err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	st := r.Stats()
+	// A null-sink monitor delivers only while the sink renders, so the
+	// length is not asserted; the content is.
+	lag, corr := align(got, ref, len(ref)/2)
+	t.Logf("captured %d samples (%v) from %q, rms %.3f (reference %.3f), corr %.3f at lag %d, first sample after %v",
+		len(got), st.Duration, st.Device, rms(got), rms(ref), corr, lag, st.FirstSampleLatency)
+	if !strings.Contains(st.Device, desc) {
+		t.Errorf("recorded from %q, want the monitor of %q", st.Device, desc)
+	}
+	if corr < 0.9 {
+		t.Errorf("correlation with the played speech %.3f, want ≥ 0.9", corr)
+	}
+	if rms(got) < 0.01 {
+		t.Errorf("rms %.4f: the capture is (nearly) silent", rms(got))
+	}
+}
+
+func TestCapturePulsePreRoll(t *testing.T) {
+	requirePulse(t)
+	path, ref := speech(t, "Seven silver spoons were placed on the wooden table near the open window")
+	// 48 kHz stereo: miniaudio converts to 16 kHz mono.
+	sink, desc := privateSink(t, 48000, 2)
+
+	r := newRecorder(t, Config{Device: desc, PreRoll: 500 * time.Millisecond})
+	play := exec.Command("paplay", "-d", sink, path)
+	if err := play.Start(); err != nil {
+		t.Fatalf("paplay: %v", err)
+	}
+	// Start in the middle of the sentence, as a user who begins speaking a
+	// moment before the hotkey registers: once speech fills the pre-roll
+	// buffer (paplay's start-up time varies with the machine's load).
+	waitForSpeech(t, r)
+	time.Sleep(500 * time.Millisecond)
+	if err := r.Start(); err != nil {
+		_ = play.Wait()
+		t.Fatalf("Start: %v", err)
+	}
+	if err := play.Wait(); err != nil {
+		t.Fatalf("paplay: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	got, err := r.Stop()
+	if err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	st := r.Stats()
+	preN := int(st.PreRoll.Seconds() * SampleRate)
+	lag, corr := align(got, ref, SampleRate)
+	t.Logf("captured %d samples, pre-roll %v (%d samples), corr %.3f at lag %d, first sample after %v",
+		len(got), st.PreRoll, preN, corr, lag, st.FirstSampleLatency)
+	if st.PreRoll < 250*time.Millisecond {
+		t.Fatalf("pre-roll %v, want about 500ms of audio from before Start", st.PreRoll)
+	}
+	if corr < 0.9 {
+		t.Fatalf("correlation with the played speech %.3f, want ≥ 0.9", corr)
+	}
+	// The recording must begin inside the sentence (Start came after the
+	// speech began) and its pre-roll part must be that earlier speech.
+	at := -lag // reference index of the first captured sample
+	if at <= 0 || at+preN > len(ref) {
+		t.Fatalf("recording starts at reference sample %d: Start was not called during the speech", at)
+	}
+	pre, want := got[:preN], ref[at:at+preN]
+	if rms(want) < 0.02 {
+		t.Fatalf("the reference is quiet where the pre-roll lands (rms %.3f); adjust the test timing", rms(want))
+	}
+	if c := segmentCorr(pre, want); c < 0.9 || rms(pre) < 0.01 {
+		t.Fatalf("pre-roll audio: corr %.3f rms %.3f with the speech played before Start, want corr ≥ 0.9", c, rms(pre))
+	}
+}
+
+// waitForSpeech waits until the recorder's pre-roll buffer is full of sound.
+func waitForSpeech(t *testing.T, r *Recorder) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		full := r.ring.n > 0 && r.ring.n == len(r.ring.buf)
+		level := rms(r.ring.appendLast(nil, r.ring.n))
+		fresh := time.Since(r.ringAt) < 100*time.Millisecond
+		r.mu.Unlock()
+		if full && fresh && level > 0.03 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("no speech reached the recorder within 30s")
+}
+
+func TestDevicesPulse(t *testing.T) {
+	requirePulse(t)
+	_, desc := privateSink(t, 16000, 1)
+	r := newRecorder(t, Config{PreRoll: 0})
+	devs, err := r.Devices()
+	if err != nil {
+		t.Fatalf("Devices: %v", err)
+	}
+	var found, dflt bool
+	for _, d := range devs {
+		t.Logf("device %q id=%s default=%v", d.Name, d.ID, d.Default)
+		found = found || strings.Contains(d.Name, desc)
+		dflt = dflt || d.Default
+	}
+	if !found {
+		t.Errorf("the monitor of %q is not listed", desc)
+	}
+	if !dflt {
+		t.Errorf("no device is marked default")
+	}
+}

@@ -1,0 +1,115 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// Service keeps one model warm and swaps it when the user picks another
+// model or device. Transcriptions hold a read lock, so a switch waits for the
+// dictation in flight to finish on the old model; the old worker exits
+// before the new one starts, so there is never more than one.
+type Service struct {
+	log *slog.Logger
+	mu  sync.RWMutex
+	cur *Loaded
+	dir string
+	opt Options
+}
+
+// Switched describes a finished switch.
+type Switched struct {
+	Message  string
+	ModelDir string
+	Load     time.Duration
+}
+
+// NewService opens modelDir and warms it up.
+func NewService(ctx context.Context, modelDir string, opt Options, log *slog.Logger) (*Service, error) {
+	l, err := Open(ctx, modelDir, opt, log)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{log: log.With("pkg", "backend"), cur: l, dir: modelDir, opt: opt}
+	s.warm(ctx, l)
+	return s, nil
+}
+
+// warm runs one short transcription so the first real dictation is as fast
+// as the rest (first-call allocations, thread pools, page faults).
+func (s *Service) warm(ctx context.Context, l *Loaded) {
+	if len(s.opt.Sample) == 0 {
+		return
+	}
+	start := time.Now()
+	o := whisper.DefaultOptions()
+	o.Language, o.Temperatures = "en", []float32{0}
+	n := min(len(s.opt.Sample), 2*whisper.SampleRate)
+	if _, err := l.Transcribe(ctx, s.opt.Sample[:n], o); err != nil {
+		s.log.Warn("warm-up transcription failed", "err", err)
+		return
+	}
+	s.log.Info("engine warmed up", "took", time.Since(start))
+}
+
+// Current is the loaded model and the decision that placed it.
+func (s *Service) Current() *Loaded {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.cur
+}
+
+// Transcribe runs on the current model.
+func (s *Service) Transcribe(ctx context.Context, samples []float32, o whisper.Options) (*whisper.Result, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.cur == nil {
+		return nil, errors.New("no model loaded")
+	}
+	return s.cur.Transcribe(ctx, samples, o)
+}
+
+// Switch loads modelDir with opt in a new worker. If that fails, the
+// previous model is loaded again so dictation keeps working, and the error
+// says what went wrong.
+func (s *Service) Switch(ctx context.Context, modelDir string, opt Options) (Switched, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start := time.Now()
+	if s.cur != nil {
+		_ = s.cur.Close()
+		s.cur = nil
+	}
+	l, err := Open(ctx, modelDir, opt, s.log)
+	if err != nil {
+		back, berr := Open(ctx, s.dir, s.opt, s.log)
+		if berr != nil {
+			return Switched{}, fmt.Errorf("switch to %s: %w (and reloading %s failed: %v)", modelDir, err, s.dir, berr)
+		}
+		s.cur = back
+		return Switched{}, fmt.Errorf("switch to %s: %w; still using %s", modelDir, err, s.dir)
+	}
+	s.cur, s.dir, s.opt = l, modelDir, opt
+	s.warm(ctx, l)
+	took := time.Since(start)
+	s.log.Info("model switched", "model", modelDir, "device", l.Spec.Device, "load", took)
+	return Switched{Message: l.Message, ModelDir: modelDir, Load: took}, nil
+}
+
+// Close stops the worker.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		return nil
+	}
+	err := s.cur.Close()
+	s.cur = nil
+	return err
+}

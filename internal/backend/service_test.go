@@ -1,0 +1,126 @@
+package backend_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// rssKiB reads a process's resident set from /proc.
+func rssKiB(t *testing.T, pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.Fields(v)[0])
+			return n
+		}
+	}
+	t.Fatal("no VmRSS")
+	return 0
+}
+
+// workers counts this process's live engine-worker children.
+func workers(t *testing.T) int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	me := strconv.Itoa(os.Getpid())
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// stat: pid (comm) state ppid …; comm may hold spaces, so cut after ')'.
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 1 && f[1] == me && f[0] != "Z" {
+			n++
+		}
+	}
+	return n
+}
+
+// Twenty switches between two real models, with a dictation after each.
+func TestTwentyModelSwitches(t *testing.T) {
+	base, tiny := testenv.Model(t, "base"), testenv.Model(t, "tiny.en")
+	const said = "The coffee machine on the second floor is broken again."
+	speech := testenv.Speech(t, said)
+	opt := backend.Options{
+		EngineRoot: filepath.Dir(testenv.EngineDir(t)), Device: "cpu",
+		Engine: engine.Options{Exe: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{workerEnv + "=1"}},
+	}
+	if filepath.Base(testenv.EngineDir(t)) != "cpu" {
+		t.Fatalf("engine dir %s is not a cpu variant folder", testenv.EngineDir(t))
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ctx := context.Background()
+	s, err := backend.NewService(ctx, base, opt, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	settle := func() int {
+		runtime.GC()
+		debug.FreeOSMemory()
+		return rssKiB(t, os.Getpid())
+	}
+	baseline := settle()
+	workerRSS := map[string][]int{}
+	for i := 1; i <= 20; i++ {
+		dir := tiny
+		if i%2 == 0 {
+			dir = base
+		}
+		old := s.Current().Client.WorkerPID()
+		sw, err := s.Switch(ctx, dir, opt)
+		if err != nil {
+			t.Fatalf("switch %d: %v", i, err)
+		}
+		if err := syscall.Kill(old, 0); err == nil {
+			t.Fatalf("switch %d: old worker %d still alive", i, old)
+		}
+		if n := workers(t); n != 1 {
+			t.Fatalf("switch %d: %d workers running, want 1", i, n)
+		}
+		res, err := s.Transcribe(ctx, speech, whisper.DefaultOptions())
+		if err != nil {
+			t.Fatalf("dictation after switch %d: %v", i, err)
+		}
+		if wer := whisper.WordErrorRate(said, res.Text); wer > 0.15 {
+			t.Fatalf("switch %d to %s: WER %.2f %q", i, filepath.Base(dir), wer, res.Text)
+		}
+		pid := s.Current().Client.WorkerPID()
+		workerRSS[filepath.Base(dir)] = append(workerRSS[filepath.Base(dir)], rssKiB(t, pid))
+		t.Logf("switch %2d → %-16s load+warm %4d ms, worker RSS %d MiB", i, filepath.Base(dir), sw.Load.Milliseconds(), rssKiB(t, pid)/1024)
+	}
+	after := settle()
+	t.Logf("app process RSS: %d MiB before, %d MiB after 20 switches", baseline/1024, after/1024)
+	if after > baseline+32*1024 {
+		t.Errorf("app RSS grew from %d to %d KiB over 20 switches", baseline, after)
+	}
+	for name, r := range workerRSS {
+		if first, last := r[0], r[len(r)-1]; last > first*12/10 {
+			t.Errorf("%s worker RSS grew from %d to %d KiB between its first and last load", name, first, last)
+		}
+	}
+}
