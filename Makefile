@@ -4,11 +4,10 @@ CACHE ?= $(HOME)/.cache/whisperkey
 export WHISPERKEY_CACHE := $(CACHE)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GOFLAGS_BUILD := -trimpath -ldflags "-X main.version=$(VERSION)"
-# CPU backend of CTranslate2 compiled by ct2rs; docs/benchmarks.md says why.
-ENGINE_FEATURES ?= ruy
-CARGO_TARGET := $(CACHE)/cargo-target-$(ENGINE_FEATURES)
-ENGINE_DIR := build/engine/cpu
-ENGINE_LIB := $(ENGINE_DIR)/libct2engine.so
+# Where the CPU engine's CTranslate2 comes from: wheel (default), ruy or dnnl.
+# docs/benchmarks.md says why.
+export ENGINE_BACKEND ?= wheel
+ENGINE_LIB := build/engine/cpu/libct2engine.so
 
 .PHONY: all deps model engine build run test test-go lint bench windows installer clean
 
@@ -23,11 +22,8 @@ model:
 
 engine: $(ENGINE_LIB)
 
-$(ENGINE_LIB): $(wildcard native/ct2engine/src/*) native/ct2engine/Cargo.toml native/ct2engine/build.rs
-	cd native/ct2engine && CARGO_TARGET_DIR=$(CARGO_TARGET) CMAKE_PARALLEL=$$(nproc) \
-		cargo build --release --locked --no-default-features --features $(ENGINE_FEATURES)
-	mkdir -p $(ENGINE_DIR)
-	cp $(CARGO_TARGET)/release/libct2engine.so $(ENGINE_LIB)
+$(ENGINE_LIB): $(wildcard native/ct2engine/src/*) native/ct2engine/Cargo.toml native/ct2engine/build.rs scripts/engine.sh
+	bash scripts/engine.sh
 
 build:
 	go build $(GOFLAGS_BUILD) -o build/whisperkey .

@@ -1,0 +1,2 @@
+// Package assets embeds WhisperKey's icons and sounds.
+package assets

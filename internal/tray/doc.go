@@ -1,0 +1,2 @@
+// Package tray shows WhisperKey's state and settings in the system tray.
+package tray

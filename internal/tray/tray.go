@@ -1,0 +1,567 @@
+package tray
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf16"
+
+	"fyne.io/systray"
+
+	"github.com/whisperkey/whisperkey/assets"
+)
+
+// States understood by SetState; each has its own icon.
+const (
+	StateIdle         = assets.StateIdle
+	StateRecording    = assets.StateRecording
+	StateTranscribing = assets.StateTranscribing
+	StateError        = assets.StateError
+	StateLoading      = assets.StateLoading // loading or downloading a model
+)
+
+// ActionKind says what the user picked in the menu.
+type ActionKind int
+
+// Kinds of Action. The Select* kinds carry the picked Item's ID as Value.
+const (
+	SelectModel ActionKind = iota + 1
+	SelectDevice
+	SelectComputeType
+	SelectLanguage
+	SelectInputDevice
+	SelectPasteMode
+	OpenConfig
+	OpenGuide
+	OpenLog
+	Quit
+)
+
+func (k ActionKind) String() string {
+	switch k {
+	case SelectModel:
+		return "SelectModel"
+	case SelectDevice:
+		return "SelectDevice"
+	case SelectComputeType:
+		return "SelectComputeType"
+	case SelectLanguage:
+		return "SelectLanguage"
+	case SelectInputDevice:
+		return "SelectInputDevice"
+	case SelectPasteMode:
+		return "SelectPasteMode"
+	case OpenConfig:
+		return "OpenConfig"
+	case OpenGuide:
+		return "OpenGuide"
+	case OpenLog:
+		return "OpenLog"
+	case Quit:
+		return "Quit"
+	}
+	return fmt.Sprintf("ActionKind(%d)", int(k))
+}
+
+// Action is one menu click.
+type Action struct {
+	Kind  ActionKind
+	Value string // the Item.ID for Select* kinds, empty otherwise
+}
+
+// Item is one choice in a submenu.
+type Item struct {
+	ID       string // sent back as Action.Value, e.g. "small", "cpu", "int8"
+	Label    string // shown, e.g. "small (464 MB)"
+	Checked  bool
+	Disabled bool
+}
+
+// Menu holds the choices of each submenu. An empty list hides its submenu.
+type Menu struct {
+	Models, Devices, ComputeTypes, Languages, InputDevices, PasteModes []Item
+}
+
+func (m Menu) list(k ActionKind) []Item {
+	switch k {
+	case SelectModel:
+		return m.Models
+	case SelectDevice:
+		return m.Devices
+	case SelectComputeType:
+		return m.ComputeTypes
+	case SelectLanguage:
+		return m.Languages
+	case SelectInputDevice:
+		return m.InputDevices
+	case SelectPasteMode:
+		return m.PasteModes
+	}
+	return nil
+}
+
+type entry struct {
+	kind  ActionKind
+	title string
+}
+
+// submenus lists the submenus in menu order.
+func submenus() []entry {
+	return []entry{
+		{SelectModel, "Model"},
+		{SelectDevice, "Device"},
+		{SelectComputeType, "Compute type"},
+		{SelectLanguage, "Language"},
+		{SelectInputDevice, "Input device"},
+		{SelectPasteMode, "Paste mode"},
+	}
+}
+
+// commands lists the plain items between the submenus and Quit.
+func commands() []entry {
+	return []entry{
+		{OpenConfig, "Open config file"},
+		{OpenGuide, "GPU setup guide"},
+		{OpenLog, "Open log"},
+	}
+}
+
+// Sentinel errors of Start.
+var (
+	// ErrNoSessionBus: Linux only; there is no D-Bus session bus to publish the tray on.
+	ErrNoSessionBus = errors.New("no D-Bus session bus")
+	// ErrBusy: another Tray of this process is running (the OS tray API is process-wide).
+	ErrBusy = errors.New("another tray is running in this process")
+	// ErrClosed: the Tray was closed.
+	ErrClosed = errors.New("tray closed")
+)
+
+// readyTimeout bounds how long Start waits for the OS tray to come up.
+const readyTimeout = 10 * time.Second
+
+// running guards the process-wide systray state: fyne.io/systray keeps one
+// menu per process, so only one Tray may be started at a time.
+var running atomic.Bool
+
+// Config configures a Tray. Zero fields take their defaults.
+type Config struct {
+	Title   string // application name: SNI title, menu header fallback; default "WhisperKey"
+	Tooltip string // tooltip until the first SetState with a status; default Title
+}
+
+func (c Config) withDefaults() Config {
+	if c.Title == "" {
+		c.Title = "WhisperKey"
+	}
+	if c.Tooltip == "" {
+		c.Tooltip = c.Title
+	}
+	return c
+}
+
+// Tray is the app's tray icon and menu. Its methods are safe for concurrent
+// use; the setters may be called before Start and after Close (then they do nothing).
+type Tray struct {
+	cfg     Config
+	log     *slog.Logger
+	actions chan Action
+	stop    chan struct{}  // closed by shutdown: click goroutines return
+	done    chan struct{}  // closed when shutdown has finished
+	wg      sync.WaitGroup // click goroutines
+	once    sync.Once
+
+	ownsRunning bool // set by Start only, read by shutdown after it
+
+	mu       sync.Mutex
+	started  bool // Start was called
+	running  bool // Start finished bringing the loop up
+	closed   bool
+	built    bool // the menu exists
+	stopLoop func()
+	state    string
+	status   string
+	menu     Menu
+	// What the OS menu shows, to send only changes.
+	shownIcon    string
+	shownStatus  string
+	shownTooltip string
+	statusItem   *systray.MenuItem
+	groups       map[ActionKind]*group
+}
+
+type group struct {
+	kind    ActionKind
+	parent  *systray.MenuItem
+	visible bool
+	slots   []*slot
+}
+
+// slot is a pre-created submenu item that shows the list entry at its
+// position; items are hidden rather than removed when a list shrinks.
+type slot struct {
+	item    *systray.MenuItem
+	shown   Item
+	visible bool
+	// action is what a click sends now: nil while hidden or disabled. The
+	// click goroutine reads it without the mutex so it is back on ClickedCh at once.
+	action atomic.Pointer[Action]
+}
+
+// New returns a Tray that is not shown yet; call Start.
+func New(cfg Config, log *slog.Logger) *Tray {
+	return &Tray{
+		cfg:     cfg.withDefaults(),
+		log:     log.With("pkg", "tray"),
+		actions: make(chan Action, 32),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+		state:   StateIdle,
+		groups:  map[ActionKind]*group{},
+	}
+}
+
+// Actions delivers menu clicks. It is closed by Close.
+func (t *Tray) Actions() <-chan Action { return t.actions }
+
+// Start shows the tray icon and menu and returns once they exist. On Linux
+// the menu is published over the D-Bus session bus as a StatusNotifierItem
+// (visible when the desktop runs an SNI host); on Windows the icon and its
+// message loop run on a thread of their own. Neither needs the main thread.
+// macOS is not supported yet: there systray.Run must own the main thread.
+// If Start fails the Tray is closed; the app can go on without it.
+func (t *Tray) Start() error {
+	t.mu.Lock()
+	switch {
+	case t.closed:
+		t.mu.Unlock()
+		return fmt.Errorf("start tray: %w", ErrClosed)
+	case t.started:
+		t.mu.Unlock()
+		return errors.New("start tray: already started")
+	}
+	t.started = true
+	t.mu.Unlock()
+
+	if !running.CompareAndSwap(false, true) {
+		t.shutdown(nil)
+		return fmt.Errorf("start tray: %w", ErrBusy)
+	}
+	t.ownsRunning = true
+	ready := make(chan struct{})
+	stopLoop, err := startLoop(func() {
+		t.build()
+		close(ready)
+	}, t.log)
+	if err != nil {
+		t.shutdown(stopLoop)
+		return fmt.Errorf("start tray: %w", err)
+	}
+	select {
+	case <-ready:
+	case <-time.After(readyTimeout):
+		// The loop may be wedged; leave it rather than block on stopping it.
+		t.shutdown(nil)
+		return fmt.Errorf("start tray: the system tray did not come up within %s", readyTimeout)
+	}
+	t.mu.Lock()
+	closed := t.closed
+	t.stopLoop = stopLoop
+	t.running = true
+	t.mu.Unlock()
+	if closed {
+		// Close ran while we were starting and waits for us to stop the loop.
+		t.shutdown(stopLoop)
+		return fmt.Errorf("start tray: %w", ErrClosed)
+	}
+	t.log.Debug("tray started")
+	return nil
+}
+
+// build creates the menu once the tray loop runs.
+func (t *Tray) build() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	systray.SetTitle(t.cfg.Title)
+	t.statusItem = systray.AddMenuItem(t.cfg.Title, "")
+	t.statusItem.Disable()
+	t.shownStatus = t.cfg.Title
+	systray.AddSeparator()
+	for _, s := range submenus() {
+		t.groups[s.kind] = &group{kind: s.kind, parent: systray.AddMenuItem(s.title, ""), visible: true}
+	}
+	systray.AddSeparator()
+	for _, c := range commands() {
+		t.watchFixed(systray.AddMenuItem(c.title, ""), c.kind)
+	}
+	systray.AddSeparator()
+	t.watchFixed(systray.AddMenuItem("Quit", ""), Quit)
+	t.built = true
+	t.applyState()
+	t.applyMenu()
+}
+
+func (t *Tray) watchFixed(item *systray.MenuItem, kind ActionKind) {
+	s := &slot{item: item, visible: true}
+	s.action.Store(&Action{Kind: kind})
+	t.watch(s)
+}
+
+// watch starts the goroutine that waits on the item's ClickedCh: systray
+// drops a click when nobody is receiving, so one must always be. Call with t.mu held.
+func (t *Tray) watch(s *slot) {
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		for {
+			select {
+			case <-t.stop:
+				return
+			case _, ok := <-s.item.ClickedCh:
+				if !ok {
+					return
+				}
+				a := s.action.Load()
+				if a == nil {
+					continue // hidden or disabled
+				}
+				select {
+				case t.actions <- *a:
+				case <-t.stop:
+					return
+				}
+			}
+		}
+	}()
+}
+
+// SetState sets the icon for state (StateIdle, StateRecording, …) and the
+// status line shown as the first menu item and the tooltip, e.g.
+// "Model base.en · CPU int8 · ready". An empty status keeps the previous one.
+func (t *Tray) SetState(state, status string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	if assets.Icon(state) == nil {
+		t.log.Warn("unknown tray state; keeping the icon", "state", state)
+	} else {
+		t.state = state
+	}
+	if status != "" {
+		t.status = status
+	}
+	if t.built {
+		t.applyState()
+	}
+}
+
+func (t *Tray) applyState() {
+	if t.state != t.shownIcon {
+		systray.SetIcon(assets.Icon(t.state))
+		t.shownIcon = t.state
+	}
+	label, tip := t.cfg.Title, t.cfg.Tooltip
+	if t.status != "" {
+		label, tip = t.status, t.cfg.Title+": "+t.status
+	}
+	if label != t.shownStatus {
+		t.statusItem.SetTitle(label)
+		t.shownStatus = label
+	}
+	if tip = truncateUTF16(tip, 127); tip != t.shownTooltip {
+		systray.SetTooltip(tip)
+		t.shownTooltip = tip
+	}
+}
+
+// truncateUTF16 cuts s to fit n UTF-16 units: Windows tooltips hold 128
+// including the terminator, and systray does not cut them itself.
+func truncateUTF16(s string, n int) string {
+	if len(utf16.Encode([]rune(s))) <= n {
+		return s
+	}
+	rs := []rune(s)
+	for len(utf16.Encode(rs)) > n-1 {
+		rs = rs[:len(rs)-1]
+	}
+	return string(rs) + "…"
+}
+
+// SetMenu replaces the submenus' choices; call it whenever a list or a
+// selection changes. Lists may grow and shrink between calls.
+func (t *Tray) SetMenu(m Menu) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	t.menu = m.clone()
+	if t.built {
+		t.applyMenu()
+	}
+}
+
+// clone copies the lists so a caller reusing its slices cannot change ours.
+func (m Menu) clone() Menu {
+	c := func(items []Item) []Item { return append([]Item(nil), items...) }
+	return Menu{c(m.Models), c(m.Devices), c(m.ComputeTypes), c(m.Languages), c(m.InputDevices), c(m.PasteModes)}
+}
+
+func (t *Tray) applyMenu() {
+	for _, s := range submenus() {
+		g := t.groups[s.kind]
+		items := t.menu.list(s.kind)
+		for len(g.slots) < len(items) {
+			it := items[len(g.slots)]
+			sl := &slot{item: g.parent.AddSubMenuItemCheckbox(it.Label, "", it.Checked), shown: Item{Label: it.Label, Checked: it.Checked}, visible: true}
+			g.slots = append(g.slots, sl)
+			t.watch(sl)
+		}
+		for i, sl := range g.slots {
+			if i >= len(items) {
+				if sl.visible {
+					sl.action.Store(nil)
+					sl.item.Hide()
+					sl.visible = false
+				}
+				continue
+			}
+			t.showItem(g.kind, sl, items[i])
+		}
+		// An empty submenu would open to nothing; hide it.
+		if want := len(items) > 0; want != g.visible {
+			if want {
+				g.parent.Show()
+			} else {
+				g.parent.Hide()
+			}
+			g.visible = want
+		}
+	}
+}
+
+// showItem makes sl show it. Setters run only on visible items, because on
+// Windows updating a hidden item inserts it again.
+func (t *Tray) showItem(kind ActionKind, sl *slot, it Item) {
+	if sl.shown.Label != it.Label {
+		sl.item.SetTitle(it.Label)
+	}
+	if sl.shown.Checked != it.Checked {
+		if it.Checked {
+			sl.item.Check()
+		} else {
+			sl.item.Uncheck()
+		}
+	}
+	if sl.shown.Disabled != it.Disabled {
+		if it.Disabled {
+			sl.item.Disable()
+		} else {
+			sl.item.Enable()
+		}
+	}
+	if !sl.visible {
+		sl.item.Show()
+		sl.visible = true
+	}
+	sl.shown = it
+	if it.Disabled {
+		sl.action.Store(nil)
+	} else {
+		sl.action.Store(&Action{Kind: kind, Value: it.ID})
+	}
+}
+
+// SetItemLabel relabels the shown submenu item kind/id, e.g. with download
+// progress: "small — 42/480 MB · 12 MB/s · ETA 30s". The next SetMenu sets
+// the label from its Item again.
+func (t *Tray) SetItemLabel(kind ActionKind, id, label string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	found := false
+	for i, it := range t.menu.list(kind) {
+		if it.ID != id {
+			continue
+		}
+		t.menu = t.menu.withLabel(kind, i, label)
+		found = true
+		if g := t.groups[kind]; t.built && g != nil && i < len(g.slots) {
+			t.showItem(kind, g.slots[i], t.menu.list(kind)[i])
+		}
+		break
+	}
+	if !found {
+		t.log.Debug("no menu item to relabel", "kind", kind, "id", id)
+	}
+}
+
+// withLabel returns m with list kind's i-th label replaced, copying that
+// list so the caller's slice is not changed under it.
+func (m Menu) withLabel(kind ActionKind, i int, label string) Menu {
+	items := append([]Item(nil), m.list(kind)...)
+	items[i].Label = label
+	switch kind {
+	case SelectModel:
+		m.Models = items
+	case SelectDevice:
+		m.Devices = items
+	case SelectComputeType:
+		m.ComputeTypes = items
+	case SelectLanguage:
+		m.Languages = items
+	case SelectInputDevice:
+		m.InputDevices = items
+	case SelectPasteMode:
+		m.PasteModes = items
+	}
+	return m
+}
+
+// Close removes the tray icon, stops every goroutine of the Tray and closes
+// Actions. It is idempotent.
+func (t *Tray) Close() {
+	t.mu.Lock()
+	t.closed = true
+	starting := t.started && !t.running
+	stopLoop := t.stopLoop
+	t.mu.Unlock()
+	if starting {
+		// Start sees closed and shuts down itself once the loop is up.
+		<-t.done
+		return
+	}
+	t.shutdown(stopLoop)
+}
+
+// shutdown stops the click goroutines and the tray loop and closes Actions, once.
+func (t *Tray) shutdown(stopLoop func()) {
+	t.once.Do(func() {
+		t.mu.Lock()
+		t.closed = true
+		t.mu.Unlock()
+		close(t.stop)
+		t.wg.Wait()
+		if stopLoop != nil {
+			// Empty systray's process-wide menu while the loop still runs, so
+			// a later Tray in this process starts from nothing.
+			systray.ResetMenu()
+			stopLoop()
+		}
+		if t.ownsRunning {
+			running.Store(false)
+		}
+		close(t.actions)
+		close(t.done)
+		t.log.Debug("tray closed")
+	})
+}

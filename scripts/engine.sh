@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds native/ct2engine into build/engine/cpu/ (make engine).
+#   ENGINE_BACKEND=wheel (default): link the CTranslate2 4.8.4 library that the
+#     official `ctranslate2` wheel ships (oneDNN/MKL int8, the binary faster-whisper
+#     runs), through ct2rs's `system` feature. Fastest here: docs/benchmarks.md.
+#   ENGINE_BACKEND=ruy | dnnl: ct2rs compiles CTranslate2 from the source it carries.
+set -euo pipefail
+CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+BACKEND="${ENGINE_BACKEND:-wheel}"
+OUT=build/engine/cpu
+TARGET="$CACHE/cargo-target-$BACKEND"
+mkdir -p "$OUT"
+cd native/ct2engine
+case "$BACKEND" in
+  wheel)
+    bash ../../scripts/pyenv.sh
+    site=$("$CACHE/venv/bin/python" -c 'import ctranslate2, os; print(os.path.dirname(os.path.dirname(ctranslate2.__file__)))')
+    libs="$site/ctranslate2.libs"
+    lib=$(ls "$libs"/libctranslate2-*.so.* | head -1)
+    [ -f "$lib" ] || { echo "engine.sh: no libctranslate2 in $libs" >&2; exit 1; }
+    # ct2rs's `system` mode links -lctranslate2 and, unconditionally, cpu_features and
+    # the static cuBLAS archives; the wheel's library already contains cpu_features and
+    # loads cuBLAS at run time, so empty archives stand in for them at link time.
+    link="$CACHE/ct2-wheel-link"
+    mkdir -p "$link"
+    ln -sf "$lib" "$link/libctranslate2.so"
+    for s in cpu_features cublas_static cublasLt_static culibos; do
+      [ -f "$link/lib$s.a" ] || ar rc "$link/lib$s.a"
+    done
+    LIBRARY_PATH="$link" CARGO_TARGET_DIR="$TARGET" cargo build --release --locked --no-default-features --features system
+    cd ../..
+    rm -f "$OUT"/*.so*
+    cp "$TARGET/release/libct2engine.so" "$libs"/*.so* "$OUT/"
+    ;;
+  ruy|dnnl)
+    CARGO_TARGET_DIR="$TARGET" CMAKE_PARALLEL="$(nproc)" cargo build --release --locked --no-default-features --features "$BACKEND"
+    cd ../..
+    rm -f "$OUT"/*.so*
+    cp "$TARGET/release/libct2engine.so" "$OUT/"
+    ;;
+  *) echo "engine.sh: unknown ENGINE_BACKEND $BACKEND (wheel, ruy, dnnl)" >&2; exit 2 ;;
+esac
+echo "$BACKEND" > "$OUT/BACKEND"
+echo "engine ready: $OUT ($BACKEND)"

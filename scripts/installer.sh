@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Builds the Windows installer build/windows/whisperkey-setup-<version>.exe
+# from build/windows/whisperkey.exe (make windows) and the engine folders
+# present under build/windows/engine/{cpu,cuda,rocm,rocm-rdna1}.
+#   bash scripts/installer.sh               (make installer)
+#   WHISPERKEY_REQUIRE_ENGINE=1 …           fail unless engine/cpu/ct2engine.dll exists (releases)
+# Linux cannot build the engine DLLs (the release workflow builds them on
+# Windows); without them the cpu folder gets a README.txt saying so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VERSION="${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}"
+SRC=build/windows
+die() { echo "installer: $*" >&2; exit 1; }
+
+command -v makensis >/dev/null || die "makensis not found; install NSIS (apt-get install nsis, or make deps)"
+[ -f "$SRC/whisperkey.exe" ] || die "$SRC/whisperkey.exe is missing; run make windows first"
+for f in config.example.yaml docs/gpu-setup.md docs/configuration.md assets/whisperkey.ico; do
+  [ -f "$f" ] || die "$f is missing; the installer ships it"
+done
+
+# The same numbers scripts/windows.sh puts into the exe, as a.b.c.d.
+version_num() {
+  local v="${1#v}" re='^([0-9]+)(\.([0-9]+))?(\.([0-9]+))?(-([0-9]+)-g[0-9a-f]+)?'
+  if [[ $v =~ $re ]]; then
+    echo "$((10#${BASH_REMATCH[1]} % 65536)).$((10#${BASH_REMATCH[3]:-0} % 65536)).$((10#${BASH_REMATCH[5]:-0} % 65536)).$((10#${BASH_REMATCH[7]:-0} % 65536))"
+  else
+    echo 0.0.0.0
+  fi
+}
+
+if [ ! -f "$SRC/engine/cpu/ct2engine.dll" ]; then
+  [ "${WHISPERKEY_REQUIRE_ENGINE:-0}" = 1 ] && die "$SRC/engine/cpu/ct2engine.dll is missing; build it on Windows with native/ct2engine/build-windows.ps1 -Variant cpu"
+  mkdir -p "$SRC/engine/cpu"
+  cat >"$SRC/engine/cpu/README.txt" <<'TXT'
+This folder should hold ct2engine.dll, WhisperKey's CPU speech engine.
+
+This installer was built on Linux for testing the installer itself. The
+engine DLLs can only be built on Windows (native/ct2engine/build-windows.ps1),
+which the release workflow does, so this copy of WhisperKey cannot transcribe.
+Install a release from the project's releases page instead.
+TXT
+  echo "installer: WARNING: no engine DLLs in $SRC/engine/cpu; this installer is for testing only" >&2
+fi
+
+defines=()
+for v in cpu cuda rocm rocm-rdna1; do
+  d="$SRC/engine/$v"
+  if [ -d "$d" ] && [ -n "$(ls -A "$d")" ]; then
+    name=${v^^}; defines+=("-DHAVE_${name//-/_}")
+  fi
+done
+[ -f README.md ] && defines+=(-DHAVE_README)
+[ -f LICENSE ] && defines+=(-DHAVE_LICENSE)
+
+OUT="$SRC/whisperkey-setup-${VERSION#v}.exe"
+rm -f "$SRC"/whisperkey-setup-*.exe
+makensis -V2 -NOCD \
+  "-DVERSION=${VERSION#v}" "-DVERSION_NUM=$(version_num "$VERSION")" \
+  "-DSRC=$PWD/$SRC" "-DROOT=$PWD" "-DOUTFILE=$PWD/$OUT" \
+  "${defines[@]}" installer/whisperkey.nsi
+echo "installer: built $OUT ($(( $(stat -c %s "$OUT") / 1048576 )) MB; ${defines[*]})"
