@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/whisperkey/whisperkey/internal/desktop"
+	"github.com/whisperkey/whisperkey/internal/hotkey/grab"
+	"github.com/whisperkey/whisperkey/internal/instance"
+	"github.com/whisperkey/whisperkey/internal/logging"
+)
+
+//go:embed config.example.yaml
+var configExample []byte
+
+func runApp(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	verbose := fs.Bool("verbose", false, "log debug detail")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	if err := desktop.CheckDisplay(runtime.GOOS, os.Getenv); err != nil {
+		return err
+	}
+	release, err := instance.Acquire("app")
+	if errors.Is(err, instance.ErrAlreadyRunning) {
+		return errors.New("WhisperKey is already running — look for its icon in the system tray")
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logDir, err := logging.Dir()
+	if err != nil {
+		return err
+	}
+	log, closer, logPath, err := logging.Open(logDir, level)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	log.Info("WhisperKey starting", "version", version, "log", logPath)
+
+	cfgPath, err := configPath()
+	if err != nil {
+		return err
+	}
+	env, err := newEnvironment(log)
+	if err != nil {
+		return err
+	}
+	g, err := grab.New(log)
+	if err != nil {
+		return fmt.Errorf("hotkeys: %w", err)
+	}
+	defer g.Close()
+	err = desktop.Run(ctx, desktop.Options{
+		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, StateDir: env.stateDir,
+		Models: env.cache, GuidePath: guidePath(), LogPath: logPath, Grabber: g, Version: version,
+	}, log)
+	if err != nil {
+		log.Error("WhisperKey stopped", "err", err)
+	}
+	return err
+}
+
+// guidePath is the installed GPU guide (beside the exe, or in the source tree).
+func guidePath() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	for _, p := range []string{
+		filepath.Join(filepath.Dir(exe), "docs", "gpu-setup.md"),
+		filepath.Join(filepath.Dir(exe), "..", "docs", "gpu-setup.md"),
+	} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "https://github.com/whisperkey/whisperkey/blob/main/docs/gpu-setup.md"
+}

@@ -1,0 +1,251 @@
+//go:build linux && cgo
+
+package grab
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+)
+
+// Importing golang.design/x/hotkey panics without an X display before any test runs, so
+// these tests cannot skip on a missing DISPLAY: run them under Xvfb (see scripts).
+// Start Xvfb with -r: with autorepeat on, held keys send up/down pairs.
+
+func xdotool(t *testing.T, args ...string) {
+	t.Helper()
+	if _, err := exec.LookPath("xdotool"); err != nil {
+		testenv.Require(t, "xdotool", "apt-get install xdotool")
+	}
+	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil {
+		t.Fatalf("xdotool %v: %v: %s", args, err, out)
+	}
+}
+
+func logger(t *testing.T) *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// listen starts a Listener on a real Grabber; both are closed when the test ends.
+func listen(t *testing.T, cfg hotkey.Config) *hotkey.Listener {
+	t.Helper()
+	g, err := New(logger(t))
+	if err != nil {
+		t.Fatalf("grab.New: %v", err)
+	}
+	l, err := hotkey.New(cfg, logger(t), g)
+	if err != nil {
+		g.Close()
+		t.Fatalf("hotkey.New: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			t.Errorf("Listener.Close: %v", err)
+		}
+		if err := g.Close(); err != nil {
+			t.Errorf("Grabber.Close: %v", err)
+		}
+	})
+	return l
+}
+
+func next(t *testing.T, l *hotkey.Listener) hotkey.Event {
+	t.Helper()
+	select {
+	case ev := <-l.Events():
+		return ev
+	case <-time.After(5 * time.Second):
+		t.Fatal("no hotkey event within 5s")
+	}
+	return hotkey.Event{}
+}
+
+func expect(t *testing.T, l *hotkey.Listener, kind hotkey.Kind, h hotkey.Hotkey) {
+	t.Helper()
+	if ev := next(t, l); ev.Kind != kind || ev.Hotkey != h {
+		t.Fatalf("got %s/%s (err %v), want %s/%s", ev.Kind, ev.Hotkey, ev.Err, kind, h)
+	}
+}
+
+// press holds keys down; the caller then waits for the event they cause. Holding like a
+// person does matters: the Listener checks the keyboard when a press arrives, and
+// "xdotool key" lets go within a millisecond.
+func press(t *testing.T, keys string) { xdotool(t, "keydown", keys) }
+
+// release lets keys go and pauses as a person would before the next press, so the
+// Listener has read the release before the keys go down again.
+func release(t *testing.T, keys string) {
+	xdotool(t, "keyup", keys)
+	time.Sleep(100 * time.Millisecond)
+}
+
+// tap presses and releases keys that should cause no event.
+func tap(t *testing.T, keys string) {
+	press(t, keys)
+	time.Sleep(50 * time.Millisecond)
+	release(t, keys)
+}
+
+func TestHoldUnderX11(t *testing.T) {
+	l := listen(t, hotkey.Config{Record: "ctrl+shift+f9", Mode: "hold"})
+	for range 2 {
+		press(t, "ctrl+shift+F9")
+		expect(t, l, hotkey.Start, hotkey.Record)
+		release(t, "ctrl+shift+F9")
+		expect(t, l, hotkey.Stop, hotkey.Record)
+	}
+}
+
+func TestToggleAndCancelUnderX11(t *testing.T) {
+	l := listen(t, hotkey.Config{Record: "ctrl+shift+f9", AutoSend: "ctrl+shift+f10", Mode: "toggle"})
+	press(t, "ctrl+shift+F9")
+	expect(t, l, hotkey.Start, hotkey.Record)
+	release(t, "ctrl+shift+F9")
+	press(t, "ctrl+shift+F9")
+	expect(t, l, hotkey.Stop, hotkey.Record)
+	release(t, "ctrl+shift+F9")
+
+	press(t, "ctrl+shift+F10")
+	expect(t, l, hotkey.Start, hotkey.AutoSend)
+	release(t, "ctrl+shift+F10")
+	press(t, "Escape")
+	expect(t, l, hotkey.Cancel, hotkey.AutoSend)
+	release(t, "Escape")
+
+	// Esc is let go once nothing records: pressing it now gives nothing, so the next
+	// event is the one of the following press.
+	tap(t, "Escape")
+	press(t, "ctrl+shift+F9")
+	expect(t, l, hotkey.Start, hotkey.Record)
+	release(t, "ctrl+shift+F9")
+	press(t, "ctrl+shift+F10")
+	expect(t, l, hotkey.Stop, hotkey.AutoSend)
+	release(t, "ctrl+shift+F10")
+}
+
+func TestModifierOnlyUnderX11(t *testing.T) {
+	tests := []struct {
+		name string
+		keys string // xdotool presses them left to right
+	}{
+		{name: "ctrl first", keys: "ctrl+super"},
+		{name: "win first", keys: "super+ctrl"},
+		{name: "right keys", keys: "Control_R+Super_R"},
+	}
+	l := listen(t, hotkey.Config{Record: "ctrl+win", Mode: "hold"})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			press(t, tt.keys)
+			expect(t, l, hotkey.Start, hotkey.Record)
+			release(t, tt.keys)
+			expect(t, l, hotkey.Stop, hotkey.Record)
+		})
+	}
+	// Ctrl alone, or with another key, is not the hotkey.
+	tap(t, "ctrl")
+	tap(t, "ctrl+c")
+	press(t, "ctrl+super")
+	expect(t, l, hotkey.Start, hotkey.Record)
+	release(t, "ctrl+super")
+	expect(t, l, hotkey.Stop, hotkey.Record)
+}
+
+func TestCancelWhileHeldUnderX11(t *testing.T) {
+	// While the hotkey is held its grab takes the whole keyboard, so Esc arrives on it.
+	l := listen(t, hotkey.Config{Record: "ctrl+shift+f9", Mode: "hold"})
+	press(t, "ctrl+shift+F9")
+	expect(t, l, hotkey.Start, hotkey.Record)
+	press(t, "Escape")
+	expect(t, l, hotkey.Cancel, hotkey.Record)
+	release(t, "Escape")
+	release(t, "ctrl+shift+F9")
+	press(t, "ctrl+shift+F9")
+	expect(t, l, hotkey.Start, hotkey.Record) // the release after the cancel was silent
+	release(t, "ctrl+shift+F9")
+	expect(t, l, hotkey.Stop, hotkey.Record)
+}
+
+// TestHelperHoldGrab is not a test: the conflict test runs the test binary with
+// GRAB_HELPER set, as "another application" that owns a combination.
+func TestHelperHoldGrab(t *testing.T) {
+	combo := os.Getenv("GRAB_HELPER")
+	if combo == "" {
+		t.Skip("helper process for TestConflictUnderX11")
+	}
+	g, err := New(logger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	gr, err := g.Grab(hotkey.MustParse(combo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gr.Release()
+	os.Stdout.WriteString("READY\n")
+	io.Copy(io.Discard, os.Stdin) // hold the grab until the parent closes stdin
+}
+
+func TestConflictUnderX11(t *testing.T) {
+	other := exec.Command(os.Args[0], "-test.run=^TestHelperHoldGrab$")
+	other.Env = append(os.Environ(), "GRAB_HELPER=ctrl+shift+f11")
+	stdin, _ := other.StdinPipe()
+	stdout, _ := other.StdoutPipe()
+	other.Stderr = os.Stderr
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer other.Wait()
+	defer stdin.Close()
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "READY\n" {
+		t.Fatalf("helper: %q, %v", line, err)
+	}
+
+	l := listen(t, hotkey.Config{Record: "ctrl+shift+f11", AutoSend: "ctrl+shift+f12", Mode: "toggle"})
+	ev := next(t, l)
+	if ev.Kind != hotkey.Problem || !errors.Is(ev.Err, hotkey.ErrTaken) {
+		t.Fatalf("got %v, want a Problem wrapping ErrTaken", ev)
+	}
+	const want = "ctrl+shift+f11 is already taken by another application; choose another in config hotkeys.record"
+	if ev.Err.Error() != want {
+		t.Fatalf("message %q, want %q", ev.Err, want)
+	}
+	// The other hotkey works.
+	press(t, "ctrl+shift+F12")
+	expect(t, l, hotkey.Start, hotkey.AutoSend)
+	release(t, "ctrl+shift+F12")
+	press(t, "ctrl+shift+F12")
+	expect(t, l, hotkey.Stop, hotkey.AutoSend)
+	release(t, "ctrl+shift+F12")
+
+	// Once the other application lets go, re-registering takes the combination.
+	stdin.Close()
+	if err := other.Wait(); err != nil {
+		t.Fatalf("helper: %v", err)
+	}
+	if err := l.Reregister(); err != nil {
+		t.Fatalf("Reregister: %v", err)
+	}
+	press(t, "ctrl+shift+F11")
+	expect(t, l, hotkey.Start, hotkey.Record)
+	release(t, "ctrl+shift+F11")
+}

@@ -1,0 +1,570 @@
+package hotkey
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrTaken means another application already owns the combination.
+var ErrTaken = errors.New("hotkey already taken by another application")
+
+// Mode is how the record and auto-send hotkeys behave.
+type Mode int
+
+const (
+	// ModeHold records while the hotkey is held and stops on release (push to talk).
+	ModeHold Mode = iota
+	// ModeToggle starts on one press and stops on the next.
+	ModeToggle
+)
+
+// String returns the config spelling: "hold" or "toggle".
+func (m Mode) String() string {
+	if m == ModeToggle {
+		return "toggle"
+	}
+	return "hold"
+}
+
+// ParseMode reads "hold" or "toggle" (case-insensitive; "" means hold).
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "hold":
+		return ModeHold, nil
+	case "toggle":
+		return ModeToggle, nil
+	}
+	return 0, fmt.Errorf(`%w mode %q: use "hold" (record while the hotkey is held) or "toggle" (press to start, press again to stop)`, ErrInvalid, s)
+}
+
+// ValidateMode reports whether s is a usable mode; config validation calls it.
+func ValidateMode(s string) error {
+	_, err := ParseMode(s)
+	return err
+}
+
+// Hotkey names which hotkey an event belongs to.
+type Hotkey int
+
+const (
+	// Record is the dictation hotkey.
+	Record Hotkey = iota
+	// AutoSend records like Record; a Stop from it means "paste, then press Enter".
+	AutoSend
+)
+
+// String returns "record" or "auto-send".
+func (h Hotkey) String() string {
+	if h == AutoSend {
+		return "auto-send"
+	}
+	return "record"
+}
+
+// Kind is what happened.
+type Kind int
+
+const (
+	// Start: begin recording.
+	Start Kind = iota + 1
+	// Stop: stop recording and deliver the text (press Enter too when Hotkey is AutoSend).
+	Stop
+	// Cancel: stop recording and discard it.
+	Cancel
+	// Problem: a hotkey could not be registered; Err says which and what to do. Nothing stopped.
+	Problem
+)
+
+// String names the kind for logs.
+func (k Kind) String() string {
+	switch k {
+	case Start:
+		return "start"
+	case Stop:
+		return "stop"
+	case Cancel:
+		return "cancel"
+	case Problem:
+		return "problem"
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// Event is one hotkey event for the app.
+type Event struct {
+	Kind Kind
+	// Hotkey is the hotkey that started (Start, Cancel) or stopped (Stop) the recording.
+	Hotkey Hotkey
+	// Err is set for Problem: a *RegisterError, fit to show the user.
+	Err error
+}
+
+// Config keys named in user messages.
+const (
+	ConfigRecord   = "hotkeys.record"
+	ConfigAutoSend = "hotkeys.auto_send"
+	ConfigCancel   = "hotkeys.cancel"
+	ConfigMode     = "hotkeys.mode"
+)
+
+// Config says which combinations to register and how they behave.
+type Config struct {
+	// Record starts and stops dictation. Default "ctrl+win".
+	Record string
+	// AutoSend records like Record and asks for Enter after the paste. Default "" (off); "none" is off too.
+	AutoSend string
+	// Cancel discards the recording. It is registered only while recording, so it does
+	// not take the key from other applications the rest of the time. Default "esc"; "none" turns it off.
+	Cancel string
+	// Mode is "hold" (default) or "toggle".
+	Mode string
+	// Debounce is how long a key-up must stand before it counts as a release: X11
+	// autorepeat sends up+down pairs while a key is held. Default 50ms.
+	Debounce time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.Record == "" {
+		c.Record = "ctrl+win"
+	}
+	if c.Cancel == "" {
+		c.Cancel = "esc"
+	}
+	if c.Debounce <= 0 {
+		c.Debounce = 50 * time.Millisecond
+	}
+	return c
+}
+
+// settings is a validated Config.
+type settings struct {
+	record, autoSend, cancel Combo
+	mode                     Mode
+	debounce                 time.Duration
+}
+
+func (c Config) parse() (settings, error) {
+	c = c.withDefaults()
+	var s settings
+	var err error
+	parseKey := func(key, v string, optional bool) Combo {
+		if err != nil || (optional && (strings.TrimSpace(v) == "" || strings.EqualFold(strings.TrimSpace(v), "none"))) {
+			return Combo{}
+		}
+		var cb Combo
+		if cb, err = Parse(v); err != nil {
+			err = fmt.Errorf("%s: %w", key, err)
+		}
+		return cb
+	}
+	s.record = parseKey(ConfigRecord, c.Record, false)
+	s.autoSend = parseKey(ConfigAutoSend, c.AutoSend, true)
+	s.cancel = parseKey(ConfigCancel, c.Cancel, true)
+	if err != nil {
+		return settings{}, err
+	}
+	if s.mode, err = ParseMode(c.Mode); err != nil {
+		return settings{}, fmt.Errorf("%s: %w", ConfigMode, err)
+	}
+	same := func(a, b Combo, ka, kb string) error {
+		if !a.IsZero() && a == b {
+			return fmt.Errorf("%w: %s and %s are both %s; choose different combinations", ErrInvalid, ka, kb, a)
+		}
+		return nil
+	}
+	if err := errors.Join(same(s.record, s.autoSend, ConfigRecord, ConfigAutoSend),
+		same(s.record, s.cancel, ConfigRecord, ConfigCancel),
+		same(s.autoSend, s.cancel, ConfigAutoSend, ConfigCancel)); err != nil {
+		return settings{}, err
+	}
+	s.debounce = c.Debounce
+	return s, nil
+}
+
+// Grabber registers combinations with the operating system; package grab implements it
+// on golang.design/x/hotkey. It is an interface so this package needs no X display.
+type Grabber interface {
+	// Grab registers c. The error wraps ErrTaken when another application owns c.
+	Grab(c Combo) (Grab, error)
+}
+
+// Edge is one key event of a registered combination.
+type Edge struct {
+	Down bool      // true for key down, false for key up
+	At   time.Time // when the OS reported it
+}
+
+// Grab is one registered combination.
+type Grab interface {
+	// Edges delivers the combination's key downs and ups.
+	Edges() <-chan Edge
+	// Release unregisters the combination and stops delivering edges.
+	Release() error
+}
+
+// KeyState is implemented by grabbers that can read the physical keyboard (X11). The
+// Listener then ignores downs of combinations that are not really down (X11 reports any
+// key pressed on the root window to every grab) and ups of combinations still down
+// (autorepeat, or another key released), and spots the cancel key while the record
+// hotkey's grab holds the whole keyboard.
+type KeyState interface {
+	ComboDown(c Combo) (bool, error)
+}
+
+// Resumer is implemented by grabbers that hear about session unlock, resume from sleep
+// and display changes (Windows); the Listener re-registers its hotkeys on each.
+type Resumer interface {
+	Resumed() <-chan string
+}
+
+// RegisterError says which configured hotkey could not be registered and what to do.
+type RegisterError struct {
+	Key   string // config key, e.g. "hotkeys.record"
+	Combo Combo
+	Err   error
+}
+
+func (e *RegisterError) Error() string {
+	if errors.Is(e.Err, ErrTaken) {
+		return fmt.Sprintf("%s is already taken by another application; choose another in config %s", e.Combo, e.Key)
+	}
+	return fmt.Sprintf("could not register %s (%s): %v; choose another in config %s", e.Combo, e.Key, e.Err, e.Key)
+}
+
+func (e *RegisterError) Unwrap() error { return e.Err }
+
+// slot is one registration the Listener holds.
+type slot int
+
+const (
+	slotRecord slot = iota
+	slotAutoSend
+	slotCancel
+	slotCancelHeld // cancel plus the held hotkey's modifiers: Windows matches modifiers exactly
+	numSlots
+)
+
+func (s slot) source() source {
+	switch s {
+	case slotRecord:
+		return srcRecord
+	case slotAutoSend:
+		return srcAutoSend
+	}
+	return srcCancel
+}
+
+// Listener owns the registered hotkeys and turns their key edges into Events.
+type Listener struct {
+	set     settings
+	log     *slog.Logger
+	grabber Grabber
+	keys    KeyState      // nil when the grabber cannot read the keyboard
+	resumed <-chan string // nil when the grabber does not report resumes
+
+	events chan Event
+	rereg  chan chan error
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	err    error // from releasing the grabs, set before done is closed
+
+	// owned by the run goroutine (and by New before it starts)
+	m            *machine
+	grabs        [numSlots]Grab
+	combos       [numSlots]Combo
+	cancelWarned bool
+}
+
+// New validates cfg, registers the record and auto-send hotkeys and starts listening.
+// It fails only for a bad cfg; a hotkey another application owns is reported as a
+// Problem event (and logged) while the others keep working.
+func New(cfg Config, log *slog.Logger, g Grabber) (*Listener, error) {
+	set, err := cfg.parse()
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, errors.New("hotkey: no grabber given")
+	}
+	l := &Listener{
+		set:     set,
+		log:     log.With("pkg", "hotkey"),
+		grabber: g,
+		events:  make(chan Event, 16),
+		rereg:   make(chan chan error),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+		m:       newMachine(set.mode, set.debounce),
+	}
+	l.keys, _ = g.(KeyState)
+	if r, ok := g.(Resumer); ok {
+		l.resumed = r.Resumed()
+	}
+	l.registerMain()
+	go l.run()
+	return l, nil
+}
+
+// Events delivers Start, Stop, Cancel and Problem events; it is closed by Close.
+func (l *Listener) Events() <-chan Event { return l.events }
+
+// Reregister releases and registers every hotkey again, as needed after the OS dropped
+// them (lock/unlock, sleep/resume, display change). A recording in progress is
+// cancelled, since its key-up may never arrive. On Windows the grabber triggers this by
+// itself; elsewhere the app may call it. It returns the registration problems, if any.
+func (l *Listener) Reregister() error {
+	reply := make(chan error, 1)
+	select {
+	case l.rereg <- reply:
+		return <-reply
+	case <-l.done:
+		return errors.New("hotkey: listener closed")
+	}
+}
+
+// Close unregisters every hotkey, stops the listener and closes Events. It is idempotent.
+func (l *Listener) Close() error {
+	l.once.Do(func() { close(l.stop) })
+	<-l.done
+	return l.err
+}
+
+func (l *Listener) run() {
+	defer close(l.done)
+	defer close(l.events)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		var edges [numSlots]<-chan Edge
+		for i, g := range l.grabs {
+			if g != nil {
+				edges[i] = g.Edges()
+			}
+		}
+		select {
+		case <-l.stop:
+			l.err = l.releaseAll()
+			return
+		case v, ok := <-edges[slotRecord]:
+			l.edge(slotRecord, v, ok)
+		case v, ok := <-edges[slotAutoSend]:
+			l.edge(slotAutoSend, v, ok)
+		case v, ok := <-edges[slotCancel]:
+			l.edge(slotCancel, v, ok)
+		case v, ok := <-edges[slotCancelHeld]:
+			l.edge(slotCancelHeld, v, ok)
+		case now := <-timer.C:
+			for _, ev := range l.m.tick(now) {
+				l.emit(ev)
+			}
+		case reason := <-l.resumed:
+			l.log.Info("re-registering hotkeys", "reason", reason)
+			l.reregister()
+		case reply := <-l.rereg:
+			l.log.Info("re-registering hotkeys", "reason", "requested")
+			reply <- l.reregister()
+		}
+		if at, ok := l.m.deadline(); ok {
+			timer.Reset(time.Until(at))
+		} else {
+			timer.Stop()
+		}
+	}
+}
+
+// edge feeds one key edge from slot s into the machine.
+func (l *Listener) edge(s slot, e Edge, ok bool) {
+	if !ok {
+		l.log.Warn("hotkey registration ended unexpectedly", "hotkey", l.combos[s].String())
+		l.grabs[s] = nil
+		return
+	}
+	// Releases due by the time of this edge happened before it, whether or not the timer has fired yet.
+	for _, ev := range l.m.tick(e.At) {
+		l.emit(ev)
+	}
+	src, combo, now := s.source(), l.combos[s], e.At
+	if !e.Down {
+		if src == srcCancel {
+			return
+		}
+		switch l.comboDown(combo) {
+		case yes:
+			return // autorepeat, or some other key went up
+		case no:
+			// The keyboard says it is up: no need to wait out the debounce.
+			for _, ev := range l.m.release(src, now) {
+				l.emit(ev)
+			}
+		default:
+			l.m.up(src, now)
+		}
+		return
+	}
+	if src != srcCancel && l.m.held[src] {
+		// While the record hotkey is held, X11 routes every key to its grab: look for the cancel key.
+		if l.m.recording && !l.set.cancel.IsZero() && l.comboDown(l.set.cancel) == yes {
+			if ev, ok := l.m.cancel(); ok {
+				l.emit(ev)
+			}
+			return
+		}
+	} else if l.comboDown(combo) == no {
+		l.log.Debug("ignored key press that is not the hotkey", "hotkey", combo.String())
+		return
+	}
+	if ev, ok := l.m.down(src, now); ok {
+		l.emit(ev)
+	}
+}
+
+type tri int
+
+const (
+	unknown tri = iota
+	yes
+	no
+)
+
+func (l *Listener) comboDown(c Combo) tri {
+	if l.keys == nil {
+		return unknown
+	}
+	down, err := l.keys.ComboDown(c)
+	switch {
+	case errors.Is(err, errors.ErrUnsupported):
+		l.keys = nil // this OS cannot tell; stop asking
+		return unknown
+	case err != nil:
+		l.log.Debug("cannot read keyboard state", "err", err)
+		return unknown
+	case down:
+		return yes
+	}
+	return no
+}
+
+// emit applies an event's side effects on the cancel registration and hands it to the app.
+func (l *Listener) emit(ev Event) {
+	var problem error
+	switch ev.Kind {
+	case Start:
+		problem = l.grabCancel(ev.Hotkey) // before the app hears Start, so Esc works at once
+	case Stop, Cancel:
+		l.releaseSlot(slotCancel)
+		l.releaseSlot(slotCancelHeld)
+	}
+	l.log.Debug("hotkey event", "kind", ev.Kind.String(), "hotkey", ev.Hotkey.String())
+	select {
+	case l.events <- ev:
+	case <-l.stop:
+	}
+	if problem != nil {
+		l.problem(problem)
+	}
+}
+
+func (l *Listener) problem(err error) {
+	l.log.Warn("hotkey not registered", "err", err)
+	select {
+	case l.events <- Event{Kind: Problem, Err: err}:
+	case <-l.stop:
+	}
+}
+
+// registerMain registers the record and auto-send hotkeys.
+func (l *Listener) registerMain() error {
+	var errs []error
+	for _, r := range []struct {
+		s     slot
+		key   string
+		combo Combo
+	}{{slotRecord, ConfigRecord, l.set.record}, {slotAutoSend, ConfigAutoSend, l.set.autoSend}} {
+		if r.combo.IsZero() {
+			continue
+		}
+		if err := l.grab(r.s, r.combo); err != nil {
+			rerr := &RegisterError{Key: r.key, Combo: r.combo, Err: err}
+			l.problem(rerr)
+			errs = append(errs, rerr)
+			continue
+		}
+		l.log.Info("hotkey registered", "hotkey", r.combo.String(), "config", r.key, "mode", l.set.mode.String())
+	}
+	return errors.Join(errs...)
+}
+
+// grabCancel registers the cancel key for the recording that started. It returns a
+// problem to report, once per registration round.
+func (l *Listener) grabCancel(started Hotkey) error {
+	c := l.set.cancel
+	if c.IsZero() {
+		return nil
+	}
+	var problem error
+	if err := l.grab(slotCancel, c); err != nil && !l.cancelWarned {
+		l.cancelWarned = true
+		problem = &RegisterError{Key: ConfigCancel, Combo: c, Err: err}
+	}
+	if l.set.mode != ModeHold || c.Key == 0 {
+		return problem
+	}
+	// Held hotkey's modifiers are still down when the user presses cancel; Windows
+	// only fires a hotkey whose modifiers match exactly. Best effort.
+	held := l.set.record
+	if started == AutoSend {
+		held = l.set.autoSend
+	}
+	if v := (Combo{Mods: c.Mods | held.Mods, Key: c.Key}); v != c {
+		if err := l.grab(slotCancelHeld, v); err != nil {
+			l.log.Debug("cancel variant not registered", "hotkey", v.String(), "err", err)
+		}
+	}
+	return problem
+}
+
+func (l *Listener) grab(s slot, c Combo) error {
+	l.releaseSlot(s)
+	g, err := l.grabber.Grab(c)
+	if err != nil {
+		return err
+	}
+	l.grabs[s], l.combos[s] = g, c
+	return nil
+}
+
+func (l *Listener) releaseSlot(s slot) error {
+	g := l.grabs[s]
+	if g == nil {
+		return nil
+	}
+	l.grabs[s] = nil
+	if err := g.Release(); err != nil {
+		l.log.Warn("hotkey release failed", "hotkey", l.combos[s].String(), "err", err)
+		return fmt.Errorf("release %s: %w", l.combos[s], err)
+	}
+	return nil
+}
+
+func (l *Listener) releaseAll() error {
+	var errs []error
+	for s := range numSlots {
+		errs = append(errs, l.releaseSlot(s))
+	}
+	return errors.Join(errs...)
+}
+
+func (l *Listener) reregister() error {
+	if ev, ok := l.m.reset(); ok {
+		l.emit(ev)
+	}
+	l.releaseAll()
+	l.cancelWarned = false
+	return l.registerMain()
+}

@@ -1,0 +1,307 @@
+package hotkey
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// chanGrabber stands in for the OS: a test presses keys by sending edges into the grab of a combination.
+type chanGrabber struct {
+	mu     sync.Mutex
+	t0     time.Time // edges are stamped t0 + the step's milliseconds
+	taken  map[Combo]bool
+	active map[Combo]*chanGrab
+	calls  []string
+}
+
+type chanGrab struct {
+	g     *chanGrabber
+	c     Combo
+	edges chan Edge
+}
+
+func newChanGrabber(taken ...string) *chanGrabber {
+	g := &chanGrabber{t0: time.Now(), taken: map[Combo]bool{}, active: map[Combo]*chanGrab{}}
+	for _, s := range taken {
+		g.taken[MustParse(s)] = true
+	}
+	return g
+}
+
+func (g *chanGrabber) Grab(c Combo) (Grab, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.taken[c] || g.active[c] != nil {
+		g.calls = append(g.calls, "taken "+c.String())
+		return nil, ErrTaken
+	}
+	gr := &chanGrab{g: g, c: c, edges: make(chan Edge)}
+	g.active[c] = gr
+	g.calls = append(g.calls, "grab "+c.String())
+	return gr, nil
+}
+
+func (gr *chanGrab) Edges() <-chan Edge { return gr.edges }
+
+func (gr *chanGrab) Release() error {
+	gr.g.mu.Lock()
+	defer gr.g.mu.Unlock()
+	delete(gr.g.active, gr.c)
+	gr.g.calls = append(gr.g.calls, "release "+gr.c.String())
+	return nil
+}
+
+// edge delivers a key edge, stamped ms after the start, to the grab of combo s; it fails
+// the test if s is not registered.
+func (g *chanGrabber) edge(t *testing.T, s string, down bool, ms int) {
+	t.Helper()
+	g.mu.Lock()
+	gr := g.active[MustParse(s)]
+	g.mu.Unlock()
+	if gr == nil {
+		t.Fatalf("%s is not registered; calls: %v", s, g.log())
+	}
+	select {
+	case gr.edges <- Edge{Down: down, At: g.t0.Add(time.Duration(ms) * time.Millisecond)}:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("listener did not take the edge for %s", s)
+	}
+}
+
+func (g *chanGrabber) registered(s string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.active[MustParse(s)] != nil
+}
+
+func (g *chanGrabber) log() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.calls)
+}
+
+// keyboardGrabber adds a readable keyboard, as the X11 grabber has.
+type keyboardGrabber struct {
+	*chanGrabber
+	mu   sync.Mutex
+	down map[Combo]bool
+}
+
+func (k *keyboardGrabber) ComboDown(c Combo) (bool, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.down[c], nil
+}
+
+func (k *keyboardGrabber) set(s string, down bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.down[MustParse(s)] = down
+}
+
+func testLogger(t *testing.T) *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
+
+func next(t *testing.T, l *Listener) Event {
+	t.Helper()
+	select {
+	case ev, ok := <-l.Events():
+		if !ok {
+			t.Fatal("events closed")
+		}
+		return ev
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event within 5s")
+	}
+	return Event{}
+}
+
+func expect(t *testing.T, l *Listener, kind Kind, h Hotkey) Event {
+	t.Helper()
+	ev := next(t, l)
+	if ev.Kind != kind || ev.Hotkey != h {
+		t.Fatalf("got %s/%s (err %v), want %s/%s", ev.Kind, ev.Hotkey, ev.Err, kind, h)
+	}
+	return ev
+}
+
+func newListener(t *testing.T, cfg Config, g Grabber) *Listener {
+	t.Helper()
+	l, err := New(cfg, testLogger(t), g)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func TestListenerHold(t *testing.T) {
+	g := newChanGrabber()
+	l := newListener(t, Config{Record: "ctrl+shift+f9", Mode: "hold"}, g)
+
+	if g.registered("esc") {
+		t.Fatal("cancel key registered while idle: it would steal Esc from other applications")
+	}
+	g.edge(t, "ctrl+shift+f9", true, 0)
+	expect(t, l, Start, Record)
+	g.edge(t, "ctrl+shift+f9", true, 1) // X11: one down per key of the combination
+	g.edge(t, "ctrl+shift+f9", false, 70)
+	g.edge(t, "ctrl+shift+f9", true, 70) // autorepeat pair: not a release
+	g.edge(t, "ctrl+shift+f9", false, 90)
+	expect(t, l, Stop, Record) // from the debounce timer
+	if g.registered("esc") {
+		t.Fatal("cancel key still registered after the recording stopped")
+	}
+	want := []string{"grab ctrl+shift+f9", "grab esc", "grab ctrl+shift+esc", "release esc", "release ctrl+shift+esc"}
+	if got := g.log(); !slices.Equal(got, want) {
+		t.Fatalf("grabber calls = %v, want %v", got, want)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, ok := <-l.Events(); ok {
+		t.Fatal("Events not closed by Close")
+	}
+	if g.registered("ctrl+shift+f9") {
+		t.Fatal("Close left the hotkey registered")
+	}
+}
+
+func TestListenerToggleCancelAndAutoSend(t *testing.T) {
+	g := newChanGrabber()
+	l := newListener(t, Config{Record: "ctrl+win", AutoSend: "ctrl+shift+enter", Mode: "toggle"}, g)
+
+	g.edge(t, "ctrl+win", true, 0)
+	expect(t, l, Start, Record)
+	g.edge(t, "ctrl+win", false, 100)
+	g.edge(t, "esc", true, 1000)
+	expect(t, l, Cancel, Record)
+	g.edge(t, "ctrl+shift+enter", true, 2000)
+	expect(t, l, Start, AutoSend)
+	g.edge(t, "ctrl+shift+enter", false, 2100)
+	g.edge(t, "ctrl+shift+enter", true, 3000)
+	expect(t, l, Stop, AutoSend)
+	if g.registered("esc") || g.registered("ctrl+win+esc") {
+		t.Fatalf("cancel registrations left behind: %v", g.log())
+	}
+}
+
+func TestListenerConflict(t *testing.T) {
+	g := newChanGrabber("ctrl+shift+space")
+	l := newListener(t, Config{Record: "ctrl+shift+space", AutoSend: "ctrl+alt+space", Mode: "toggle"}, g)
+
+	ev := next(t, l)
+	if ev.Kind != Problem || !errors.Is(ev.Err, ErrTaken) {
+		t.Fatalf("got %v, want a Problem wrapping ErrTaken", ev)
+	}
+	const want = "ctrl+shift+space is already taken by another application; choose another in config hotkeys.record"
+	if ev.Err.Error() != want {
+		t.Fatalf("message = %q, want %q", ev.Err, want)
+	}
+	// The other hotkey still works.
+	g.edge(t, "ctrl+alt+space", true, 0)
+	expect(t, l, Start, AutoSend)
+
+	// Re-registering reports the same problem again, and cancels the recording in progress.
+	err := l.Reregister()
+	if !errors.Is(err, ErrTaken) {
+		t.Fatalf("Reregister = %v, want ErrTaken", err)
+	}
+	expect(t, l, Cancel, AutoSend)
+	if ev := next(t, l); ev.Kind != Problem {
+		t.Fatalf("got %v, want the Problem again", ev)
+	}
+	g.edge(t, "ctrl+alt+space", true, 100) // the old hold is forgotten: a new press
+	expect(t, l, Start, AutoSend)
+}
+
+func TestListenerCancelTaken(t *testing.T) {
+	g := newChanGrabber("esc")
+	l := newListener(t, Config{Record: "f9", Mode: "toggle"}, g)
+	g.edge(t, "f9", true, 0)
+	expect(t, l, Start, Record)
+	if ev := next(t, l); ev.Kind != Problem || ev.Err.Error() != "esc is already taken by another application; choose another in config hotkeys.cancel" {
+		t.Fatalf("got %v, want the cancel problem", ev)
+	}
+	g.edge(t, "f9", false, 100)
+	g.edge(t, "f9", true, 1000)
+	expect(t, l, Stop, Record)
+	g.edge(t, "f9", false, 1100)
+	g.edge(t, "f9", true, 2000)
+	expect(t, l, Start, Record) // the problem is reported once, not on every recording
+	g.edge(t, "f9", false, 2100)
+	g.edge(t, "f9", true, 3000)
+	expect(t, l, Stop, Record)
+}
+
+func TestListenerKeyState(t *testing.T) {
+	k := &keyboardGrabber{chanGrabber: newChanGrabber(), down: map[Combo]bool{}}
+	// The auto-send hotkey only serves to know the listener is done with an edge: the
+	// loop takes the next edge only after it has read the key state for the last one.
+	l := newListener(t, Config{Record: "ctrl+shift+f9", AutoSend: "ctrl+alt+f10", Mode: "hold"}, k)
+	edge := func(down bool, ms int) {
+		k.edge(t, "ctrl+shift+f9", down, ms)
+		k.edge(t, "ctrl+alt+f10", false, ms)
+	}
+
+	// A key pressed on the root window reaches every grab on X11: not the hotkey.
+	edge(true, 0)
+	k.set("ctrl+shift+f9", true)
+	edge(true, 10)
+	expect(t, l, Start, Record)
+
+	// Another key going up while the combination is still down is not a release,
+	// however long it stands.
+	edge(false, 100)
+	// Esc while the record grab holds the keyboard arrives on the record grab.
+	k.set("esc", true)
+	edge(true, 1000)
+	expect(t, l, Cancel, Record)
+	// Releasing everything after a cancel is silent.
+	k.set("esc", false)
+	k.set("ctrl+shift+f9", false)
+	edge(false, 1100)
+	// A new press starts again.
+	k.set("ctrl+shift+f9", true)
+	edge(true, 2000)
+	expect(t, l, Start, Record)
+}
+
+func TestNewErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		g    Grabber
+	}{
+		{name: "bad combo", cfg: Config{Record: "ctrl+spce"}, g: newChanGrabber()},
+		{name: "no grabber", cfg: Config{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if l, err := New(tt.cfg, testLogger(t), tt.g); err == nil {
+				l.Close()
+				t.Fatal("New succeeded")
+			}
+		})
+	}
+}

@@ -1,0 +1,134 @@
+package instance
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// childEnv makes the test binary act as a second process that tries the guard
+// named by the variable's value and prints what happened.
+const childEnv = "WHISPERKEY_INSTANCE_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if name := os.Getenv(childEnv); name != "" {
+		release, err := Acquire(name)
+		switch {
+		case errors.Is(err, ErrAlreadyRunning):
+			fmt.Println("already-running")
+		case err != nil:
+			fmt.Println("error:", err)
+		default:
+			release()
+			fmt.Println("acquired")
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// tryInOtherProcess runs Acquire(name) in a fresh copy of the test binary.
+func tryInOtherProcess(t *testing.T, name string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+name)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child process: %v\n%s", err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func uniqueName(t *testing.T) string {
+	return fmt.Sprintf("test-%s-%d-%d", t.Name(), os.Getpid(), time.Now().UnixNano())
+}
+
+func TestSecondProcessIsRefused(t *testing.T) {
+	name := uniqueName(t)
+	release, err := Acquire(name)
+	if err != nil {
+		t.Fatalf("first Acquire: %v", err)
+	}
+	if got := tryInOtherProcess(t, name); got != "already-running" {
+		t.Fatalf("second process while held: got %q, want already-running", got)
+	}
+	if got := tryInOtherProcess(t, name+"-other"); got != "acquired" {
+		t.Fatalf("another name while held: got %q, want acquired", got)
+	}
+	release()
+	release() // idempotent
+	if got := tryInOtherProcess(t, name); got != "acquired" {
+		t.Fatalf("second process after release: got %q, want acquired", got)
+	}
+	again, err := Acquire(name)
+	if err != nil {
+		t.Fatalf("Acquire after release: %v", err)
+	}
+	again()
+}
+
+func TestMutexName(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{name: "plain", in: "app", want: `Local\WhisperKey-app`},
+		{name: "empty", in: "", want: `Local\WhisperKey-default`},
+		{name: "backslash cannot open a namespace", in: `Global\x`, want: `Local\WhisperKey-Global_x`},
+		{name: "spaces and unicode", in: "my app ü", want: `Local\WhisperKey-my_app__`},
+		{name: "dots dashes underscores kept", in: "a.b-c_d", want: `Local\WhisperKey-a.b-c_d`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mutexName(tt.in); got != tt.want {
+				t.Errorf("mutexName(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestInstallerWaitsForTheAppsMutex(t *testing.T) {
+	nsi, err := os.ReadFile("../../installer/whisperkey.nsi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"` + mutexName(App) + `"`
+	if !strings.Contains(string(nsi), "APP_MUTEX  "+want) {
+		t.Errorf("installer/whisperkey.nsi does not define APP_MUTEX as %s, the tray app's mutex", want)
+	}
+}
+
+func TestLockPath(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		runtime string
+		temp    string
+		uid     int
+		want    string
+	}{
+		{name: "runtime dir", in: "app", runtime: "/run/user/1000", temp: "/tmp", uid: 1000, want: "/run/user/1000/whisperkey-app.lock"},
+		{name: "no runtime dir", in: "app", temp: "/tmp", uid: 1000, want: "/tmp/whisperkey-1000-app.lock"},
+		{name: "relative runtime dir ignored", in: "app", runtime: "run", temp: "/tmp", uid: 7, want: "/tmp/whisperkey-7-app.lock"},
+		{name: "slash in name", in: "a/b", runtime: "/run/user/1", temp: "/tmp", uid: 1, want: "/run/user/1/whisperkey-a_b.lock"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if os.PathSeparator != '/' {
+				t.Skip("the lock file is used on Unix-like systems only; its paths use /")
+			}
+			if got := lockPath(tt.in, tt.runtime, tt.temp, tt.uid); got != tt.want {
+				t.Errorf("lockPath = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,122 @@
+package logging
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// FileName is the name of the current log file; older ones get .1, .2 appended.
+const FileName = "whisperkey.log"
+
+const (
+	maxFileSize = 5 << 20 // bytes per file before it is rotated
+	keepFiles   = 3       // whisperkey.log plus .1 and .2
+)
+
+// Dir is the per-user log directory: %LOCALAPPDATA%\whisperkey\logs on
+// Windows, ~/Library/Logs/whisperkey on macOS and
+// $XDG_STATE_HOME/whisperkey/logs (default ~/.local/state) elsewhere.
+func Dir() (string, error) {
+	home, _ := os.UserHomeDir() // only needed when the environment names no directory
+	return dirFor(runtime.GOOS, os.Getenv, home)
+}
+
+// dirFor is Dir for any OS, so every OS's rule is tested everywhere.
+func dirFor(goos string, getenv func(string) string, home string) (string, error) {
+	switch goos {
+	case "windows":
+		if base := getenv("LOCALAPPDATA"); base != "" {
+			return winJoin(base, "whisperkey", "logs"), nil
+		}
+		if home == "" {
+			return "", errors.New("find the log directory: neither LOCALAPPDATA nor the home directory is set")
+		}
+		return winJoin(home, "AppData", "Local", "whisperkey", "logs"), nil
+	case "darwin":
+		if home == "" {
+			return "", errors.New("find the log directory: HOME is not set")
+		}
+		return path.Join(home, "Library", "Logs", "whisperkey"), nil
+	default:
+		// The XDG spec says relative values are invalid and must be ignored.
+		if base := getenv("XDG_STATE_HOME"); strings.HasPrefix(base, "/") {
+			return path.Join(base, "whisperkey", "logs"), nil
+		}
+		if home == "" {
+			return "", errors.New("find the log directory: neither XDG_STATE_HOME nor HOME is set")
+		}
+		return path.Join(home, ".local", "state", "whisperkey", "logs"), nil
+	}
+}
+
+// winJoin joins Windows path elements whatever OS the code runs on.
+func winJoin(elem ...string) string {
+	parts := make([]string, 0, len(elem))
+	for i, e := range elem {
+		if i > 0 {
+			e = strings.TrimLeft(e, `\/`)
+		}
+		if e = strings.TrimRight(e, `\/`); e != "" {
+			parts = append(parts, e)
+		}
+	}
+	return strings.Join(parts, `\`)
+}
+
+// Open starts logging at level into dir/whisperkey.log (creating dir), which
+// is rotated at 5 MB keeping three files. When stderr is a terminal the
+// records go there too. It returns the logger, the closer of the file and the
+// file's path.
+func Open(dir string, level slog.Level) (*slog.Logger, io.Closer, string, error) {
+	var extra io.Writer
+	if isTerminal(os.Stderr) {
+		extra = os.Stderr
+	}
+	return open(dir, level, extra, maxFileSize, keepFiles)
+}
+
+func open(dir string, level slog.Level, extra io.Writer, maxSize int64, keep int) (*slog.Logger, io.Closer, string, error) {
+	if dir == "" {
+		return nil, nil, "", errors.New("open log: no directory given")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, "", fmt.Errorf("create log directory: %w", err)
+	}
+	p := filepath.Join(dir, FileName)
+	rf, err := newRotatingFile(p, maxSize, keep)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	var w io.Writer = rf
+	if extra != nil {
+		w = tee{primary: rf, secondary: extra}
+	}
+	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	return log, rf, p, nil
+}
+
+// tee writes to primary and, best effort, to secondary: a console that went
+// away must not stop the log file.
+type tee struct {
+	primary, secondary io.Writer
+}
+
+func (t tee) Write(p []byte) (int, error) {
+	n, err := t.primary.Write(p)
+	_, _ = t.secondary.Write(p)
+	return n, err
+}
+
+// isTerminal reports whether f is a console or terminal. A GUI-subsystem
+// process on Windows has no valid stderr, and Stat fails there.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

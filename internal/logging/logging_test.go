@@ -1,0 +1,205 @@
+package logging
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDirFor(t *testing.T) {
+	tests := []struct {
+		name    string
+		goos    string
+		env     map[string]string
+		home    string
+		want    string
+		wantErr bool
+	}{
+		{name: "windows", goos: "windows", env: map[string]string{"LOCALAPPDATA": `C:\Users\ann\AppData\Local`}, home: `C:\Users\ann`, want: `C:\Users\ann\AppData\Local\whisperkey\logs`},
+		{name: "windows trailing slash", goos: "windows", env: map[string]string{"LOCALAPPDATA": `D:\data\`}, want: `D:\data\whisperkey\logs`},
+		{name: "windows without LOCALAPPDATA", goos: "windows", home: `C:\Users\ann`, want: `C:\Users\ann\AppData\Local\whisperkey\logs`},
+		{name: "windows with nothing", goos: "windows", wantErr: true},
+		{name: "linux XDG_STATE_HOME", goos: "linux", env: map[string]string{"XDG_STATE_HOME": "/var/state/ann"}, home: "/home/ann", want: "/var/state/ann/whisperkey/logs"},
+		{name: "linux default", goos: "linux", home: "/home/ann", want: "/home/ann/.local/state/whisperkey/logs"},
+		{name: "linux relative XDG_STATE_HOME ignored", goos: "linux", env: map[string]string{"XDG_STATE_HOME": "state"}, home: "/home/ann", want: "/home/ann/.local/state/whisperkey/logs"},
+		{name: "linux with nothing", goos: "linux", wantErr: true},
+		{name: "freebsd like linux", goos: "freebsd", home: "/home/ann", want: "/home/ann/.local/state/whisperkey/logs"},
+		{name: "macos", goos: "darwin", env: map[string]string{"XDG_STATE_HOME": "/ignored"}, home: "/Users/ann", want: "/Users/ann/Library/Logs/whisperkey"},
+		{name: "macos without home", goos: "darwin", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := dirFor(tt.goos, func(k string) string { return tt.env[k] }, tt.home)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatalf("dirFor = %q, want an error", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("dirFor = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDirOnThisOS(t *testing.T) {
+	d, err := Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(d) || !strings.Contains(d, "whisperkey") {
+		t.Errorf("Dir() = %q, want an absolute path containing whisperkey", d)
+	}
+}
+
+func TestOpenWritesLevelledRecords(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nested", "logs")
+	var console bytes.Buffer
+	log, closer, path, err := open(dir, slog.LevelInfo, &console, maxFileSize, keepFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, FileName); path != want {
+		t.Errorf("path = %q, want %q", path, want)
+	}
+	log.Debug("hidden detail")
+	log.Info("engine ready", "variant", "cpu")
+	if err := closer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := closer.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"file": string(data), "console": console.String()} {
+		if !strings.Contains(text, `msg="engine ready" variant=cpu`) {
+			t.Errorf("%s lacks the info record:\n%s", name, text)
+		}
+		if strings.Contains(text, "hidden detail") {
+			t.Errorf("%s has the debug record below the level:\n%s", name, text)
+		}
+	}
+	log.Info("after close") // must not panic; the record is dropped
+}
+
+func TestOpenAppendsToExistingLog(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	if err := os.WriteFile(path, []byte("earlier run\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	log, closer, _, err := open(dir, slog.LevelInfo, nil, maxFileSize, keepFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Info("this run")
+	closer.Close()
+	data, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(data), "earlier run\n") || !strings.Contains(string(data), "this run") {
+		t.Errorf("log file = %q, want the earlier run kept and this run appended", data)
+	}
+}
+
+func TestRotationKeepsThreeFiles(t *testing.T) {
+	tests := []struct {
+		name   string
+		max    int64
+		keep   int
+		writes int
+		want   []string // files that must exist
+		absent []string
+	}{
+		{name: "below the limit", max: 1000, keep: 3, writes: 5, want: []string{FileName}, absent: []string{FileName + ".1"}},
+		{name: "one rotation", max: 100, keep: 3, writes: 15, want: []string{FileName, FileName + ".1"}, absent: []string{FileName + ".2"}},
+		{name: "many rotations", max: 100, keep: 3, writes: 200, want: []string{FileName, FileName + ".1", FileName + ".2"}, absent: []string{FileName + ".3"}},
+		{name: "keep one truncates", max: 100, keep: 1, writes: 50, want: []string{FileName}, absent: []string{FileName + ".1"}},
+	}
+	line := []byte("0123456789\n") // 11 bytes
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			r, err := newRotatingFile(filepath.Join(dir, FileName), tt.max, tt.keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < tt.writes; i++ {
+				if n, err := r.Write(line); err != nil || n != len(line) {
+					t.Fatalf("write %d: n=%d err=%v", i, n, err)
+				}
+			}
+			if err := r.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range tt.want {
+				st, err := os.Stat(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+				if st.Size() > tt.max {
+					t.Errorf("%s is %d bytes, over the %d limit", f, st.Size(), tt.max)
+				}
+			}
+			for _, f := range tt.absent {
+				if _, err := os.Stat(filepath.Join(dir, f)); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s exists (err=%v), want it absent", f, err)
+				}
+			}
+			if _, err := r.Write(line); !errors.Is(err, fs.ErrClosed) {
+				t.Errorf("write after Close: err=%v, want fs.ErrClosed", err)
+			}
+		})
+	}
+}
+
+func TestRotationKeepsNewestRecords(t *testing.T) {
+	dir := t.TempDir()
+	r, err := newRotatingFile(filepath.Join(dir, FileName), 30, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"first record ...\n", "second record ..\n", "third record ...\n", "fourth record ..\n"} {
+		if _, err := r.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Close()
+	read := func(name string) string {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		return string(b)
+	}
+	// Each 17-byte record fills a file, so the three files hold the last three.
+	if got := read(FileName); got != "fourth record ..\n" {
+		t.Errorf("current = %q", got)
+	}
+	if got := read(FileName + ".1"); got != "third record ...\n" {
+		t.Errorf(".1 = %q", got)
+	}
+	if got := read(FileName + ".2"); got != "second record ..\n" {
+		t.Errorf(".2 = %q", got)
+	}
+}
+
+func TestOpenBadDirectory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := Open(filepath.Join(file, "logs"), slog.LevelInfo); err == nil {
+		t.Fatal("Open under a regular file succeeded, want an error")
+	}
+	if _, _, _, err := Open("", slog.LevelInfo); err == nil {
+		t.Fatal("Open with no directory succeeded, want an error")
+	}
+}

@@ -1,0 +1,126 @@
+package output
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"golang.design/x/clipboard"
+)
+
+// Keysyms used for pasting and for telling modifiers from other keys.
+const (
+	xkControlL = 0xffe3
+	xkV        = 0x0076
+	xkReturn   = 0xff0d
+)
+
+var xkModifiers = []uint64{
+	0xffe1, 0xffe2, // Shift_L, Shift_R
+	0xffe3, 0xffe4, // Control_L, Control_R
+	0xffe7, 0xffe8, // Meta_L, Meta_R
+	0xffe9, 0xffea, // Alt_L, Alt_R
+	0xffeb, 0xffec, // Super_L, Super_R
+	0xffed, 0xffee, // Hyper_L, Hyper_R
+	0xfe03, 0xff7e, // ISO_Level3_Shift (AltGr), Mode_switch
+}
+
+// osBackend on Linux: the clipboard through golang.design/x/clipboard (X11 or Wayland
+// data-control), keystrokes through XTest. X11 clipboards are served by their owner,
+// so our text is only pastable while this process runs.
+type osBackend struct {
+	log  *slog.Logger
+	x    *xlib // nil when keystrokes are impossible
+	xErr error
+	pk   pasteKeys
+	mods map[uint32]bool
+}
+
+func newOSBackend(log *slog.Logger) (*osBackend, error) {
+	if err := clipboard.Init(); err != nil {
+		return nil, fmt.Errorf("open the clipboard: %w", err)
+	}
+	b := &osBackend{log: log}
+	x, err := openXlib()
+	if err != nil {
+		log.Warn("paste keystroke unavailable; text will be left on the clipboard", "err", err)
+		b.xErr = err
+		return b, nil
+	}
+	b.x = x
+	b.pk = pasteKeys{ctrl: x.keycode(xkControlL), v: x.keycode(xkV), enter: x.keycode(xkReturn)}
+	if b.pk.ctrl == 0 || b.pk.v == 0 || b.pk.enter == 0 {
+		b.xErr = errors.New("the keyboard layout lacks Control_L, v or Return")
+	}
+	b.mods = map[uint32]bool{}
+	for _, ks := range xkModifiers {
+		if kc := x.keycode(ks); kc != 0 {
+			b.mods[kc] = true
+		}
+	}
+	return b, nil
+}
+
+func (b *osBackend) close() error {
+	if b.x != nil {
+		b.x.close()
+	}
+	return nil
+}
+
+// target is the focused X window; nothing on X11 blocks synthetic input by privilege.
+func (b *osBackend) target() (uint64, bool, error) {
+	if b.x == nil {
+		return 0, false, b.xErr
+	}
+	return b.x.focus(), false, nil
+}
+
+func (b *osBackend) canPaste() error { return b.xErr }
+
+func (b *osBackend) keys() pasteKeys { return b.pk }
+
+func (b *osBackend) keysDown() ([]uint32, error) {
+	if b.x == nil {
+		return nil, b.xErr
+	}
+	return b.x.keysDown(), nil
+}
+
+func (b *osBackend) isModifier(code uint32) bool { return b.mods[code] }
+
+func (b *osBackend) send(keys []keyEvent) error {
+	if b.x == nil {
+		return b.xErr
+	}
+	b.x.send(keys)
+	return nil
+}
+
+func (b *osBackend) save(ctx context.Context) (*snapshot, error) { return saveClipboard(ctx, b.log) }
+
+func (b *osBackend) write(ctx context.Context, text string) (*ownership, error) {
+	return writeClipboard(ctx, text)
+}
+
+func (b *osBackend) stillOurs(o *ownership) bool { return o.stillOurs() }
+
+// restore puts the snapshot back if our text is still on the clipboard. An empty
+// snapshot empties the clipboard again.
+func (b *osBackend) restore(ctx context.Context, s *snapshot, o *ownership) (bool, error) {
+	if !o.stillOurs() {
+		return false, nil
+	}
+	if len(s.items) == 0 {
+		if b.x == nil {
+			return false, fmt.Errorf("empty the clipboard: %w", b.xErr)
+		}
+		b.x.disownClipboard()
+		return true, nil
+	}
+	if err := s.writeBack(ctx); err != nil {
+		return false, err
+	}
+	return true, nil
+}

@@ -1,0 +1,323 @@
+package output
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+)
+
+var (
+	// ErrTargetElevated means the focused window runs with more rights than we do, so
+	// the OS would drop a synthetic paste without a word. The text is left on the clipboard.
+	ErrTargetElevated = errors.New("the focused window runs as administrator, so Windows blocks our paste; the text is on the clipboard — press Ctrl+V")
+	// ErrNoPaste means no paste keystroke can be sent here (no X display, no XTest); the
+	// text is left on the clipboard.
+	ErrNoPaste = errors.New("cannot send the paste keystroke; the text is on the clipboard — press Ctrl+V")
+	// ErrInvalidMode marks a bad output mode in the config.
+	ErrInvalidMode = errors.New("invalid output mode")
+)
+
+// Mode is what Output does with the text.
+type Mode int
+
+const (
+	// ModePaste pastes at the cursor and puts the previous clipboard back.
+	ModePaste Mode = iota
+	// ModeClipboard only puts the text on the clipboard; the user pastes.
+	ModeClipboard
+	// ModePasteEnter pastes, then presses Enter (chat boxes, terminals).
+	ModePasteEnter
+)
+
+var modeNames = []string{"paste", "clipboard", "paste-enter"}
+
+// String returns the config spelling.
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("mode(%d)", int(m))
+}
+
+// ParseMode reads "paste" (also ""), "clipboard" or "paste-enter", case-insensitive.
+func ParseMode(s string) (Mode, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	if v == "" {
+		return ModePaste, nil
+	}
+	for i, n := range modeNames {
+		if v == n {
+			return Mode(i), nil
+		}
+	}
+	return 0, fmt.Errorf(`%w %q: use "paste" (paste at the cursor), "clipboard" (only copy) or "paste-enter" (paste, then press Enter)`, ErrInvalidMode, s)
+}
+
+// ValidateMode reports whether s is a usable mode; config validation calls it.
+func ValidateMode(s string) error {
+	_, err := ParseMode(s)
+	return err
+}
+
+// Config says how text is delivered. Zero fields take the defaults.
+type Config struct {
+	// Mode is "paste" (default), "clipboard" or "paste-enter".
+	Mode string
+	// RestoreDelay is how long the target gets to read the clipboard after the paste
+	// keystroke before the previous content is put back. Nothing reports when the
+	// target has read it, so this is a bet; too short and a slow app pastes the old
+	// content. Default 500ms.
+	RestoreDelay time.Duration
+	// KeyReleaseTimeout is how long to wait for the user to let go of every key (the
+	// hotkey's modifiers would otherwise turn Ctrl+V into, say, Ctrl+Shift+V). After it,
+	// held modifiers are lifted for the paste and pressed again. Default 2s.
+	KeyReleaseTimeout time.Duration
+	// EnterDelay separates the paste from Enter, so apps that paste asynchronously
+	// (browsers, Electron) insert the text first. Default 100ms.
+	EnterDelay time.Duration
+	// JoinWindow: a dictation into the same window within this time of the previous one
+	// gets a separating space (see Joiner). Default 60s; negative turns joining off.
+	JoinWindow time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.RestoreDelay <= 0 {
+		c.RestoreDelay = 500 * time.Millisecond
+	}
+	if c.KeyReleaseTimeout <= 0 {
+		c.KeyReleaseTimeout = 2 * time.Second
+	}
+	if c.EnterDelay <= 0 {
+		c.EnterDelay = 100 * time.Millisecond
+	}
+	if c.JoinWindow == 0 {
+		c.JoinWindow = 60 * time.Second
+	}
+	return c
+}
+
+// Options adjust one Output call.
+type Options struct {
+	// PressEnter presses Enter after the paste (the auto-send hotkey); ignored in clipboard mode.
+	PressEnter bool
+}
+
+// Result says what Output did.
+type Result struct {
+	Text         string // the text delivered, after joining (leading space added or trimmed)
+	Pasted       bool   // the paste keystroke was sent
+	PressedEnter bool   // Enter was sent after it
+	OnClipboard  bool   // the text is still on the clipboard (clipboard mode, or no paste possible)
+	Restored     bool   // the previous clipboard was put back
+}
+
+// Paster delivers dictated text. Output calls are serialised.
+type Paster struct {
+	cfg  Config
+	mode Mode
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	os     *osBackend
+	join   *Joiner
+	closed bool
+
+	// test hooks: run after the paste keystroke, and when keys are found held before it
+	afterPaste func()
+	onKeysHeld func()
+}
+
+// New prepares the clipboard and the keystroke injection. It fails when the clipboard
+// cannot be used at all; when only the keystroke is impossible (e.g. no X display or no
+// XTest), the paste modes return ErrNoPaste and leave the text on the clipboard.
+func New(cfg Config, log *slog.Logger) (*Paster, error) {
+	cfg = cfg.withDefaults()
+	mode, err := ParseMode(cfg.Mode)
+	if err != nil {
+		return nil, err
+	}
+	log = log.With("pkg", "output")
+	b, err := newOSBackend(log)
+	if err != nil {
+		return nil, err
+	}
+	return &Paster{cfg: cfg, mode: mode, log: log, os: b, join: NewJoiner(cfg.JoinWindow)}, nil
+}
+
+// Close releases the OS resources. Idempotent.
+func (p *Paster) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	return p.os.close()
+}
+
+// Output puts text at the cursor of the focused window. In paste modes it saves the
+// clipboard, writes the text, waits until no key is held, sends Ctrl+V (and Enter),
+// gives the target RestoreDelay to read the clipboard, then restores the saved content
+// unless another program has written to the clipboard meanwhile. Whisper's leading
+// space is trimmed, and a space is added when the text continues the previous dictation
+// (see Joiner). It returns ErrTargetElevated or ErrNoPaste, with the text left on the
+// clipboard, when the keystroke cannot reach the target.
+func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return Result{}, errors.New("output: paster closed")
+	}
+	target, blocked, err := p.os.target()
+	if err != nil {
+		p.log.Debug("cannot identify the focused window", "err", err)
+	}
+	res := Result{Text: p.join.Join(text, target, time.Now())}
+	if res.Text == "" {
+		return res, nil
+	}
+	if p.mode == ModeClipboard {
+		if _, err := p.os.write(ctx, res.Text); err != nil {
+			return res, fmt.Errorf("put the text on the clipboard: %w", err)
+		}
+		res.OnClipboard = true
+		return res, nil
+	}
+
+	saved, err := p.os.save(ctx)
+	if err != nil {
+		p.log.Warn("cannot save the clipboard; it will not be restored", "err", err)
+	}
+	own, err := p.os.write(ctx, res.Text)
+	if err != nil {
+		return res, fmt.Errorf("put the text on the clipboard: %w", err)
+	}
+	res.OnClipboard = true
+	if blocked {
+		p.log.Info("paste skipped: focused window is elevated")
+		return res, ErrTargetElevated
+	}
+	if err := p.os.canPaste(); err != nil {
+		return res, fmt.Errorf("%w (%v)", ErrNoPaste, err)
+	}
+
+	lifted, err := p.waitKeysReleased(ctx)
+	if err != nil {
+		// Cancelled before the paste: the user's clipboard comes back now.
+		res.Restored, res.OnClipboard = p.restore(ctx, saved, own)
+		return res, err
+	}
+	enter := p.mode == ModePasteEnter || opt.PressEnter
+	if err := p.sendPaste(ctx, lifted, enter); err != nil {
+		return res, fmt.Errorf("%w (%v)", ErrNoPaste, err)
+	}
+	res.Pasted, res.PressedEnter = true, enter
+	if p.afterPaste != nil {
+		p.afterPaste()
+	}
+
+	// Let the target fetch the text before the old content comes back. On cancel,
+	// restore at once: the user's clipboard matters more than a late paste.
+	select {
+	case <-time.After(p.cfg.RestoreDelay):
+	case <-ctx.Done():
+	}
+	res.Restored, res.OnClipboard = p.restore(ctx, saved, own)
+	return res, ctx.Err()
+}
+
+// restore puts the saved clipboard back unless another program wrote to it since our
+// write. It reports whether it did, and whether our text is still on the clipboard.
+func (p *Paster) restore(ctx context.Context, saved *snapshot, own *ownership) (restored, ours bool) {
+	if saved == nil {
+		return false, p.os.stillOurs(own)
+	}
+	restored, err := p.os.restore(context.WithoutCancel(ctx), saved, own)
+	switch {
+	case err != nil:
+		p.log.Warn("cannot restore the clipboard", "err", err)
+	case !restored:
+		p.log.Info("clipboard changed by another program during the paste; not restored")
+	}
+	return restored, !restored && p.os.stillOurs(own)
+}
+
+// waitKeysReleased waits until no key is down, up to KeyReleaseTimeout. It returns the
+// modifiers still held after the timeout: the paste lifts them and presses them again.
+func (p *Paster) waitKeysReleased(ctx context.Context) ([]uint32, error) {
+	deadline := time.Now().Add(p.cfg.KeyReleaseTimeout)
+	for first := true; ; first = false {
+		down, err := p.os.keysDown()
+		if err != nil {
+			p.log.Debug("cannot read the keyboard; pasting without waiting", "err", err)
+			return nil, nil
+		}
+		if len(down) == 0 {
+			return nil, nil
+		}
+		if first {
+			p.log.Debug("waiting for keys to be released before pasting", "keys", len(down))
+			if p.onKeysHeld != nil {
+				p.onKeysHeld()
+			}
+		}
+		if time.Now().After(deadline) {
+			var mods []uint32
+			for _, k := range down {
+				if p.os.isModifier(k) {
+					mods = append(mods, k)
+				}
+			}
+			p.log.Info("keys still held; lifting modifiers for the paste", "modifiers", len(mods))
+			return mods, nil
+		}
+		select {
+		case <-time.After(10 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// sendPaste sends Ctrl+V (and Enter), with the lifted modifiers up around it.
+func (p *Paster) sendPaste(ctx context.Context, lifted []uint32, enter bool) error {
+	k := p.os.keys()
+	var seq []keyEvent
+	for _, m := range lifted {
+		seq = append(seq, keyEvent{code: m, down: false})
+	}
+	seq = append(seq, keyEvent{k.ctrl, true}, keyEvent{k.v, true}, keyEvent{k.v, false}, keyEvent{k.ctrl, false})
+	if err := p.os.send(seq); err != nil {
+		return err
+	}
+	if enter {
+		select {
+		case <-time.After(p.cfg.EnterDelay):
+		case <-ctx.Done():
+		}
+		if err := p.os.send([]keyEvent{{k.enter, true}, {k.enter, false}}); err != nil {
+			return err
+		}
+	}
+	if len(lifted) > 0 {
+		var again []keyEvent
+		for _, m := range lifted {
+			again = append(again, keyEvent{code: m, down: true})
+		}
+		return p.os.send(again)
+	}
+	return nil
+}
+
+// keyEvent is one synthetic key press or release; code is an X11 keycode or a Windows virtual-key code.
+type keyEvent struct {
+	code uint32
+	down bool
+}
+
+// pasteKeys are the codes of Ctrl, V and Enter on this system.
+type pasteKeys struct{ ctrl, v, enter uint32 }

@@ -1,0 +1,187 @@
+package output
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestJoiner(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	type call struct {
+		text   string
+		target uint64
+		after  time.Duration // since the previous call
+		want   string
+	}
+	tests := []struct {
+		name   string
+		window time.Duration
+		calls  []call
+	}{
+		{name: "first dictation loses Whisper's leading space", window: time.Minute, calls: []call{
+			{text: " Hello world.", target: 1, want: "Hello world."},
+		}},
+		{name: "continuation gets a space", window: time.Minute, calls: []call{
+			{text: " Hello world.", target: 1, want: "Hello world."},
+			{text: " How are you?", target: 1, after: 5 * time.Second, want: " How are you?"},
+		}},
+		{name: "continuation without Whisper's space", window: time.Minute, calls: []call{
+			{text: "one", target: 1, want: "one"},
+			{text: "two", target: 1, after: time.Second, want: " two"},
+		}},
+		{name: "punctuation continues without a space", window: time.Minute, calls: []call{
+			{text: " Hello", target: 1, want: "Hello"},
+			{text: " , world", target: 1, after: time.Second, want: ", world"},
+		}},
+		{name: "digit continues with a space", window: time.Minute, calls: []call{
+			{text: "room", target: 1, want: "room"},
+			{text: " 42", target: 1, after: time.Second, want: " 42"},
+		}},
+		{name: "opening bracket continues with a space", window: time.Minute, calls: []call{
+			{text: "see", target: 1, want: "see"},
+			{text: " (below)", target: 1, after: time.Second, want: " (below)"},
+		}},
+		{name: "previous ended in newline", window: time.Minute, calls: []call{
+			{text: "line one\n", target: 1, want: "line one\n"},
+			{text: " Line two", target: 1, after: time.Second, want: "Line two"},
+		}},
+		{name: "previous ended in space", window: time.Minute, calls: []call{
+			{text: "word ", target: 1, want: "word "},
+			{text: " next", target: 1, after: time.Second, want: "next"},
+		}},
+		{name: "previous ended with opening bracket", window: time.Minute, calls: []call{
+			{text: "note (", target: 1, want: "note ("},
+			{text: " inside", target: 1, after: time.Second, want: "inside"},
+		}},
+		{name: "too late", window: time.Minute, calls: []call{
+			{text: "one", target: 1, want: "one"},
+			{text: " two", target: 1, after: 2 * time.Minute, want: "two"},
+		}},
+		{name: "other window", window: time.Minute, calls: []call{
+			{text: "one", target: 1, want: "one"},
+			{text: " two", target: 2, after: time.Second, want: "two"},
+		}},
+		{name: "unknown window counts as the same", window: time.Minute, calls: []call{
+			{text: "one", target: 0, want: "one"},
+			{text: " two", target: 0, after: time.Second, want: " two"},
+		}},
+		{name: "joining off", window: -1, calls: []call{
+			{text: "one", target: 1, want: "one"},
+			{text: " two", target: 1, after: time.Second, want: "two"},
+		}},
+		{name: "Chinese gets no space", window: time.Minute, calls: []call{
+			{text: " 你好。", target: 1, want: "你好。"},
+			{text: " 今天天气很好", target: 1, after: time.Second, want: "今天天气很好"},
+		}},
+		{name: "Japanese after Latin gets no space", window: time.Minute, calls: []call{
+			{text: "OK", target: 1, want: "OK"},
+			{text: " ありがとう", target: 1, after: time.Second, want: "ありがとう"},
+		}},
+		{name: "accented letters are words", window: time.Minute, calls: []call{
+			{text: "déjà", target: 1, want: "déjà"},
+			{text: " été", target: 1, after: time.Second, want: " été"},
+		}},
+		{name: "empty text changes nothing", window: time.Minute, calls: []call{
+			{text: "one", target: 1, want: "one"},
+			{text: "   ", target: 1, after: time.Second, want: ""},
+			{text: " two", target: 1, after: time.Second, want: " two"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := NewJoiner(tt.window)
+			now := t0
+			for i, c := range tt.calls {
+				now = now.Add(c.after)
+				if got := j.Join(c.text, c.target, now); got != c.want {
+					t.Errorf("call %d: Join(%q) = %q, want %q", i, c.text, got, c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestPasteBlocked(t *testing.T) {
+	tests := []struct {
+		name   string
+		self   bool
+		target elevation
+		want   bool
+	}{
+		{name: "both normal", target: elevNo, want: false},
+		{name: "target elevated", target: elevYes, want: true},
+		{name: "target refuses to tell", target: elevDenied, want: true},
+		{name: "no focused window", target: elevUnknown, want: false},
+		{name: "we are elevated too", self: true, target: elevYes, want: false},
+		{name: "we are elevated, target refuses", self: true, target: elevDenied, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := pasteBlocked(tt.self, tt.target); got != tt.want {
+				t.Errorf("pasteBlocked(%v, %v) = %v, want %v", tt.self, tt.target, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWinFormatKind(t *testing.T) {
+	tests := []struct {
+		name   string
+		format uint32
+		want   winFormatKind
+	}{
+		{name: "CF_UNICODETEXT", format: 13, want: winGlobal},
+		{name: "CF_TEXT", format: 1, want: winGlobal},
+		{name: "CF_DIB", format: 8, want: winGlobal},
+		{name: "CF_DIBV5", format: 17, want: winGlobal},
+		{name: "CF_HDROP", format: 15, want: winGlobal},
+		{name: "CF_LOCALE", format: 16, want: winGlobal},
+		{name: "registered format (HTML Format)", format: 0xC0F1, want: winGlobal},
+		{name: "CF_ENHMETAFILE", format: 14, want: winEnhMetafile},
+		{name: "CF_BITMAP is synthesised from the DIB", format: 2, want: winSkip},
+		{name: "CF_METAFILEPICT holds a handle", format: 3, want: winSkip},
+		{name: "CF_PALETTE", format: 9, want: winSkip},
+		{name: "CF_OWNERDISPLAY", format: 0x80, want: winSkip},
+		{name: "CF_DSPBITMAP", format: 0x82, want: winSkip},
+		{name: "GDI object range", format: 0x0300, want: winSkip},
+		{name: "private range is memory", format: 0x0200, want: winGlobal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := winFormatKindOf(tt.format); got != tt.want {
+				t.Errorf("winFormatKindOf(%#x) = %v, want %v", tt.format, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    Mode
+		wantErr bool
+	}{
+		{name: "default", in: "", want: ModePaste},
+		{name: "paste", in: "Paste", want: ModePaste},
+		{name: "clipboard", in: "clipboard", want: ModeClipboard},
+		{name: "paste-enter", in: "paste-enter", want: ModePasteEnter},
+		{name: "unknown", in: "type", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseMode(tt.in)
+			if tt.wantErr {
+				if !errors.Is(err, ErrInvalidMode) || !strings.Contains(err.Error(), `"paste-enter"`) {
+					t.Fatalf("ParseMode(%q) error = %v", tt.in, err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("ParseMode(%q) = %v, %v", tt.in, got, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,21 @@
+# Paste target for the tests: a text widget with the keyboard focus.
+# Prints "READY <toplevel window id>" once shown; for each "dump" line on stdin it
+# prints "GOT <hex of the widget's UTF-8 content>". Exits when stdin closes.
+wm title . whisperkey-paste-target
+text .t -width 40 -height 5
+pack .t
+fconfigure stdout -buffering line
+fconfigure stdin -blocking 0
+proc command {} {
+    if {[gets stdin line] < 0} {
+        if {[eof stdin]} { exit 0 }
+        return
+    }
+    if {$line eq "dump"} {
+        puts "GOT [binary encode hex [encoding convertto utf-8 [.t get 1.0 end-1c]]]"
+    }
+}
+fileevent stdin readable command
+tkwait visibility .t
+focus -force .t
+puts "READY [wm frame .]"
