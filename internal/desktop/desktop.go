@@ -588,4 +588,3 @@ func (t transcriberRef) Transcribe(ctx context.Context, samples []float32) (app.
 	}
 	return app.Transcript{Text: res.Text, Features: res.Timings.Features, Engine: res.Timings.Engine}, nil
 }
-
