@@ -1,0 +1,413 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/whisperkey/whisperkey/internal/models/hubtest"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/tray/traytest"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// desktopSession checks the real parts the end-to-end tests drive: an X
+// display, a session D-Bus, PulseAudio with the null sink "vmic" as the
+// default microphone, and the X tools. scripts/testenv.sh provides them.
+func desktopSession(t *testing.T) {
+	t.Helper()
+	if os.Getenv("DISPLAY") == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		testenv.Require(t, "an X display and a session D-Bus", "run the tests through scripts/testenv.sh (make test)")
+	}
+	if out, err := exec.Command("pactl", "get-default-source").Output(); err != nil || strings.TrimSpace(string(out)) != "vmic.monitor" {
+		testenv.Require(t, "PulseAudio with the vmic null sink as default source", "run the tests through scripts/testenv.sh (make test)")
+	}
+	for _, tool := range []string{"xdotool", "wish", "xclip", "paplay", "espeak-ng"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			testenv.Require(t, tool, "make deps")
+		}
+	}
+}
+
+// runningApp is the real whisperkey binary running as the tray app.
+type runningApp struct {
+	cmd  *exec.Cmd
+	menu *traytest.Menu
+	log  string
+	// config is the app's config.yaml.
+	config string
+}
+
+// startApp starts the app with a fresh config (extra YAML lines appended)
+// and waits until its tray says it is ready.
+func startApp(t *testing.T, extra string) *runningApp {
+	t.Helper()
+	home := t.TempDir()
+	cfgDir := filepath.Join(home, "config", "whisperkey")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "model: " + testenv.Model(t, "base") + "\nhotkeys:\n  record: ctrl+shift+f9\n  cancel: esc\n" + extra
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary(t), "run", "--verbose")
+	cmd.Env = append(os.Environ(),
+		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		"XDG_STATE_HOME="+filepath.Join(home, "state"),
+		"WHISPERKEY_CACHE="+filepath.Join(home, "cache"),
+		"WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)),
+	)
+	stderr, err := os.Create(filepath.Join(home, "stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	a := &runningApp{cmd: cmd, log: filepath.Join(home, "state", "whisperkey", "logs", "whisperkey.log"),
+		config: filepath.Join(cfgDir, "config.yaml")}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(a.log)
+			e, _ := os.ReadFile(stderr.Name())
+			t.Logf("app log:\n%s\nstderr:\n%s", b, e)
+		}
+	})
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a.menu, err = traytest.Wait(ctx, conn, cmd.Process.Pid)
+	if err != nil {
+		t.Fatalf("tray did not appear: %v", err)
+	}
+	a.waitStatus(t, "ready", 90*time.Second)
+	return a
+}
+
+func (a *runningApp) waitStatus(t *testing.T, want string, limit time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	var s string
+	for time.Now().Before(deadline) {
+		s, _ = a.menu.Status()
+		if strings.Contains(s, want) {
+			return s
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("tray status %q never contained %q", s, want)
+	return ""
+}
+
+// workerPID finds the app's engine worker.
+func (a *runningApp) workerPID(t *testing.T) int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if len(f) > 1 && f[1] == strconv.Itoa(a.cmd.Process.Pid) && strings.Contains(string(cmdline), "engine-worker") {
+			return pid
+		}
+	}
+	t.Fatal("no engine worker found")
+	return 0
+}
+
+// target is a Tk window with a text widget that has the keyboard focus.
+type target struct {
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+func openTarget(t *testing.T) *target {
+	t.Helper()
+	cmd := exec.Command("wish", filepath.Join(testenv.RepoRoot(t), "internal", "output", "testdata", "target.tcl"))
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	tg := &target{in: in, out: bufio.NewScanner(out)}
+	if !tg.out.Scan() || !strings.HasPrefix(tg.out.Text(), "READY") {
+		t.Fatalf("target did not start: %q", tg.out.Text())
+	}
+	id := strings.Fields(tg.out.Text())[1]
+	_ = exec.Command("xdotool", "windowfocus", "--sync", id).Run()
+	return tg
+}
+
+func (tg *target) text(t *testing.T) string {
+	t.Helper()
+	fmt.Fprintln(tg.in, "dump")
+	if !tg.out.Scan() {
+		t.Fatal("target closed")
+	}
+	b, err := hex.DecodeString(strings.TrimPrefix(tg.out.Text(), "GOT "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// waitText polls the target until it holds something, or limit passes.
+func (tg *target) waitText(t *testing.T, limit time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if s := tg.text(t); s != "" {
+			time.Sleep(300 * time.Millisecond) // let a paste finish
+			return tg.text(t)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return ""
+}
+
+// setClipboard makes another application own the clipboard with text.
+func setClipboard(t *testing.T, text string) {
+	t.Helper()
+	cmd := exec.Command("wish", filepath.Join(testenv.RepoRoot(t), "internal", "output", "testdata", "setclip.tcl"), hex.EncodeToString([]byte(text)))
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	if sc := bufio.NewScanner(out); !sc.Scan() || sc.Text() != "READY" {
+		t.Fatal("clipboard owner did not start")
+	}
+}
+
+func clipboardText(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("xclip", "-o", "-selection", "clipboard").Output()
+	if err != nil {
+		t.Fatalf("read clipboard: %v", err)
+	}
+	return string(out)
+}
+
+func xdo(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil {
+		t.Fatalf("xdotool %v: %v %s", args, err, out)
+	}
+}
+
+// say plays a sentence into the virtual microphone and waits until it ends.
+func say(t *testing.T, wav string) {
+	t.Helper()
+	if out, err := exec.Command("paplay", "-d", "vmic", wav).CombinedOutput(); err != nil {
+		t.Fatalf("paplay: %v %s", err, out)
+	}
+}
+
+const (
+	dictated  = "Remember to buy milk, bread and eggs on the way home."
+	clipFirst = "what the user had copied before ✓"
+)
+
+// holdAndSay holds the hotkey, speaks, and releases.
+func holdAndSay(t *testing.T, wav string) {
+	xdo(t, "keydown", "ctrl+shift+F9")
+	time.Sleep(300 * time.Millisecond)
+	say(t, wav)
+	time.Sleep(300 * time.Millisecond)
+	xdo(t, "keyup", "ctrl+shift+F9")
+}
+
+func TestPushToTalk(t *testing.T) {
+	desktopSession(t)
+	wav := speechWAV(t, dictated)
+	cases := []struct {
+		name   string
+		config string
+		act    func(t *testing.T, a *runningApp)
+		// wantPasted: the target receives the sentence; otherwise it stays empty.
+		wantPasted bool
+		// wantClip: the clipboard afterwards; "" means what it held before.
+		wantClip string
+	}{
+		{name: "hold, speak, release", wantPasted: true,
+			act: func(t *testing.T, a *runningApp) { holdAndSay(t, wav) }},
+		{name: "cancel key discards", act: func(t *testing.T, a *runningApp) {
+			xdo(t, "keydown", "ctrl+shift+F9")
+			time.Sleep(300 * time.Millisecond)
+			say(t, wav)
+			xdo(t, "key", "Escape")
+			time.Sleep(300 * time.Millisecond)
+			xdo(t, "keyup", "ctrl+shift+F9")
+		}},
+		{name: "toggle mode", config: "  mode: toggle\n", wantPasted: true, act: func(t *testing.T, a *runningApp) {
+			xdo(t, "keydown", "ctrl+shift+F9")
+			time.Sleep(150 * time.Millisecond)
+			xdo(t, "keyup", "ctrl+shift+F9")
+			time.Sleep(300 * time.Millisecond)
+			say(t, wav)
+			time.Sleep(300 * time.Millisecond)
+			xdo(t, "keydown", "ctrl+shift+F9")
+			time.Sleep(150 * time.Millisecond)
+			xdo(t, "keyup", "ctrl+shift+F9")
+		}},
+		{name: "clipboard-only mode leaves the text on the clipboard", config: "paste: clipboard\n", wantClip: dictated,
+			act: func(t *testing.T, a *runningApp) { holdAndSay(t, wav) }},
+		{name: "0.1 s tap pastes nothing", act: func(t *testing.T, a *runningApp) {
+			xdo(t, "keydown", "ctrl+shift+F9")
+			time.Sleep(100 * time.Millisecond)
+			xdo(t, "keyup", "ctrl+shift+F9")
+		}},
+		{name: "engine worker killed during transcription", wantPasted: true, act: func(t *testing.T, a *runningApp) {
+			holdAndSay(t, wav)
+			a.waitStatus(t, "Transcribing", 5*time.Second)
+			if err := syscall.Kill(a.workerPID(t), syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := startApp(t, tc.config)
+			setClipboard(t, clipFirst)
+			tg := openTarget(t)
+			tc.act(t, a)
+			got := tg.waitText(t, 30*time.Second)
+			if tc.wantPasted {
+				if wer := whisper.WordErrorRate(dictated, got); got == "" || wer > 0.15 {
+					t.Fatalf("target got %q (WER %.2f), want %q", got, wer, dictated)
+				}
+				t.Logf("pasted %q", got)
+			} else if got != "" {
+				t.Fatalf("target got %q, want nothing", got)
+			}
+			time.Sleep(time.Second) // the app restores the clipboard after its delay
+			clip := clipboardText(t)
+			switch {
+			case tc.wantClip == "" && clip != clipFirst:
+				t.Fatalf("clipboard holds %q, want what it held before: %q", clip, clipFirst)
+			case tc.wantClip != "" && whisper.WordErrorRate(tc.wantClip, clip) > 0.15:
+				t.Fatalf("clipboard holds %q, want the dictation %q", clip, tc.wantClip)
+			}
+		})
+	}
+}
+
+// The tray is the user's whole interface: its menu is read and clicked over
+// D-Bus (StatusNotifierItem + dbusmenu), and each choice must reach both the
+// config file and the running engine.
+func TestTrayMenuDrivesConfigAndEngine(t *testing.T) {
+	desktopSession(t)
+	hub := hubtest.New(map[string]string{"Systran/faster-whisper-tiny.en": testenv.Model(t, "tiny.en")})
+	defer hub.Close()
+	t.Setenv("HF_ENDPOINT", hub.URL)
+	a := startApp(t, "")
+	cfgPath := a.config
+
+	root, err := a.menu.Layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := strings.Join(root.Labels(), " | ")
+	for _, want := range []string{"Model", "Device", "Compute type", "Language", "Input device", "Paste mode",
+		"Open config file", "GPU setup guide", "Open log", "Quit"} {
+		if !strings.Contains(labels, want) {
+			t.Errorf("menu lacks %q: %s", want, labels)
+		}
+	}
+	status, _ := a.menu.Status()
+	if !strings.Contains(status, "No supported GPU found — using CPU mode") {
+		t.Errorf("status %q does not say why the GPU is not used", status)
+	}
+	dev, err := root.Find("Device")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("status %q; devices %v", status, dev.Labels())
+
+	worker := a.workerPID(t)
+	if err := a.menu.Click("Device", "CPU"); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, cfgPath, "device: cpu")
+	waitWorkerChange(t, a, worker)
+	a.waitStatus(t, "ready", 60*time.Second)
+
+	worker = a.workerPID(t)
+	if err := a.menu.Click("Model", "tiny.en"); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, cfgPath, "model: tiny.en")
+	waitWorkerChange(t, a, worker)
+	status = a.waitStatus(t, "model tiny.en", 120*time.Second)
+	t.Logf("after switching: %q", status)
+	root, _ = a.menu.Layout()
+	models, _ := root.Find("Model")
+	for _, n := range models.Shown() {
+		if strings.HasPrefix(n.Label, "tiny.en") && !n.Checked {
+			t.Errorf("tiny.en is not checked in the Model menu after the switch")
+		}
+	}
+}
+
+func waitFile(t *testing.T, path, want string) {
+	t.Helper()
+	deadline := time.Now().Add(120 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, _ := os.ReadFile(path); strings.Contains(string(b), want) {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	b, _ := os.ReadFile(path)
+	t.Fatalf("%s never contained %q:\n%s", path, want, b)
+}
+
+func waitWorkerChange(t *testing.T, a *runningApp, old int) {
+	t.Helper()
+	deadline := time.Now().Add(120 * time.Second)
+	for time.Now().Before(deadline) {
+		if syscall.Kill(old, 0) != nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("engine worker %d was not replaced", old)
+}
