@@ -28,7 +28,7 @@ import (
 // desktopSession checks the real parts the end-to-end tests drive: an X
 // display, a session D-Bus, PulseAudio with the null sink "vmic" as the
 // default microphone, and the X tools. scripts/testenv.sh provides them.
-func desktopSession(t *testing.T) {
+func desktopSession(t testing.TB) {
 	t.Helper()
 	if os.Getenv("DISPLAY") == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
 		testenv.Require(t, "an X display and a session D-Bus", "run the tests through scripts/testenv.sh (make test)")
@@ -54,7 +54,7 @@ type runningApp struct {
 
 // startApp starts the app with a fresh config (extra YAML lines appended)
 // and waits until its tray says it is ready.
-func startApp(t *testing.T, extra string) *runningApp {
+func startApp(t testing.TB, extra string) *runningApp {
 	t.Helper()
 	home := t.TempDir()
 	cfgDir := filepath.Join(home, "config", "whisperkey")
@@ -113,7 +113,7 @@ func startApp(t *testing.T, extra string) *runningApp {
 	return a
 }
 
-func (a *runningApp) waitStatus(t *testing.T, want string, limit time.Duration) string {
+func (a *runningApp) waitStatus(t testing.TB, want string, limit time.Duration) string {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	var s string
@@ -129,7 +129,7 @@ func (a *runningApp) waitStatus(t *testing.T, want string, limit time.Duration) 
 }
 
 // workerPID finds the app's engine worker.
-func (a *runningApp) workerPID(t *testing.T) int {
+func (a *runningApp) workerPID(t testing.TB) int {
 	t.Helper()
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -157,7 +157,7 @@ type target struct {
 	out *bufio.Scanner
 }
 
-func openTarget(t *testing.T) *target {
+func openTarget(t testing.TB) *target {
 	t.Helper()
 	cmd := exec.Command("wish", filepath.Join(testenv.RepoRoot(t), "internal", "output", "testdata", "target.tcl"))
 	in, _ := cmd.StdinPipe()
@@ -175,7 +175,7 @@ func openTarget(t *testing.T) *target {
 	return tg
 }
 
-func (tg *target) text(t *testing.T) string {
+func (tg *target) text(t testing.TB) string {
 	t.Helper()
 	fmt.Fprintln(tg.in, "dump")
 	if !tg.out.Scan() {
@@ -189,7 +189,7 @@ func (tg *target) text(t *testing.T) string {
 }
 
 // waitText polls the target until it holds something, or limit passes.
-func (tg *target) waitText(t *testing.T, limit time.Duration) string {
+func (tg *target) waitText(t testing.TB, limit time.Duration) string {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
@@ -203,7 +203,7 @@ func (tg *target) waitText(t *testing.T, limit time.Duration) string {
 }
 
 // setClipboard makes another application own the clipboard with text.
-func setClipboard(t *testing.T, text string) {
+func setClipboard(t testing.TB, text string) {
 	t.Helper()
 	cmd := exec.Command("wish", filepath.Join(testenv.RepoRoot(t), "internal", "output", "testdata", "setclip.tcl"), hex.EncodeToString([]byte(text)))
 	in, _ := cmd.StdinPipe()
@@ -217,7 +217,7 @@ func setClipboard(t *testing.T, text string) {
 	}
 }
 
-func clipboardText(t *testing.T) string {
+func clipboardText(t testing.TB) string {
 	t.Helper()
 	out, err := exec.Command("xclip", "-o", "-selection", "clipboard").Output()
 	if err != nil {
@@ -226,7 +226,7 @@ func clipboardText(t *testing.T) string {
 	return string(out)
 }
 
-func xdo(t *testing.T, args ...string) {
+func xdo(t testing.TB, args ...string) {
 	t.Helper()
 	if out, err := exec.Command("xdotool", args...).CombinedOutput(); err != nil {
 		t.Fatalf("xdotool %v: %v %s", args, err, out)
@@ -234,7 +234,7 @@ func xdo(t *testing.T, args ...string) {
 }
 
 // say plays a sentence into the virtual microphone and waits until it ends.
-func say(t *testing.T, wav string) {
+func say(t testing.TB, wav string) {
 	t.Helper()
 	if out, err := exec.Command("paplay", "-d", "vmic", wav).CombinedOutput(); err != nil {
 		t.Fatalf("paplay: %v %s", err, out)
@@ -247,7 +247,7 @@ const (
 )
 
 // holdAndSay holds the hotkey, speaks, and releases.
-func holdAndSay(t *testing.T, wav string) {
+func holdAndSay(t testing.TB, wav string) {
 	xdo(t, "keydown", "ctrl+shift+F9")
 	time.Sleep(300 * time.Millisecond)
 	say(t, wav)
@@ -387,7 +387,7 @@ func TestTrayMenuDrivesConfigAndEngine(t *testing.T) {
 	}
 }
 
-func waitFile(t *testing.T, path, want string) {
+func waitFile(t testing.TB, path, want string) {
 	t.Helper()
 	deadline := time.Now().Add(120 * time.Second)
 	for time.Now().Before(deadline) {
@@ -400,7 +400,7 @@ func waitFile(t *testing.T, path, want string) {
 	t.Fatalf("%s never contained %q:\n%s", path, want, b)
 }
 
-func waitWorkerChange(t *testing.T, a *runningApp, old int) {
+func waitWorkerChange(t testing.TB, a *runningApp, old int) {
 	t.Helper()
 	deadline := time.Now().Add(120 * time.Second)
 	for time.Now().Before(deadline) {

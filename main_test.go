@@ -25,7 +25,7 @@ var build struct {
 }
 
 // binary builds the real whisperkey once per test run.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	build.once.Do(func() {
 		build.exe = filepath.Join(testenv.RepoRoot(t), "build", "whisperkey-test")
@@ -44,7 +44,7 @@ type result struct {
 	code           int
 }
 
-func whisperkey(t *testing.T, args ...string) result {
+func whisperkey(t testing.TB, args ...string) result {
 	t.Helper()
 	cmd := exec.CommandContext(context.Background(), binary(t), args...)
 	cmd.Env = append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)))
@@ -60,7 +60,7 @@ func whisperkey(t *testing.T, args ...string) result {
 	return result{out.String(), errb.String(), code}
 }
 
-func speechWAV(t *testing.T, text string) string {
+func speechWAV(t testing.TB, text string) string {
 	t.Helper()
 	testenv.Speech(t, "check") // espeak-ng and sox present
 	wav := filepath.Join(t.TempDir(), "speech.wav")

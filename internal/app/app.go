@@ -30,9 +30,10 @@ type Transcript struct {
 	Engine   time.Duration
 }
 
-// Paster puts text at the cursor.
+// Paster puts text at the cursor and says when the text went out (zero
+// when it was only put on the clipboard).
 type Paster interface {
-	Output(ctx context.Context, text string, pressEnter bool) error
+	Output(ctx context.Context, text string, pressEnter bool) (pastedAt time.Time, err error)
 }
 
 // Sounds plays the short cues; nil plays nothing.
@@ -90,8 +91,10 @@ type Timings struct {
 	CaptureStop time.Duration // from release to samples in hand
 	Features    time.Duration
 	Engine      time.Duration
-	Paste       time.Duration
-	// ReleaseToPaste is from the key release to the paste being done.
+	// Paste is from handing over the text to the paste keystroke.
+	Paste time.Duration
+	// ReleaseToPaste is from the key release to the paste keystroke: when
+	// the text appears (the clipboard is restored after that).
 	ReleaseToPaste time.Duration
 }
 
@@ -269,9 +272,12 @@ func (a *App) finish(ctx context.Context, j job) {
 	}
 	a.setState(Output, "Pasting…")
 	pasteStart := time.Now()
-	err = a.deps.Paster.Output(ctx, tr.Text, j.send)
-	t.Paste = time.Since(pasteStart)
-	t.ReleaseToPaste = time.Since(j.released)
+	pastedAt, err := a.deps.Paster.Output(ctx, tr.Text, j.send)
+	if pastedAt.IsZero() {
+		pastedAt = time.Now()
+	}
+	t.Paste = pastedAt.Sub(pasteStart)
+	t.ReleaseToPaste = pastedAt.Sub(j.released)
 	if err != nil {
 		a.emit(Event{State: Error, Err: err, Text: tr.Text, Message: err.Error(), Timings: t})
 		return

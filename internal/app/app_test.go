@@ -68,14 +68,14 @@ type paster struct {
 	got []string
 }
 
-func (p *paster) Output(_ context.Context, text string, enter bool) error {
+func (p *paster) Output(_ context.Context, text string, enter bool) (time.Time, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if enter {
 		text += "⏎"
 	}
 	p.got = append(p.got, text)
-	return nil
+	return time.Now(), nil
 }
 
 func clip(seconds float64, tag float32) []float32 {

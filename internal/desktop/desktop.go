@@ -353,8 +353,10 @@ func (d *desk) onAppEvent(e app.Event) {
 		text = d.readyText()
 	}
 	if e.Text != "" && e.State == app.Idle {
-		d.log.Info("dictated", "chars", len(e.Text), "release_to_paste_ms", e.Timings.ReleaseToPaste.Milliseconds(),
-			"engine_ms", e.Timings.Engine.Milliseconds(), "paste_ms", e.Timings.Paste.Milliseconds())
+		tm := e.Timings
+		d.log.Info("dictated", "chars", len(e.Text), "audio_ms", tm.Audio.Milliseconds(),
+			"release_to_paste_ms", tm.ReleaseToPaste.Milliseconds(), "capture_stop_ms", tm.CaptureStop.Milliseconds(),
+			"features_ms", tm.Features.Milliseconds(), "engine_ms", tm.Engine.Milliseconds(), "paste_ms", tm.Paste.Milliseconds())
 	}
 	d.status(state, text)
 }
@@ -565,12 +567,12 @@ func (r recorderRef) Cancel()                  { r.cur().Cancel() }
 
 type pasterRef struct{ d *desk }
 
-func (p pasterRef) Output(ctx context.Context, text string, enter bool) error {
+func (p pasterRef) Output(ctx context.Context, text string, enter bool) (time.Time, error) {
 	p.d.mu.Lock()
 	ps := p.d.paster
 	p.d.mu.Unlock()
-	_, err := ps.Output(ctx, text, output.Options{PressEnter: enter})
-	return err
+	res, err := ps.Output(ctx, text, output.Options{PressEnter: enter})
+	return res.PastedAt, err
 }
 
 type transcriberRef struct{ d *desk }

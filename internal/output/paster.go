@@ -113,6 +113,9 @@ type Result struct {
 	PressedEnter bool   // Enter was sent after it
 	OnClipboard  bool   // the text is still on the clipboard (clipboard mode, or no paste possible)
 	Restored     bool   // the previous clipboard was put back
+	// PastedAt is when the paste keystroke went out: when the text appears,
+	// before the clipboard is restored.
+	PastedAt time.Time
 }
 
 // Paster delivers dictated text. Output calls are serialised.
@@ -215,7 +218,7 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 	if err := p.sendPaste(ctx, lifted, enter); err != nil {
 		return res, fmt.Errorf("%w (%v)", ErrNoPaste, err)
 	}
-	res.Pasted, res.PressedEnter = true, enter
+	res.Pasted, res.PressedEnter, res.PastedAt = true, enter, time.Now()
 	if p.afterPaste != nil {
 		p.afterPaste()
 	}
