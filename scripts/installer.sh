@@ -21,18 +21,27 @@ done
 
 # The same numbers scripts/windows.sh puts into the exe, as a.b.c.d.
 version_num() {
-  local v="${1#v}" re='^([0-9]+)(\.([0-9]+))?(\.([0-9]+))?(-([0-9]+)-g[0-9a-f]+)?'
+  local v="${1#v}" re='^([0-9]+)\.([0-9]+)(\.([0-9]+))?(-([0-9]+)-g[0-9a-f]+)?(-.*)?$'
+  local parts=(0 0 0 0)
   if [[ $v =~ $re ]]; then
-    echo "$((10#${BASH_REMATCH[1]} % 65536)).$((10#${BASH_REMATCH[3]:-0} % 65536)).$((10#${BASH_REMATCH[5]:-0} % 65536)).$((10#${BASH_REMATCH[7]:-0} % 65536))"
-  else
-    echo 0.0.0.0
+    parts=("${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[4]:-0}" "${BASH_REMATCH[6]:-0}")
   fi
+  local out=() p
+  for p in "${parts[@]}"; do
+    p=$((10#$p)); ((p > 65535)) && p=65535 # each part is a 16-bit number
+    out+=("$p")
+  done
+  (IFS=.; echo "${out[*]}")
 }
 
-if [ ! -f "$SRC/engine/cpu/ct2engine.dll" ]; then
+PLACEHOLDER="$SRC/engine/cpu/README.txt"
+if [ -f "$SRC/engine/cpu/ct2engine.dll" ]; then
+  # A real engine replaced a Linux test build's placeholder: drop the note.
+  if [ -f "$PLACEHOLDER" ] && grep -q '^This folder should hold ct2engine.dll' "$PLACEHOLDER"; then rm -f "$PLACEHOLDER"; fi
+else
   [ "${WHISPERKEY_REQUIRE_ENGINE:-0}" = 1 ] && die "$SRC/engine/cpu/ct2engine.dll is missing; build it on Windows with native/ct2engine/build-windows.ps1 -Variant cpu"
   mkdir -p "$SRC/engine/cpu"
-  cat >"$SRC/engine/cpu/README.txt" <<'TXT'
+  cat >"$PLACEHOLDER" <<'TXT'
 This folder should hold ct2engine.dll, WhisperKey's CPU speech engine.
 
 This installer was built on Linux for testing the installer itself. The

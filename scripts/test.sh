@@ -4,9 +4,20 @@
 set -euo pipefail
 export WHISPERKEY_ENGINE_DIR="$PWD/build/engine/cpu"
 export WHISPERKEY_TEST_DISALLOW_SKIP="${WHISPERKEY_TEST_DISALLOW_SKIP:-1}"
+export WHISPERKEY_REQUIRE_INSTALLER=1
+step() { printf '\n== %s\n' "$*"; }
+
+step "format and vet (Linux and Windows)"
 unformatted=$(gofmt -l $(git ls-files '*.go') 2>/dev/null || true)
 [ -z "$unformatted" ] || { echo "gofmt would change: $unformatted"; exit 1; }
 go vet ./...
 GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc go vet ./...
 (cd native/ct2engine && cargo fmt --check)
-go test -count=1 -p 2 -timeout 30m ./... 2>&1 | tee /tmp/whisperkey-test.log
+
+step "Windows exe, installer, and Windows unit tests under wine"
+bash scripts/windows.sh
+bash scripts/installer.sh
+bash scripts/wine-test.sh
+
+step "go test"
+go test -count=1 -p 2 -timeout 40m ./... 2>&1 | tee /tmp/whisperkey-test.log

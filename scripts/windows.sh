@@ -24,11 +24,12 @@ done
 
 # "v1.2.3-4-gabcdef-dirty" -> 1,2,3,4: the numeric FILEVERSION Explorer shows.
 # Anything that is not a version (a bare commit, "dev") becomes 0,0,0,0.
+# scripts/installer.sh has the same function for the installer's version.
 version_numbers() {
-  local v="${1#v}" re='^([0-9]+)(\.([0-9]+))?(\.([0-9]+))?(-([0-9]+)-g[0-9a-f]+)?'
+  local v="${1#v}" re='^([0-9]+)\.([0-9]+)(\.([0-9]+))?(-([0-9]+)-g[0-9a-f]+)?(-.*)?$'
   local parts=(0 0 0 0)
   if [[ $v =~ $re ]]; then
-    parts=("${BASH_REMATCH[1]}" "${BASH_REMATCH[3]:-0}" "${BASH_REMATCH[5]:-0}" "${BASH_REMATCH[7]:-0}")
+    parts=("${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[4]:-0}" "${BASH_REMATCH[6]:-0}")
   fi
   local out=() p
   for p in "${parts[@]}"; do

@@ -94,4 +94,13 @@ for pkg in "${PKGS[@]}"; do
     *) echo "FAIL  $pkg (wine)"; cat "$BIN/$name.log"; status=1 ;;
   esac
 done
+# The app itself, when make windows has built it: resources and manifest must
+# not stop it from starting.
+if [ -f build/windows/whisperkey.exe ]; then
+  if out=$(timeout 60 wine build/windows/whisperkey.exe version 2>&1) && [[ $out == whisperkey\ * ]]; then
+    echo "ok    build/windows/whisperkey.exe version (wine): $out"
+  else
+    echo "FAIL  build/windows/whisperkey.exe version (wine): $out"; status=1
+  fi
+fi
 exit $status

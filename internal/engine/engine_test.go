@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -130,7 +129,11 @@ func TestKilledWorkerMidRequest(t *testing.T) {
 	win.ID = 8 // a fresh window, so the worker must encode and decode it all
 	go func() { done <- generate(t, c, win) }()
 	time.Sleep(150 * time.Millisecond) // let the request reach the worker
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	got := <-done

@@ -91,9 +91,11 @@ function Invoke-Checked {
     if ($LASTEXITCODE -ne 0) { throw "$Exe failed with exit code $LASTEXITCODE" }
 }
 
-# Makes cl, link, lib and dumpbin available (x64 host and target).
+# Makes cl, link, lib and dumpbin available (x64 host and target), and
+# VCToolsRedistDir, where the Visual C++ runtime DLLs to ship are.
 function Enter-VsDevShell64 {
-    if ((Get-Command cl.exe -ErrorAction SilentlyContinue) -and (Get-Command dumpbin.exe -ErrorAction SilentlyContinue)) { return }
+    if ($env:VCToolsRedistDir -and (Get-Command cl.exe -ErrorAction SilentlyContinue) -and
+        (Get-Command dumpbin.exe -ErrorAction SilentlyContinue)) { return }
     $vswhere = Join-Path ${env:ProgramFiles(x86)} 'Microsoft Visual Studio\Installer\vswhere.exe'
     if (-not (Test-Path $vswhere)) { throw 'Visual Studio with the C++ workload is required: vswhere.exe was not found.' }
     $vs = & $vswhere -latest -products * -requires Microsoft.VisualStudio.Component.VC.Tools.x86.x64 -property installationPath

@@ -1,0 +1,499 @@
+package main
+
+import (
+	"bytes"
+	"debug/pe"
+	binenc "encoding/binary" // "binary" is a helper in main_test.go
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"unicode/utf16"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/whisperkey/whisperkey/internal/testenv"
+)
+
+// The Windows artefacts: `make windows` builds the exe, `make installer` the setup.
+const (
+	windowsExe      = "build/windows/whisperkey.exe"
+	windowsSetupGlb = "build/windows/whisperkey-setup-*.exe"
+)
+
+// Resource types (winuser.h).
+const (
+	rtIcon      = 3
+	rtGroupIcon = 14
+	rtVersion   = 16
+	rtManifest  = 24
+)
+
+func TestWindowsExe(t *testing.T) {
+	if _, err := os.Stat(windowsExe); err != nil {
+		testenv.Require(t, windowsExe, "make windows")
+	}
+	f, err := pe.Open(windowsExe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Machine != pe.IMAGE_FILE_MACHINE_AMD64 {
+		t.Errorf("machine = %#x, want AMD64 (%#x)", f.Machine, pe.IMAGE_FILE_MACHINE_AMD64)
+	}
+	oh, ok := f.OptionalHeader.(*pe.OptionalHeader64)
+	if !ok {
+		t.Fatalf("optional header is %T, want PE32+ (*pe.OptionalHeader64)", f.OptionalHeader)
+	}
+	if oh.Subsystem != pe.IMAGE_SUBSYSTEM_WINDOWS_GUI {
+		t.Errorf("subsystem = %d, want %d (GUI: no console window; built with -H windowsgui)", oh.Subsystem, pe.IMAGE_SUBSYSTEM_WINDOWS_GUI)
+	}
+	res, err := peResources(f, oh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []struct {
+		id   uint32
+		name string
+	}{{rtIcon, "RT_ICON"}, {rtGroupIcon, "RT_GROUP_ICON"}, {rtVersion, "RT_VERSION"}, {rtManifest, "RT_MANIFEST"}} {
+		if len(res[typ.id]) == 0 {
+			t.Errorf("no %s resource (have types %v); scripts/windows.sh embeds installer/whisperkey.rc", typ.name, keys(res))
+		}
+	}
+	if v := res[rtVersion]; len(v) > 0 {
+		ver := v[0]
+		// VS_FIXEDFILEINFO starts with this signature after the VS_VERSION_INFO header.
+		if !bytes.Contains(ver, []byte{0xbd, 0x04, 0xef, 0xfe}) {
+			t.Error("RT_VERSION has no VS_FIXEDFILEINFO")
+		}
+		for _, s := range []string{"ProductName", "WhisperKey", "FileVersion", "CompanyName", "LegalCopyright"} {
+			if !bytes.Contains(ver, utf16le(s)) {
+				t.Errorf("RT_VERSION lacks %q", s)
+			}
+		}
+	}
+	if m := res[rtManifest]; len(m) > 0 {
+		for _, s := range []string{`level="asInvoker"`, "PerMonitorV2", "Microsoft.Windows.Common-Controls",
+			"{8e0f7a12-bfb3-4fe8-b9a5-48fd50a15a9a}"} {
+			if !bytes.Contains(m[0], []byte(s)) {
+				t.Errorf("manifest lacks %s", s)
+			}
+		}
+	}
+}
+
+// peResources walks the .rsrc tree (type → name → language → data), which
+// debug/pe does not parse, and returns each type's data blobs.
+func peResources(f *pe.File, oh *pe.OptionalHeader64) (map[uint32][][]byte, error) {
+	dir := oh.DataDirectory[pe.IMAGE_DIRECTORY_ENTRY_RESOURCE]
+	if dir.VirtualAddress == 0 || dir.Size == 0 {
+		return nil, errors.New("the exe has no resource directory")
+	}
+	var sec *pe.Section
+	for _, s := range f.Sections {
+		if dir.VirtualAddress >= s.VirtualAddress && dir.VirtualAddress < s.VirtualAddress+max(s.VirtualSize, s.Size) {
+			sec = s
+		}
+	}
+	if sec == nil {
+		return nil, fmt.Errorf("no section holds the resource directory at RVA %#x", dir.VirtualAddress)
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return nil, fmt.Errorf("read section %s: %w", sec.Name, err)
+	}
+	base := dir.VirtualAddress - sec.VirtualAddress
+	rsrc := data[base:]
+	u32 := func(off uint32) (uint32, error) {
+		if uint64(off)+4 > uint64(len(rsrc)) {
+			return 0, fmt.Errorf("resource offset %#x out of range", off)
+		}
+		return binenc.LittleEndian.Uint32(rsrc[off:]), nil
+	}
+	// entries lists a directory's (id, offset) pairs; named entries get id 0.
+	entries := func(off uint32) ([][2]uint32, error) {
+		if uint64(off)+16 > uint64(len(rsrc)) {
+			return nil, fmt.Errorf("resource directory at %#x out of range", off)
+		}
+		n := uint32(binenc.LittleEndian.Uint16(rsrc[off+12:])) + uint32(binenc.LittleEndian.Uint16(rsrc[off+14:]))
+		var out [][2]uint32
+		for i := uint32(0); i < n; i++ {
+			e := off + 16 + 8*i
+			name, err := u32(e)
+			if err != nil {
+				return nil, err
+			}
+			child, err := u32(e + 4)
+			if err != nil {
+				return nil, err
+			}
+			if name&0x80000000 != 0 {
+				name = 0
+			}
+			out = append(out, [2]uint32{name, child})
+		}
+		return out, nil
+	}
+	const subdir = 0x80000000
+	res := map[uint32][][]byte{}
+	types, err := entries(0)
+	if err != nil {
+		return nil, err
+	}
+	for _, typ := range types {
+		if typ[1]&subdir == 0 {
+			return nil, fmt.Errorf("resource type %d is not a directory", typ[0])
+		}
+		names, err := entries(typ[1] &^ subdir)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range names {
+			langs := [][2]uint32{name}
+			if name[1]&subdir != 0 {
+				if langs, err = entries(name[1] &^ subdir); err != nil {
+					return nil, err
+				}
+			}
+			for _, lang := range langs {
+				if lang[1]&subdir != 0 {
+					return nil, fmt.Errorf("resource tree deeper than type/name/language")
+				}
+				rva, err := u32(lang[1])
+				if err != nil {
+					return nil, err
+				}
+				size, err := u32(lang[1] + 4)
+				if err != nil {
+					return nil, err
+				}
+				// Data entries hold RVAs, not offsets into .rsrc.
+				start := uint64(rva) - uint64(sec.VirtualAddress)
+				if rva < sec.VirtualAddress || start+uint64(size) > uint64(len(data)) {
+					return nil, fmt.Errorf("resource data at RVA %#x (+%d) outside %s", rva, size, sec.Name)
+				}
+				res[typ[0]] = append(res[typ[0]], data[start:start+uint64(size)])
+			}
+		}
+	}
+	return res, nil
+}
+
+func utf16le(s string) []byte {
+	var b []byte
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = binenc.LittleEndian.AppendUint16(b, u)
+	}
+	return b
+}
+
+func keys(m map[uint32][][]byte) []uint32 {
+	var k []uint32
+	for id := range m {
+		k = append(k, id)
+	}
+	sort.Slice(k, func(i, j int) bool { return k[i] < k[j] })
+	return k
+}
+
+func TestWindowsInstaller(t *testing.T) {
+	setups, _ := filepath.Glob(windowsSetupGlb)
+	if len(setups) == 0 {
+		// make test builds the exe but not the installer; the release
+		// workflow builds it and sets WHISPERKEY_REQUIRE_INSTALLER=1.
+		if os.Getenv("WHISPERKEY_REQUIRE_INSTALLER") == "1" {
+			testenv.Require(t, windowsSetupGlb, "make installer")
+		}
+		t.Skip("no installer built; make installer builds one, and this test then checks its contents")
+	}
+	sevenZip, err := exec.LookPath("7z")
+	if err != nil {
+		testenv.Require(t, "7z", "apt-get install p7zip-full (make deps)")
+		return
+	}
+	for _, setup := range setups {
+		out, err := exec.Command(sevenZip, "l", "-slt", setup).CombinedOutput()
+		if err != nil {
+			t.Fatalf("7z l %s: %v\n%s", setup, err, out)
+		}
+		have := map[string]bool{}
+		for _, line := range strings.Split(string(out), "\n") {
+			if p, ok := strings.CutPrefix(strings.TrimSpace(line), "Path = "); ok {
+				have[strings.ReplaceAll(p, `\`, "/")] = true
+			}
+		}
+		for _, want := range []string{"whisperkey.exe", "config.example.yaml", "docs/gpu-setup.md",
+			"docs/configuration.md", "uninstall.exe"} {
+			if !have[want] {
+				t.Errorf("%s does not contain %s; it has %v", setup, want, sortedKeys(have))
+			}
+		}
+		engine := false
+		for p := range have {
+			engine = engine || strings.HasPrefix(p, "engine/cpu/")
+		}
+		if !engine {
+			t.Errorf("%s has no engine/cpu folder", setup)
+		}
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var k []string
+	for s := range m {
+		k = append(k, s)
+	}
+	sort.Strings(k)
+	return k
+}
+
+// TestReleaseWorkflow checks that .github/workflows/release.yml is valid YAML
+// and has the jobs and steps the release depends on. It cannot run here; this
+// is what can be checked without GitHub.
+func TestReleaseWorkflow(t *testing.T) {
+	data, err := os.ReadFile(".github/workflows/release.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		On   map[string]any `yaml:"on"`
+		Jobs map[string]struct {
+			RunsOn string         `yaml:"runs-on"`
+			Needs  any            `yaml:"needs"`
+			Env    map[string]any `yaml:"env"`
+			Steps  []struct {
+				Name string            `yaml:"name"`
+				Uses string            `yaml:"uses"`
+				Run  string            `yaml:"run"`
+				With map[string]any    `yaml:"with"`
+				Env  map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatalf("release.yml is not valid YAML: %v", err)
+	}
+	if _, ok := wf.On["push"]; !ok {
+		t.Error("release.yml does not run on push (tags)")
+	}
+	tests := []struct {
+		name   string
+		job    string
+		runsOn string
+		needs  []string
+		steps  []string // substrings of some step's run or uses
+	}{
+		{name: "linux tests", job: "linux", runsOn: "ubuntu", steps: []string{"make test", "actions/upload-artifact"}},
+		{name: "cpu engine", job: "engine-cpu", runsOn: "windows", steps: []string{"build-windows.ps1 -Variant cpu", "actions/upload-artifact"}},
+		{name: "cuda engine", job: "engine-cuda", runsOn: "windows", steps: []string{"cuda-toolkit", "build-windows.ps1 -Variant cuda"}},
+		{name: "rocm engines", job: "engine-rocm", runsOn: "windows", steps: []string{"-InstallHipSdk", "build-windows.ps1 -Variant ${{ matrix.variant }}"}},
+		{name: "installer", job: "installer", runsOn: "ubuntu", needs: []string{"linux", "engine-cpu", "engine-cuda", "engine-rocm"},
+			steps: []string{"actions/download-artifact", "scripts/installer.sh", "go test", "actions/upload-artifact"}},
+		{name: "smoke test", job: "smoke", runsOn: "windows", needs: []string{"installer"},
+			steps: []string{"installer/smoke-test.ps1"}},
+		{name: "draft release", job: "release", runsOn: "ubuntu", needs: []string{"installer", "smoke"},
+			steps: []string{"actions/download-artifact", "gh release create"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			job, ok := wf.Jobs[tt.job]
+			if !ok {
+				t.Fatalf("no job %q", tt.job)
+			}
+			if !strings.Contains(job.RunsOn, tt.runsOn) {
+				t.Errorf("runs-on %q, want a %s runner", job.RunsOn, tt.runsOn)
+			}
+			needs := fmt.Sprint(job.Needs)
+			for _, n := range tt.needs {
+				if !strings.Contains(needs, n) {
+					t.Errorf("needs %v, want %s", job.Needs, n)
+				}
+			}
+			for _, s := range job.Steps {
+				// A version tag (v4, v0.2.35, 1.95.0), not a branch.
+				if _, ver, _ := strings.Cut(s.Uses, "@"); s.Uses != "" && strings.TrimLeft(ver, "v") == strings.TrimLeft(ver, "v0123456789") {
+					t.Errorf("step %q uses %s without a pinned version", s.Name, s.Uses)
+				}
+			}
+			for _, want := range tt.steps {
+				found := false
+				for _, s := range job.Steps {
+					found = found || strings.Contains(s.Run, want) || strings.Contains(s.Uses, want)
+				}
+				if !found {
+					t.Errorf("no step runs or uses %q", want)
+				}
+			}
+		})
+	}
+}
+
+// TestPowerShellScriptsBalanced is a structural check of the PowerShell
+// scripts, for machines without pwsh (Debian has none): braces, brackets and
+// parentheses balance outside strings, comments and here-strings.
+func TestPowerShellScriptsBalanced(t *testing.T) {
+	for _, p := range []string{"native/ct2engine/build-windows.ps1", "installer/smoke-test.ps1"} {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := psBalanced(string(src)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// psBalanced tokenises just enough PowerShell to skip strings ('…' with ” escapes,
+// "…" with ` escapes), here-strings (@'…'@, @"…"@), # and <#…#> comments.
+func psBalanced(src string) error {
+	var stack []rune
+	line := 1
+	pairs := map[rune]rune{')': '(', ']': '[', '}': '{'}
+	r := []rune(src)
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		next := func(k int) rune {
+			if i+k < len(r) {
+				return r[i+k]
+			}
+			return 0
+		}
+		switch {
+		case c == '\n':
+			line++
+		case c == '`': // escape: the next character is literal
+			if next(1) == '\n' {
+				line++
+			}
+			i++
+		case c == '<' && next(1) == '#':
+			j := i + 2
+			for ; j+1 < len(r) && (r[j] != '#' || r[j+1] != '>'); j++ {
+				if r[j] == '\n' {
+					line++
+				}
+			}
+			if j+1 >= len(r) {
+				return fmt.Errorf("line %d: unterminated <# comment", line)
+			}
+			i = j + 1
+		case c == '#':
+			for i+1 < len(r) && r[i+1] != '\n' {
+				i++
+			}
+		case c == '@' && (next(1) == '\'' || next(1) == '"') && (next(2) == '\n' || next(2) == '\r'):
+			// A here-string ends at a line starting with the quote and @.
+			q := next(1)
+			j := i + 2
+			for ; j+2 < len(r) && (r[j] != '\n' || r[j+1] != q || r[j+2] != '@'); j++ {
+				if r[j] == '\n' {
+					line++
+				}
+			}
+			if j+2 >= len(r) {
+				return fmt.Errorf("line %d: unterminated here-string", line)
+			}
+			line++
+			i = j + 2
+		case c == '\'':
+			j := i + 1
+			for ; j < len(r); j++ {
+				if r[j] == '\'' {
+					if j+1 < len(r) && r[j+1] == '\'' {
+						j++
+						continue
+					}
+					break
+				}
+			}
+			if j >= len(r) {
+				return fmt.Errorf("line %d: unterminated '…' string", line)
+			}
+			line += strings.Count(string(r[i:j]), "\n")
+			i = j
+		case c == '"':
+			// Sub-expressions $(…) inside "…" are checked for balance as code.
+			j, err := psDoubleQuoted(r, i+1)
+			if err != nil {
+				return fmt.Errorf("line %d: %v", line, err)
+			}
+			line += strings.Count(string(r[i:j]), "\n")
+			i = j
+		case c == '(' || c == '[' || c == '{':
+			stack = append(stack, c)
+		case c == ')' || c == ']' || c == '}':
+			if len(stack) == 0 || stack[len(stack)-1] != pairs[c] {
+				return fmt.Errorf("line %d: unexpected %c", line, c)
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if len(stack) > 0 {
+		return fmt.Errorf("end of file: %d unclosed %q", len(stack), string(stack))
+	}
+	return nil
+}
+
+// psDoubleQuoted returns the index of the closing quote of a "…" string
+// starting at i, checking that $(…) sub-expressions inside it balance.
+func psDoubleQuoted(r []rune, i int) (int, error) {
+	for ; i < len(r); i++ {
+		switch {
+		case r[i] == '`':
+			i++
+		case r[i] == '"' && i+1 < len(r) && r[i+1] == '"':
+			i++
+		case r[i] == '"':
+			return i, nil
+		case r[i] == '$' && i+1 < len(r) && r[i+1] == '(':
+			depth := 0
+			j := i + 1
+			for ; j < len(r); j++ {
+				if r[j] == '(' {
+					depth++
+				} else if r[j] == ')' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			if j >= len(r) {
+				return 0, errors.New("unterminated $( in a string")
+			}
+			i = j
+		}
+	}
+	return 0, errors.New(`unterminated "…" string`)
+}
+
+func TestPSBalanced(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		ok   bool
+	}{
+		{name: "blocks", src: "function f { if ($a) { @(1, 2)[0] } }\n", ok: true},
+		{name: "braces in strings", src: "$a = '{'; $b = \"}\"; $c = 'it''s {'\n", ok: true},
+		{name: "subexpression in string", src: "Write-Host \"x $($a.b) y\"\n", ok: true},
+		{name: "comments", src: "# { \n<# } ( #>\n{ }\n", ok: true},
+		{name: "here-string", src: "$s = @'\n{ ( [\n'@\n$t = @\"\n}\n\"@\n", ok: true},
+		{name: "backtick escapes", src: "Write-Host `{ \"a`\"b\"\n", ok: true},
+		{name: "missing brace", src: "function f { if ($a) { }\n", ok: false},
+		{name: "wrong order", src: "( [ ) ]\n", ok: false},
+		{name: "unterminated string", src: "$a = 'abc\n", ok: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := psBalanced(tt.src)
+			if (err == nil) != tt.ok {
+				t.Errorf("psBalanced = %v, want ok=%v", err, tt.ok)
+			}
+		})
+	}
+}
