@@ -341,6 +341,14 @@ func TestTrayMenuDrivesConfigAndEngine(t *testing.T) {
 	a := startApp(t, "")
 	cfgPath := a.config
 
+	// A second launch says the first is running, and leaves it alone.
+	second := exec.Command(binary(t), "run")
+	second.Env = a.cmd.Env
+	out, err := second.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "already running") {
+		t.Errorf("second launch: err %v, output %q; want a clear 'already running'", err, out)
+	}
+
 	root, err := a.menu.Layout()
 	if err != nil {
 		t.Fatal(err)

@@ -2,37 +2,39 @@ package grab
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
-	"strings"
-	"sync"
-	"time"
-
-	xhotkey "golang.design/x/hotkey"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 )
+
+// ErrNoDisplay means there is no X display to register hotkeys on (Linux): DISPLAY is
+// unset or names a server that does not answer. The app can run without hotkeys.
+var ErrNoDisplay = errors.New("no X display")
 
 // Grabber registers combinations for a hotkey.Listener. On X11 it also reads the
 // keyboard state (hotkey.KeyState); on Windows it reports session unlock, resume and
 // display changes (hotkey.Resumer) so the Listener re-registers.
 //
-// Importing this package needs an X display on Linux: golang.design/x/hotkey panics
-// in its init without one. Package hotkey itself does not import it.
+// On Linux it talks to Xlib itself rather than through golang.design/x/hotkey, whose
+// package init panics without a display: importing this package needs no display, and
+// New reports a missing one as an error wrapping ErrNoDisplay.
 type Grabber struct {
-	log *slog.Logger
-	os  *osState
+	os *osState
 }
 
-// New prepares the OS side (X11 keyboard reader, Windows session watcher).
+// New prepares the OS side (X11 connection and event reader, Windows session watcher).
 func New(log *slog.Logger) (*Grabber, error) {
-	log = log.With("pkg", "grab")
-	st, err := newOSState(log)
+	st, err := newOSState(log.With("pkg", "grab"))
 	if err != nil {
 		return nil, err
 	}
-	return &Grabber{log: log, os: st}, nil
+	return &Grabber{os: st}, nil
 }
+
+// Grab registers c. The error wraps hotkey.ErrTaken when another application owns c.
+// A modifier-only combination needs several registrations; it counts as registered
+// when at least one of them succeeded.
+func (g *Grabber) Grab(c hotkey.Combo) (hotkey.Grab, error) { return g.os.grab(c) }
 
 // Close stops the OS watchers. Close the Listener first: it releases the grabs. Idempotent.
 func (g *Grabber) Close() error { return g.os.close() }
@@ -44,112 +46,3 @@ func (g *Grabber) ComboDown(c hotkey.Combo) (bool, error) { return g.os.comboDow
 // Resumed delivers a reason whenever the OS may have dropped the hotkeys (Windows:
 // session unlocked, resumed from sleep, display changed). It is nil elsewhere.
 func (g *Grabber) Resumed() <-chan string { return g.os.resumed() }
-
-// reg is one x/hotkey registration: a combination maps to one, or for modifier-only
-// combinations to several (each modifier in turn as "the key", left and right).
-type reg struct {
-	mods []xhotkey.Modifier
-	key  xhotkey.Key
-}
-
-// Grab registers c. A modifier-only combination needs several registrations; it counts
-// as registered when at least one of them succeeded.
-func (g *Grabber) Grab(c hotkey.Combo) (hotkey.Grab, error) {
-	regs, err := g.os.registrations(c)
-	if err != nil {
-		return nil, fmt.Errorf("register %s: %w", c, err)
-	}
-	gr := &grab{edges: make(chan hotkey.Edge), stop: make(chan struct{})}
-	var taken, other error
-	for _, r := range regs {
-		hk := xhotkey.New(r.mods, r.key)
-		if err := hk.Register(); err != nil {
-			// x/hotkey's errors are unexported; its conflict message says "taken" on every OS.
-			if strings.Contains(err.Error(), "taken") {
-				taken = hotkey.ErrTaken
-			} else if other == nil {
-				other = err
-			}
-			g.log.Debug("registration failed", "hotkey", c.String(), "key", uint32(r.key), "err", err)
-			continue
-		}
-		// Take the channels now: Unregister replaces them, and reading them later would race.
-		down, up := hk.Keydown(), hk.Keyup()
-		gr.hks = append(gr.hks, hk)
-		gr.wg.Add(1)
-		go gr.forward(down, up)
-	}
-	if len(gr.hks) == 0 {
-		if taken != nil {
-			return nil, fmt.Errorf("register %s: %w", c, taken)
-		}
-		return nil, fmt.Errorf("register %s: %w", c, other)
-	}
-	if len(gr.hks) < len(regs) {
-		g.log.Info("hotkey partly registered", "hotkey", c.String(), "registered", len(gr.hks), "of", len(regs))
-	}
-	return gr, nil
-}
-
-// grab is a registered combination: one forwarding goroutine per x/hotkey registration.
-type grab struct {
-	hks   []*xhotkey.Hotkey
-	edges chan hotkey.Edge
-	stop  chan struct{}
-	wg    sync.WaitGroup
-	once  sync.Once
-	err   error
-}
-
-func (gr *grab) Edges() <-chan hotkey.Edge { return gr.edges }
-
-// forward turns x/hotkey's events into edges until Unregister closes its channels.
-// x/hotkey reports downs and ups on two channels, so their order survives only if they
-// are taken the moment they arrive: forward keeps receiving into a queue while the
-// Listener is busy. After Release it drains them, since x/hotkey blocks until read.
-func (gr *grab) forward(down, up <-chan xhotkey.Event) {
-	defer gr.wg.Done()
-	var queue []hotkey.Edge
-	stop := gr.stop
-	for down != nil || up != nil {
-		var out chan<- hotkey.Edge
-		var first hotkey.Edge
-		if len(queue) > 0 {
-			out, first = gr.edges, queue[0]
-		}
-		select {
-		case _, ok := <-down:
-			if !ok {
-				down = nil
-			} else if stop != nil {
-				queue = append(queue, hotkey.Edge{Down: true, At: time.Now()})
-			}
-		case _, ok := <-up:
-			if !ok {
-				up = nil
-			} else if stop != nil {
-				queue = append(queue, hotkey.Edge{Down: false, At: time.Now()})
-			}
-		case out <- first:
-			queue = queue[1:]
-		case <-stop:
-			stop, queue = nil, nil // released: drop what is left, keep draining
-		}
-	}
-}
-
-// Release unregisters the combination and waits for its goroutines. Idempotent.
-func (gr *grab) Release() error {
-	gr.once.Do(func() {
-		close(gr.stop)
-		var errs []error
-		for _, hk := range gr.hks {
-			if err := hk.Unregister(); err != nil {
-				errs = append(errs, fmt.Errorf("unregister %v: %w", hk, err))
-			}
-		}
-		gr.wg.Wait()
-		gr.err = errors.Join(errs...)
-	})
-	return gr.err
-}

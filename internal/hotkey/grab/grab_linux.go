@@ -4,8 +4,110 @@ package grab
 
 /*
 #cgo LDFLAGS: -lX11
-#include <stdlib.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <unistd.h>
 #include <X11/Xlib.h>
+
+// Xlib must be made thread-safe before any other Xlib call in the process, and the
+// output package calls libX11 too (through purego): do it while the program loads.
+// It needs no display.
+__attribute__((constructor)) static void wk_init_threads(void) { XInitThreads(); }
+
+// X errors reach the process-wide error handler, which has no user data: calls that
+// watch for errors take turns, and errors on other connections go to the previous handler.
+static pthread_mutex_t wk_err_mu = PTHREAD_MUTEX_INITIALIZER;
+static Display *wk_err_display;
+static int wk_err_code;
+static XErrorHandler wk_err_prev;
+
+static int wk_err_handler(Display *d, XErrorEvent *e) {
+	if (d == wk_err_display) {
+		if (wk_err_code == 0 || e->error_code == BadAccess) {
+			wk_err_code = e->error_code;
+		}
+		return 0;
+	}
+	return wk_err_prev != NULL ? wk_err_prev(d, e) : 0;
+}
+
+// wk_keys grabs (grab != 0) or ungrabs keycode with each of the n modifier masks on the
+// root window and waits for the server's answer. It returns 0 or the X error code;
+// BadAccess means another client owns one of the grabs, and then none is kept.
+static int wk_keys(Display *d, int grab, int keycode, unsigned int *mods, int n) {
+	pthread_mutex_lock(&wk_err_mu);
+	wk_err_display = d;
+	wk_err_code = 0;
+	wk_err_prev = XSetErrorHandler(wk_err_handler);
+	Window root = DefaultRootWindow(d);
+	for (int i = 0; i < n; i++) {
+		if (grab) {
+			XGrabKey(d, keycode, mods[i], root, False, GrabModeAsync, GrabModeAsync);
+		} else {
+			XUngrabKey(d, keycode, mods[i], root);
+		}
+	}
+	XSync(d, False);
+	if (grab && wk_err_code != 0) {
+		for (int i = 0; i < n; i++) {
+			XUngrabKey(d, keycode, mods[i], root);
+		}
+		XSync(d, False);
+	}
+	XSetErrorHandler(wk_err_prev);
+	int code = wk_err_code;
+	wk_err_display = NULL;
+	pthread_mutex_unlock(&wk_err_mu);
+	return code;
+}
+
+typedef struct {
+	int type;
+	unsigned int keycode;
+	unsigned int state;
+} wk_event;
+
+// wk_take takes the next key event from d's queue without waiting: 1 when it did, 0
+// when none is queued.
+static int wk_take(Display *d, wk_event *out) {
+	while (XPending(d) > 0) {
+		XEvent ev;
+		XNextEvent(d, &ev);
+		switch (ev.type) {
+		case KeyPress:
+		case KeyRelease:
+			out->type = ev.type;
+			out->keycode = ev.xkey.keycode;
+			out->state = ev.xkey.state;
+			return 1;
+		case MappingNotify:
+			// Keeps XKeysymToKeycode right after a layout change.
+			XRefreshKeyboardMapping(&ev.xmapping);
+			break;
+		}
+	}
+	return 0;
+}
+
+// wk_wait sleeps until the X connection or the wake pipe is readable, or ms pass.
+static void wk_wait(int xfd, int wakefd, int ms) {
+	struct pollfd p[2] = {{.fd = xfd, .events = POLLIN}, {.fd = wakefd, .events = POLLIN}};
+	if (poll(p, 2, ms) > 0 && (p[1].revents & POLLIN)) {
+		char buf[64];
+		while (read(wakefd, buf, sizeof buf) > 0) {
+		}
+	}
+}
+
+// wk_kick wakes the event loop when a call made elsewhere moved events into Xlib's queue,
+// where poll cannot see them.
+static void wk_kick(Display *d, int wakefd) {
+	if (XQLength(d) > 0) {
+		char b = 0;
+		(void)!write(wakefd, &b, 1);
+	}
+}
 */
 import "C"
 
@@ -13,55 +115,176 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"slices"
 	"sync"
-
-	xhotkey "golang.design/x/hotkey"
+	"syscall"
+	"time"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 )
 
-// osState holds a display connection of our own for reading the keyboard. x/hotkey
-// has already called XInitThreads; the mutex keeps one caller at a time anyway.
+// X11 modifier masks (X.h).
+const (
+	shiftMask   = 1 << 0
+	lockMask    = 1 << 1 // CapsLock
+	controlMask = 1 << 2
+	mod1Mask    = 1 << 3 // Alt
+	mod2Mask    = 1 << 4 // NumLock
+	mod4Mask    = 1 << 6 // Super
+	modMasks    = 0xff   // the state's bits above these are mouse buttons
+)
+
+// pollInterval bounds how long the event loop sleeps without looking at Xlib's queue.
+const pollInterval = 50 * time.Millisecond
+
+// keyMods is one X grab: a keycode with an exact modifier mask (before the lock variants).
+type keyMods struct {
+	code uint8
+	mods uint
+}
+
+// activeGrab is the passive grab the server last activated: until its key goes up, the
+// server sends this connection every key event, whichever grab they match.
+type activeGrab struct {
+	on   bool
+	code uint8
+	grab *xgrab // nil once released: the rest of its events are dropped
+}
+
+// osState owns one X connection for all grabs and reads its events on one goroutine.
 type osState struct {
+	log          *slog.Logger
+	xfd          C.int
+	wakeR, wakeW int
+
+	// mu serialises every Xlib call on display and guards the fields below.
 	mu      sync.Mutex
 	display *C.Display
+	owners  map[keyMods]*xgrab
+	active  activeGrab
+
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
 }
 
 func newOSState(log *slog.Logger) (*osState, error) {
-	// XOpenDisplay fails now and then right after another connection closed; x/hotkey
-	// retries for the same reason.
+	var d *C.Display
+	// XOpenDisplay fails now and then right after another connection closed.
 	for range 20 {
-		if d := C.XOpenDisplay(nil); d != nil {
-			return &osState{display: d}, nil
+		if d = C.XOpenDisplay(nil); d != nil {
+			break
 		}
 	}
-	return nil, errors.New("open the X display (is DISPLAY set?)")
+	if d == nil {
+		name := os.Getenv("DISPLAY")
+		if name == "" {
+			return nil, fmt.Errorf("open the X display: DISPLAY is not set (global hotkeys need an X11 session): %w", ErrNoDisplay)
+		}
+		return nil, fmt.Errorf("open the X display %q: no X server answers there: %w", name, ErrNoDisplay)
+	}
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_NONBLOCK|syscall.O_CLOEXEC); err != nil {
+		C.XCloseDisplay(d)
+		return nil, fmt.Errorf("create the hotkey wake pipe: %w", err)
+	}
+	s := &osState{
+		log:     log,
+		xfd:     C.XConnectionNumber(d),
+		wakeR:   p[0],
+		wakeW:   p[1],
+		display: d,
+		owners:  make(map[keyMods]*xgrab),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	go s.loop()
+	return s, nil
 }
 
+// close stops the event loop and closes the connection, which drops any grab left.
 func (s *osState) close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.display != nil {
+	s.once.Do(func() {
+		close(s.stop)
+		s.wake()
+		<-s.done
+		s.mu.Lock()
 		C.XCloseDisplay(s.display)
 		s.display = nil
-	}
+		s.mu.Unlock()
+		syscall.Close(s.wakeR)
+		syscall.Close(s.wakeW)
+	})
 	return nil
 }
 
+func (s *osState) wake() { syscall.Write(s.wakeW, []byte{0}) }
+
 func (s *osState) resumed() <-chan string { return nil }
 
-func x11Mods(m hotkey.Mods) []xhotkey.Modifier {
-	var out []xhotkey.Modifier
+// loop delivers key events until close. It never blocks inside Xlib: it polls the
+// connection and takes only what is already there, so close is never stuck behind
+// XNextEvent.
+func (s *osState) loop() {
+	defer close(s.done)
+	for {
+		select {
+		case <-s.stop:
+			return
+		default:
+		}
+		s.mu.Lock()
+		var ev C.wk_event
+		for C.wk_take(s.display, &ev) == 1 {
+			s.dispatch(ev, time.Now())
+		}
+		s.mu.Unlock()
+		C.wk_wait(s.xfd, C.int(s.wakeR), C.int(pollInterval/time.Millisecond))
+	}
+}
+
+// dispatch hands one key event to the grab it belongs to. Called with mu held; it may
+// wait for the grab's forwarder, which always takes edges promptly.
+func (s *osState) dispatch(ev C.wk_event, at time.Time) {
+	down := ev._type == C.KeyPress
+	code := uint8(ev.keycode)
+	var to *xgrab
+	switch {
+	case s.active.on:
+		// The keyboard is ours while a grab's key is held: the events are that grab's
+		// (the Listener looks for the cancel key among them).
+		to = s.active.grab
+		if !down && code == s.active.code {
+			s.active = activeGrab{}
+		}
+	case down:
+		to = s.owners[keyMods{code: code, mods: cleanMods(uint(ev.state))}]
+		s.active = activeGrab{on: true, code: code, grab: to}
+	}
+	if to == nil {
+		s.log.Debug("key event for no grab", "keycode", code, "down", down)
+		return
+	}
+	to.in <- hotkey.Edge{Down: down, At: at}
+}
+
+// cleanMods is the modifier part of an event state without the lock modifiers.
+func cleanMods(state uint) uint { return state & modMasks &^ (lockMask | mod2Mask) }
+
+// x11Mask maps modifiers to the X11 mask; the layout binds Alt to Mod1 and Super to Mod4.
+func x11Mask(m hotkey.Mods) uint {
+	var out uint
 	m.Each(func(one hotkey.Mods) {
 		switch one {
 		case hotkey.ModCtrl:
-			out = append(out, xhotkey.ModCtrl)
+			out |= controlMask
 		case hotkey.ModShift:
-			out = append(out, xhotkey.ModShift)
+			out |= shiftMask
 		case hotkey.ModAlt:
-			out = append(out, xhotkey.Mod1)
+			out |= mod1Mask
 		case hotkey.ModWin:
-			out = append(out, xhotkey.Mod4)
+			out |= mod4Mask
 		}
 	})
 	return out
@@ -70,18 +293,21 @@ func x11Mods(m hotkey.Mods) []xhotkey.Modifier {
 // registrations maps c to X11 grabs. X11 grabs a key with an exact modifier state, so a
 // modifier-only combination such as ctrl+win is grabbed as Super_L and Super_R with
 // Control held, and Control_L and Control_R with Mod4 held: either press order works.
-func (s *osState) registrations(c hotkey.Combo) ([]reg, error) {
+// Called with mu held.
+func (s *osState) registrations(c hotkey.Combo) ([]keyMods, error) {
 	if c.Key != 0 {
-		if s.keycode(c.Key.X11Keysym()) == 0 {
+		code := s.keycode(c.Key.X11Keysym())
+		if code == 0 {
 			return nil, fmt.Errorf("the keyboard layout has no key %s", c.Key)
 		}
-		return []reg{{mods: x11Mods(c.Mods), key: xhotkey.Key(c.Key.X11Keysym())}}, nil
+		return []keyMods{{code: code, mods: x11Mask(c.Mods)}}, nil
 	}
-	var out []reg
+	var out []keyMods
 	c.Mods.Each(func(m hotkey.Mods) {
 		for _, ks := range m.X11Keysyms() {
-			if s.keycode(ks) != 0 {
-				out = append(out, reg{mods: x11Mods(c.Mods &^ m), key: xhotkey.Key(ks)})
+			r := keyMods{code: s.keycode(ks), mods: x11Mask(c.Mods &^ m)}
+			if r.code != 0 && !slices.Contains(out, r) {
+				out = append(out, r)
 			}
 		}
 	})
@@ -91,13 +317,105 @@ func (s *osState) registrations(c hotkey.Combo) ([]reg, error) {
 	return out, nil
 }
 
-func (s *osState) keycode(keysym uint32) C.KeyCode {
+// keycode is the key producing keysym, 0 when the layout has none. Called with mu held.
+func (s *osState) keycode(keysym uint32) uint8 {
+	return uint8(C.XKeysymToKeycode(s.display, C.KeySym(keysym)))
+}
+
+// xkeys grabs or ungrabs r in every lock state: an X grab matches the modifier state
+// exactly, so without the variants NumLock or CapsLock would turn the hotkey off. It
+// returns 0 or the X error code. Called with mu held.
+func (s *osState) xkeys(r keyMods, grab bool) C.int {
+	mods := [...]C.uint{
+		C.uint(r.mods), C.uint(r.mods | lockMask), C.uint(r.mods | mod2Mask), C.uint(r.mods | lockMask | mod2Mask),
+	}
+	g := C.int(0)
+	if grab {
+		g = 1
+	}
+	return C.wk_keys(s.display, g, C.int(r.code), &mods[0], C.int(len(mods)))
+}
+
+// errorText names an X error code. Called with mu held.
+func (s *osState) errorText(code C.int) string {
+	var buf [128]C.char
+	C.XGetErrorText(s.display, code, &buf[0], C.int(len(buf)))
+	return C.GoString(&buf[0])
+}
+
+func (s *osState) grab(c hotkey.Combo) (hotkey.Grab, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.display == nil {
-		return 0
+		return nil, fmt.Errorf("register %s: the grabber is closed", c)
 	}
-	return C.XKeysymToKeycode(s.display, C.KeySym(keysym))
+	defer C.wk_kick(s.display, C.int(s.wakeW))
+	regs, err := s.registrations(c)
+	if err != nil {
+		return nil, fmt.Errorf("register %s: %w", c, err)
+	}
+	gr := &xgrab{
+		s:     s,
+		in:    make(chan hotkey.Edge),
+		edges: make(chan hotkey.Edge),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	var taken, other error
+	for _, r := range regs {
+		if _, ok := s.owners[r]; ok {
+			// Our own connection would silently take it over; a second one would get BadAccess.
+			taken = hotkey.ErrTaken
+			s.log.Debug("registration failed", "hotkey", c.String(), "keycode", r.code, "mods", r.mods, "err", "grabbed by another hotkey")
+			continue
+		}
+		if code := s.xkeys(r, true); code != 0 {
+			if code == C.BadAccess {
+				taken = hotkey.ErrTaken
+			} else if other == nil {
+				other = fmt.Errorf("X error grabbing keycode %d: %s", r.code, s.errorText(code))
+			}
+			s.log.Debug("registration failed", "hotkey", c.String(), "keycode", r.code, "mods", r.mods, "err", s.errorText(code))
+			continue
+		}
+		s.owners[r] = gr
+		gr.regs = append(gr.regs, r)
+	}
+	if len(gr.regs) == 0 {
+		if taken != nil {
+			return nil, fmt.Errorf("register %s: %w", c, taken)
+		}
+		return nil, fmt.Errorf("register %s: %w", c, other)
+	}
+	if len(gr.regs) < len(regs) {
+		s.log.Info("hotkey partly registered", "hotkey", c.String(), "registered", len(gr.regs), "of", len(regs))
+	}
+	go gr.forward()
+	return gr, nil
+}
+
+// ungrab removes gr's grabs; the event loop stops delivering to it at once.
+func (s *osState) ungrab(gr *xgrab) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range gr.regs {
+		delete(s.owners, r)
+	}
+	if s.active.grab == gr {
+		// The server keeps the keyboard until the grab's key goes up; drop those events.
+		s.active.grab = nil
+	}
+	if s.display == nil {
+		return nil // closing the connection dropped the grabs
+	}
+	defer C.wk_kick(s.display, C.int(s.wakeW))
+	var errs []error
+	for _, r := range gr.regs {
+		if code := s.xkeys(r, false); code != 0 {
+			errs = append(errs, fmt.Errorf("ungrab keycode %d: %s", r.code, s.errorText(code)))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // comboDown reads the physical keyboard: every modifier (left or right) and the key must be down.
@@ -107,10 +425,11 @@ func (s *osState) comboDown(c hotkey.Combo) (bool, error) {
 	if s.display == nil {
 		return false, errors.New("keyboard reader closed")
 	}
+	defer C.wk_kick(s.display, C.int(s.wakeW))
 	var keys [32]C.char
 	C.XQueryKeymap(s.display, &keys[0])
 	isDown := func(keysym uint32) bool {
-		kc := C.XKeysymToKeycode(s.display, C.KeySym(keysym))
+		kc := s.keycode(keysym)
 		return kc != 0 && byte(keys[kc/8])&(1<<(kc%8)) != 0
 	}
 	all := true
@@ -124,4 +443,49 @@ func (s *osState) comboDown(c hotkey.Combo) (bool, error) {
 		all = false
 	}
 	return all, nil
+}
+
+// xgrab is a registered combination. Its forwarder queues edges, so the event loop
+// never waits for the Listener and downs and ups keep their order.
+type xgrab struct {
+	s     *osState
+	regs  []keyMods
+	in    chan hotkey.Edge
+	edges chan hotkey.Edge
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+	err   error
+}
+
+func (gr *xgrab) Edges() <-chan hotkey.Edge { return gr.edges }
+
+func (gr *xgrab) forward() {
+	defer close(gr.done)
+	var queue []hotkey.Edge
+	for {
+		var out chan<- hotkey.Edge
+		var first hotkey.Edge
+		if len(queue) > 0 {
+			out, first = gr.edges, queue[0]
+		}
+		select {
+		case e := <-gr.in:
+			queue = append(queue, e)
+		case out <- first:
+			queue = queue[1:]
+		case <-gr.stop:
+			return
+		}
+	}
+}
+
+// Release ungrabs the combination and stops its forwarder. Idempotent.
+func (gr *xgrab) Release() error {
+	gr.once.Do(func() {
+		gr.err = gr.s.ungrab(gr) // after this the event loop sends nothing more to gr.in
+		close(gr.stop)
+		<-gr.done
+	})
+	return gr.err
 }

@@ -1,4 +1,4 @@
-//go:build !windows && !(linux && cgo)
+//go:build !windows && !linux
 
 package grab
 
@@ -11,16 +11,26 @@ import (
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 )
 
-// osState is empty: global hotkeys are implemented for X11 (with cgo) and Windows only.
-type osState struct{}
+// osState is empty: x/hotkey works on macOS, but package hotkey has no macOS key codes yet.
+type osState struct {
+	log *slog.Logger
+}
 
-func newOSState(*slog.Logger) (*osState, error) { return &osState{}, nil }
+func newOSState(log *slog.Logger) (*osState, error) { return &osState{log: log}, nil }
 
 func (s *osState) close() error           { return nil }
 func (s *osState) resumed() <-chan string { return nil }
 
+func (s *osState) grab(c hotkey.Combo) (hotkey.Grab, error) {
+	regs, err := s.registrations(c)
+	if err != nil {
+		return nil, fmt.Errorf("register %s: %w", c, err)
+	}
+	return grabRegs(s.log, c, regs)
+}
+
 func (s *osState) registrations(hotkey.Combo) ([]reg, error) {
-	return nil, fmt.Errorf("global hotkeys are not supported on %s (or in a build without cgo): %w", runtime.GOOS, errors.ErrUnsupported)
+	return nil, fmt.Errorf("global hotkeys are not supported on %s yet: %w", runtime.GOOS, errors.ErrUnsupported)
 }
 
 func (s *osState) comboDown(hotkey.Combo) (bool, error) {

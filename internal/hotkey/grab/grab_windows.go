@@ -215,6 +215,14 @@ func winMods(m hotkey.Mods) []xhotkey.Modifier {
 	return out
 }
 
+func (s *osState) grab(c hotkey.Combo) (hotkey.Grab, error) {
+	regs, err := s.registrations(c)
+	if err != nil {
+		return nil, fmt.Errorf("register %s: %w", c, err)
+	}
+	return grabRegs(s.log, c, regs)
+}
+
 // registrations maps c to RegisterHotKey calls. A modifier-only combination has no key,
 // so each of its modifiers in turn is registered as the key, once with the other
 // modifiers and once with all of them (whether Windows counts the key's own modifier as

@@ -17,9 +17,22 @@ import (
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
-// Importing golang.design/x/hotkey panics without an X display before any test runs, so
-// these tests cannot skip on a missing DISPLAY: run them under Xvfb (see scripts).
-// Start Xvfb with -r: with autorepeat on, held keys send up/down pairs.
+// These tests need an X server: TestMain starts a private Xvfb (with -r: with autorepeat
+// on, held keys send up/down pairs), else they use DISPLAY.
+
+// newGrabber opens a Grabber, or stops the test when there is no display to open.
+func newGrabber(t *testing.T) *Grabber {
+	t.Helper()
+	g, err := New(logger(t))
+	if errors.Is(err, ErrNoDisplay) {
+		t.Log(err)
+		testenv.Require(t, "an X display", "apt-get install xvfb (the tests start a private one), or set DISPLAY")
+	}
+	if err != nil {
+		t.Fatalf("grab.New: %v", err)
+	}
+	return g
+}
 
 func xdotool(t *testing.T, args ...string) {
 	t.Helper()
@@ -48,10 +61,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 // listen starts a Listener on a real Grabber; both are closed when the test ends.
 func listen(t *testing.T, cfg hotkey.Config) *hotkey.Listener {
 	t.Helper()
-	g, err := New(logger(t))
-	if err != nil {
-		t.Fatalf("grab.New: %v", err)
-	}
+	g := newGrabber(t)
 	l, err := hotkey.New(cfg, logger(t), g)
 	if err != nil {
 		g.Close()
@@ -184,6 +194,63 @@ func TestCancelWhileHeldUnderX11(t *testing.T) {
 	expect(t, l, hotkey.Stop, hotkey.Record)
 }
 
+func TestLockKeysUnderX11(t *testing.T) {
+	// X matches a grab's modifiers exactly; CapsLock and NumLock add theirs to the state.
+	tests := []struct {
+		name  string
+		locks []string
+	}{
+		{name: "capslock", locks: []string{"Caps_Lock"}},
+		{name: "numlock", locks: []string{"Num_Lock"}},
+		{name: "both", locks: []string{"Caps_Lock", "Num_Lock"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := listen(t, hotkey.Config{Record: "ctrl+shift+f9", Mode: "hold"})
+			xdotool(t, append([]string{"key"}, tt.locks...)...)
+			t.Cleanup(func() { xdotool(t, append([]string{"key"}, tt.locks...)...) }) // toggle them off again
+			press(t, "ctrl+shift+F9")
+			expect(t, l, hotkey.Start, hotkey.Record)
+			release(t, "ctrl+shift+F9")
+			expect(t, l, hotkey.Stop, hotkey.Record)
+		})
+	}
+}
+
+func TestSameComboTwiceUnderX11(t *testing.T) {
+	// One X connection holds every grab, and X lets a client grab a key twice without
+	// complaint: the second Grab must still say the combination is taken.
+	g := newGrabber(t)
+	defer g.Close()
+	first, err := g.Grab(hotkey.MustParse("ctrl+shift+f8"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Release()
+	if second, err := g.Grab(hotkey.MustParse("ctrl+shift+f8")); !errors.Is(err, hotkey.ErrTaken) {
+		if second != nil {
+			second.Release()
+		}
+		t.Fatalf("second Grab: %v, want an error wrapping ErrTaken", err)
+	}
+	press(t, "ctrl+shift+F8")
+	select {
+	case e := <-first.Edges():
+		if !e.Down {
+			t.Fatalf("first edge is up, want down")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no edge within 5s")
+	}
+	release(t, "ctrl+shift+F8")
+	if err := first.Release(); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	if err := first.Release(); err != nil {
+		t.Fatalf("second Release: %v", err)
+	}
+}
+
 // TestHelperHoldGrab is not a test: the conflict test runs the test binary with
 // GRAB_HELPER set, as "another application" that owns a combination.
 func TestHelperHoldGrab(t *testing.T) {
@@ -191,10 +258,7 @@ func TestHelperHoldGrab(t *testing.T) {
 	if combo == "" {
 		t.Skip("helper process for TestConflictUnderX11")
 	}
-	g, err := New(logger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := newGrabber(t)
 	defer g.Close()
 	gr, err := g.Grab(hotkey.MustParse(combo))
 	if err != nil {
@@ -206,6 +270,7 @@ func TestHelperHoldGrab(t *testing.T) {
 }
 
 func TestConflictUnderX11(t *testing.T) {
+	newGrabber(t).Close() // stop here, not in the helper, when there is no display
 	other := exec.Command(os.Args[0], "-test.run=^TestHelperHoldGrab$")
 	other.Env = append(os.Environ(), "GRAB_HELPER=ctrl+shift+f11")
 	stdin, _ := other.StdinPipe()

@@ -9,7 +9,9 @@ use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use ct2rs::sys::{get_device_count, ComputeType, Config, Device, StorageView, Whisper, WhisperOptions};
+use ct2rs::sys::{
+    get_device_count, ComputeType, Config, Device, StorageView, Whisper, WhisperOptions,
+};
 use serde::{Deserialize, Serialize};
 
 thread_local! {
