@@ -67,13 +67,15 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--beam", type=int, default=5)
+    ap.add_argument("--label", default="whisperkey")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp()
     fw_script = os.path.join(tmp, "fw.py")
     open(fw_script, "w").write(FW)
-    print(f"Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"{platform.system()} {platform.release()}; model {os.path.basename(a.model)}, int8, "
-          f"{a.threads} threads, beam {a.beam}, {a.runs} alternating runs each\n")
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
+    print(f"**{a.label}** — {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
+          f"model {os.path.basename(a.model)}, int8, {a.threads} threads, beam {a.beam}, "
+          f"{a.runs} alternating runs each\n")
     print("| audio | whisperkey wall | faster-whisper wall | ratio | whisperkey decode | faster-whisper decode | decode ratio | RTF (ours) | peak RSS ours / fw | WER ours / fw |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for seconds in (5, 60):

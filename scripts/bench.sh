@@ -4,9 +4,18 @@
 # printed as Markdown for docs/benchmarks.md.
 set -euo pipefail
 CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+run() { "$CACHE/venv/bin/python" scripts/bench.py --binary build/whisperkey --label "$1" \
+  --model "$CACHE/models/whisper-base" --runs "${BENCH_RUNS:-5}" --threads "${BENCH_THREADS:-2}"; echo; }
+echo "## whisperkey transcribe vs faster-whisper 1.2.1 (CPU)"
+echo
+WHISPERKEY_ENGINE_ROOT="$PWD/build/engine" run "whisperkey, engine: $(cat build/engine/cpu/BACKEND)"
+# The other CPU backend, when it has been built (ENGINE_BACKEND=ruy make engine).
+RUY="$CACHE/cargo-target-ruy/release/libct2engine.so"
+if [ -f "$RUY" ]; then
+  R=$(mktemp -d); mkdir -p "$R/cpu"; cp "$RUY" "$R/cpu/"
+  WHISPERKEY_ENGINE_ROOT="$R" run "whisperkey, engine: ruy (CTranslate2 compiled by ct2rs)"
+fi
 export WHISPERKEY_ENGINE_ROOT="$PWD/build/engine"
-"$CACHE/venv/bin/python" scripts/bench.py --binary build/whisperkey \
-  --model "$CACHE/models/whisper-base" --runs "${BENCH_RUNS:-5}" --threads "${BENCH_THREADS:-2}"
 echo
 echo "### Go micro-benchmarks"
 echo '```'
