@@ -397,6 +397,34 @@ func TestTrayMenuDrivesConfigAndEngine(t *testing.T) {
 			t.Errorf("tiny.en is not checked in the Model menu after the switch")
 		}
 	}
+
+	// Editing the file by hand takes effect without a restart.
+	worker = a.workerPID(t)
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), "model: tiny.en", "model: "+testenv.Model(t, "base"), 1)
+	if err := os.WriteFile(cfgPath, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitWorkerChange(t, a, worker)
+	a.waitStatus(t, "model whisper-base", 60*time.Second)
+
+	// A broken file is reported, and the app keeps running on the last good config.
+	worker = a.workerPID(t)
+	if err := os.WriteFile(cfgPath, []byte(edited+"device: [cpu\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	status = a.waitStatus(t, "config.yaml", 30*time.Second)
+	t.Logf("corrupt config: %q", status)
+	if pid := a.workerPID(t); pid != worker {
+		t.Errorf("a corrupt config restarted the engine (%d → %d)", worker, pid)
+	}
+	if err := os.WriteFile(cfgPath, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.waitStatus(t, "ready", 30*time.Second)
 }
 
 func waitFile(t testing.TB, path, want string) {

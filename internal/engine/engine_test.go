@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -169,8 +171,8 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-// A worker that dies at every start makes the supervisor give up with a clear error.
-func TestCrashLoopGivesUp(t *testing.T) {
+// A worker that dies while starting is reported with what it printed.
+func TestWorkerStartFailureSaysWhy(t *testing.T) {
 	opt := engine.Options{Exe: "/bin/sh", Args: []string{"-c", "echo boom >&2; exit 7"}, MaxCrashes: 2}
 	_, err := engine.Start(context.Background(), engine.Spec{Device: "cpu"}, opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err == nil || !strings.Contains(err.Error(), "boom") {
@@ -197,4 +199,54 @@ func equal(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// The tiny random-weight model exercises the whole engine path in
+// milliseconds: load, facts, language detection, generation, for 80 and 128
+// mel bins.
+func TestTinyRandomModel(t *testing.T) {
+	for _, mels := range []int{80, 128} {
+		t.Run(fmt.Sprint(mels, " mels"), func(t *testing.T) {
+			dir := t.TempDir()
+			if err := ct2bin.GenerateTiny(dir, ct2bin.TinyOptions{NMels: mels}); err != nil {
+				t.Fatal(err)
+			}
+			spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: dir, Device: "cpu", ComputeType: "float32"}
+			c, err := engine.Start(context.Background(), spec, testOptions(), testLog(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			info := c.Ready().Model
+			if info.NMels != mels || !info.Multilingual || info.NumLanguages != 5 || info.Languages[0] != "en" {
+				t.Fatalf("tiny model facts %+v", info)
+			}
+			tok, err := whisper.LoadTokenizer(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mel, err := whisper.LogMel(make([]float32, whisper.SampleRate), mels)
+			if err != nil {
+				t.Fatal(err)
+			}
+			win := engine.Window{ID: 1, NMels: mels, Frames: whisper.NFrames, Features: mel.Window(0, mel.ContentFrames())}
+			langs, err := c.DetectLanguage(context.Background(), win)
+			if err != nil || len(langs) != 5 {
+				t.Fatalf("detect: %v %+v", err, langs)
+			}
+			res, err := c.Generate(context.Background(), win, engine.GenerateRequest{
+				Prompt: tok.SOTSequence("en", "transcribe"), BeamSize: 2, Patience: 1, LengthPenalty: 1,
+				RepetitionPenalty: 1, MaxLength: 20, SamplingTopK: 1, SamplingTemperature: 1, NumHypotheses: 1,
+				ReturnScores: true, ReturnNoSpeechProb: true, MaxInitialTimestampIndex: 50, SuppressTokens: []int{-1},
+			})
+			if err != nil || len(res.SequencesIDs) != 1 || len(res.Scores) != 1 {
+				t.Fatalf("generate: %v %+v", err, res)
+			}
+			for _, id := range res.SequencesIDs[0] {
+				if id >= tok.VocabSize() {
+					t.Fatalf("token %d outside the %d-token vocabulary", id, tok.VocabSize())
+				}
+			}
+		})
+	}
 }
