@@ -427,6 +427,7 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 		return
 	}
 	cfg := ch.New
+	loaded := ""
 	if ch.NeedsEngineRestart {
 		d.status(tray.StateLoading, "Switching the speech model…")
 		dir, err := d.modelDir(ctx, cfg)
@@ -435,10 +436,12 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 			sw, err = d.svc.Switch(ctx, dir, d.backendOptions(cfg))
 			if err == nil {
 				d.log.Info("engine switched", "model", dir, "load", sw.Load)
+				loaded = fmt.Sprintf(" (loaded in %.1f s)", sw.Load.Seconds())
 			}
 		}
 		if err != nil {
 			d.status(tray.StateError, err.Error())
+			loaded = ""
 		}
 	}
 	d.mu.Lock()
@@ -468,7 +471,7 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 	d.sounds = cfg.Sounds
 	d.mu.Unlock()
 	d.refreshMenu()
-	d.status(tray.StateIdle, d.readyText())
+	d.status(tray.StateIdle, d.readyText()+loaded)
 }
 
 // refreshMenu rebuilds the tray's submenus from the registry, the engine's
