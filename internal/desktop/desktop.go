@@ -440,7 +440,7 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 			}
 		}
 		if err != nil {
-			d.status(tray.StateError, err.Error())
+			defer d.status(tray.StateError, err.Error()) // after the refresh below, so it stays visible
 			loaded = ""
 		}
 	}
