@@ -17,15 +17,10 @@ import (
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
-const workerEnv = "WHISPERKEY_TEST_ENGINE_WORKER"
-
+// TestMain doubles as the engine worker, which the client starts by
+// re-executing this test binary.
 func TestMain(m *testing.M) {
-	if os.Getenv(workerEnv) == "1" {
-		if err := engine.Serve(os.Stdin, os.Stdout, slog.New(slog.NewTextHandler(os.Stderr, nil))); err != nil {
-			os.Exit(3)
-		}
-		os.Exit(0)
-	}
+	testenv.ServeWorkerIfAsked()
 	os.Exit(m.Run())
 }
 
@@ -91,7 +86,7 @@ func TestGPUUnusableFallsBackToCPU(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opt := backend.Options{
 				EngineRoot: engineRoot(t, tc.cuda), StateDir: t.TempDir(), Device: "auto", Sources: rtx3060(t),
-				Engine: engine.Options{Exe: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{workerEnv + "=1"}},
+				Engine: testenv.WorkerOptions(),
 			}
 			l, err := backend.Open(context.Background(), model, opt, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 			if err != nil {
@@ -121,7 +116,7 @@ func TestCachedBadVerdictSkipsGPU(t *testing.T) {
 	model := testenv.Model(t, "base")
 	opt := backend.Options{
 		EngineRoot: engineRoot(t, "broken"), StateDir: t.TempDir(), Device: "auto", Sources: rtx3060(t),
-		Engine: engine.Options{Exe: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{workerEnv + "=1"}},
+		Engine: testenv.WorkerOptions(),
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	d := backend.Decide(backend.Detect(context.Background(), opt, log), opt)

@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
-	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -69,7 +68,7 @@ func TestTwentyModelSwitches(t *testing.T) {
 	speech := testenv.Speech(t, said)
 	opt := backend.Options{
 		EngineRoot: filepath.Dir(testenv.EngineDir(t)), Device: "cpu",
-		Engine: engine.Options{Exe: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{workerEnv + "=1"}},
+		Engine: testenv.WorkerOptions(),
 	}
 	if filepath.Base(testenv.EngineDir(t)) != "cpu" {
 		t.Fatalf("engine dir %s is not a cpu variant folder", testenv.EngineDir(t))

@@ -20,18 +20,9 @@ import (
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
-const workerEnv = "WHISPERKEY_TEST_ENGINE_WORKER"
-
 // TestMain doubles as the worker: the client re-executes this test binary.
 func TestMain(m *testing.M) {
-	if os.Getenv(workerEnv) == "1" {
-		log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-		if err := engine.Serve(os.Stdin, os.Stdout, log); err != nil {
-			log.Error("worker", "err", err)
-			os.Exit(3)
-		}
-		os.Exit(0)
-	}
+	testenv.ServeWorkerIfAsked()
 	goleak.VerifyTestMain(m)
 }
 
@@ -46,9 +37,7 @@ func (w tWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func testOptions() engine.Options {
-	return engine.Options{Exe: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{workerEnv + "=1"}}
-}
+func testOptions() engine.Options { return testenv.WorkerOptions() }
 
 func startBase(t *testing.T) (*engine.Client, engine.Spec) {
 	t.Helper()

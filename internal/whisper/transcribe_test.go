@@ -14,17 +14,10 @@ import (
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
-const workerEnv = "WHISPERKEY_TEST_ENGINE_WORKER"
-
 // TestMain doubles as the engine worker, which the client starts by
 // re-executing this test binary.
 func TestMain(m *testing.M) {
-	if os.Getenv(workerEnv) == "1" {
-		if err := engine.Serve(os.Stdin, os.Stdout, slog.New(slog.NewTextHandler(os.Stderr, nil))); err != nil {
-			os.Exit(3)
-		}
-		os.Exit(0)
-	}
+	testenv.ServeWorkerIfAsked()
 	os.Exit(m.Run())
 }
 
@@ -41,7 +34,7 @@ var sentences = []string{
 func openBase(t *testing.T) *whisper.Model {
 	t.Helper()
 	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8"}
-	opt := engine.Options{Exe: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{workerEnv + "=1"}}
+	opt := testenv.WorkerOptions()
 	m, err := whisper.Open(context.Background(), spec, opt, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
 		t.Fatalf("open model: %v", err)

@@ -1,0 +1,54 @@
+package testenv
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// PrivateXvfb starts Xvfb on a free display number (autorepeat off, as
+// push-to-talk needs) and points DISPLAY at it, for a package's TestMain:
+// go test runs packages in parallel, and keystrokes or focus changes from
+// another package on a shared display would land in this one's windows.
+func PrivateXvfb() (stop func(), err error) {
+	stop = func() {}
+	if _, err := exec.LookPath("Xvfb"); err != nil {
+		return stop, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return stop, err
+	}
+	defer r.Close()
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-r")
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return stop, err
+	}
+	w.Close()
+	stop = func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	num := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		num <- strings.TrimSpace(line)
+	}()
+	select {
+	case n := <-num:
+		if n == "" {
+			stop()
+			return func() {}, errors.New("Xvfb did not report a display")
+		}
+		os.Setenv("DISPLAY", ":"+n)
+		return stop, nil
+	case <-time.After(10 * time.Second):
+		stop()
+		return func() {}, errors.New("Xvfb did not start within 10s")
+	}
+}
