@@ -19,20 +19,7 @@ for f in config.example.yaml docs/gpu-setup.md docs/configuration.md assets/whis
   [ -f "$f" ] || die "$f is missing; the installer ships it"
 done
 
-# The same numbers scripts/windows.sh puts into the exe, as a.b.c.d.
-version_num() {
-  local v="${1#v}" re='^([0-9]+)\.([0-9]+)(\.([0-9]+))?(-([0-9]+)-g[0-9a-f]+)?(-.*)?$'
-  local parts=(0 0 0 0)
-  if [[ $v =~ $re ]]; then
-    parts=("${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[4]:-0}" "${BASH_REMATCH[6]:-0}")
-  fi
-  local out=() p
-  for p in "${parts[@]}"; do
-    p=$((10#$p)); ((p > 65535)) && p=65535 # each part is a 16-bit number
-    out+=("$p")
-  done
-  (IFS=.; echo "${out[*]}")
-}
+source scripts/version.sh
 
 PLACEHOLDER="$SRC/engine/cpu/README.txt"
 if [ -f "$SRC/engine/cpu/ct2engine.dll" ]; then
@@ -65,7 +52,7 @@ done
 OUT="$SRC/whisperkey-setup-${VERSION#v}.exe"
 rm -f "$SRC"/whisperkey-setup-*.exe
 makensis -V2 -NOCD \
-  "-DVERSION=${VERSION#v}" "-DVERSION_NUM=$(version_num "$VERSION")" \
+  "-DVERSION=${VERSION#v}" "-DVERSION_NUM=$(version_numbers "$VERSION" .)" \
   "-DSRC=$PWD/$SRC" "-DROOT=$PWD" "-DOUTFILE=$PWD/$OUT" \
   "${defines[@]}" installer/whisperkey.nsi
 echo "installer: built $OUT ($(( $(stat -c %s "$OUT") / 1048576 )) MB; ${defines[*]})"

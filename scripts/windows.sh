@@ -22,22 +22,7 @@ for tool in go "$CC_WIN" "$WINDRES"; do
 done
 [ -f "$ICON" ] || die "$ICON is missing; it is the app icon embedded in the exe (set WHISPERKEY_ICON to use another .ico)"
 
-# "v1.2.3-4-gabcdef-dirty" -> 1,2,3,4: the numeric FILEVERSION Explorer shows.
-# Anything that is not a version (a bare commit, "dev") becomes 0,0,0,0.
-# scripts/installer.sh has the same function for the installer's version.
-version_numbers() {
-  local v="${1#v}" re='^([0-9]+)\.([0-9]+)(\.([0-9]+))?(-([0-9]+)-g[0-9a-f]+)?(-.*)?$'
-  local parts=(0 0 0 0)
-  if [[ $v =~ $re ]]; then
-    parts=("${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[4]:-0}" "${BASH_REMATCH[6]:-0}")
-  fi
-  local out=() p
-  for p in "${parts[@]}"; do
-    p=$((10#$p)); ((p > 65535)) && p=65535 # each part is a 16-bit number
-    out+=("$p")
-  done
-  (IFS=,; echo "${out[*]}")
-}
+source scripts/version.sh
 
 flags=0
 [[ $VERSION =~ ^v?[0-9]+\.[0-9]+\.[0-9]+$ ]] || flags=VS_FF_PRERELEASE
@@ -48,7 +33,7 @@ trap 'rm -rf "$TMP" "$SYSO"' EXIT
 # RC string literals: only the version could carry a quote or backslash.
 rc_string() { local s="${1//\\/\\\\}"; printf '"%s"' "${s//\"/\"\"}"; }
 cat >"$TMP/version.h" <<H
-#define WK_VERSION_NUM   $(version_numbers "$VERSION")
+#define WK_VERSION_NUM   $(version_numbers "$VERSION" ,)
 #define WK_VERSION_STR   $(rc_string "$VERSION")
 #define WK_COPYRIGHT     $(rc_string "Copyright (C) $year WhisperKey contributors")
 #define WK_FILE_FLAGS    $flags
