@@ -245,8 +245,8 @@ func (c *Client) startLocked(ctx context.Context) error {
 		err = &LoadError{Msg: resp.Err}
 	}
 	if err != nil {
+		p.stop() // waits for the process and its stderr, so the tail is complete
 		tail := p.stderrTail()
-		p.stop()
 		var le *LoadError
 		if errors.As(err, &le) {
 			return le
