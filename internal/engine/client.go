@@ -200,9 +200,10 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 			c.stopLocked()
 			return ctx.Err()
 		}
-		c.log.Warn("engine worker crashed; restarting and re-sending the request",
-			"op", req.Op, "err", err, "stderr", c.w.stderrTail())
+		dead := c.w
 		c.stopLocked()
+		c.log.Warn("engine worker crashed; restarting and re-sending the request",
+			"op", req.Op, "err", err, "stderr", dead.stderrTail())
 		if err := c.noteCrashLocked(ctx); err != nil {
 			return err
 		}
