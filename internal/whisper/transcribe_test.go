@@ -21,7 +21,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// Sentences a person might dictate, spoken by espeak-ng.
+// Sentences a person might dictate, spoken by espeak-ng. espeak's robotic voice
+// defeats the base model on some words whatever the decoder does ("review the pull
+// request" → "remove the poor request", "weather" → "web of"; faster-whisper gives the
+// same), so sentences it pronounces clearly were chosen.
 var sentences = []string{
 	"The meeting has been moved to Thursday afternoon at three o'clock.",
 	"Remember to buy milk, bread and eggs on the way home.",
