@@ -187,7 +187,33 @@ func (d *desk) readyText() string {
 	if l.Spec.Device != "cpu" {
 		dev = "GPU"
 	}
-	return fmt.Sprintf("%s — model %s · %s %s · ready", l.Message, modelName(d.modelArg), dev, l.Spec.ComputeType)
+	return fmt.Sprintf("%s — model %s · %s %s · ready", l.Message, modelName(d.modelArg), dev, shownComputeType(l))
+}
+
+// shownComputeType names what CTranslate2 resolves "auto" to on this
+// device (its documented order), so the status line says int8, not auto.
+func shownComputeType(l *backend.Loaded) string {
+	ct := l.Spec.ComputeType
+	if ct != "auto" {
+		return ct
+	}
+	order := []string{"int8_float32", "int16", "float32"}
+	if l.Spec.Device != "cpu" {
+		order = []string{"int8_float16", "int8_float32", "float16", "float32"}
+	}
+	for _, dev := range l.Client.Ready().Devices {
+		if dev.Device != l.Spec.Device {
+			continue
+		}
+		for _, want := range order {
+			for _, have := range dev.ComputeTypes {
+				if have == want {
+					return want
+				}
+			}
+		}
+	}
+	return ct
 }
 
 func modelName(arg string) string {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -372,7 +374,7 @@ func (t *Tray) applyState() {
 		label, tip = t.status, t.cfg.Title+": "+t.status
 	}
 	if label != t.shownStatus {
-		t.statusItem.SetTitle(label)
+		t.statusItem.SetTitle(menuLabel(label))
 		t.shownStatus = label
 	}
 	if tip = truncateUTF16(tip, 127); tip != t.shownTooltip {
@@ -420,7 +422,7 @@ func (t *Tray) applyMenu() {
 		items := t.menu.list(s.kind)
 		for len(g.slots) < len(items) {
 			it := items[len(g.slots)]
-			sl := &slot{item: g.parent.AddSubMenuItemCheckbox(it.Label, "", it.Checked), shown: Item{Label: it.Label, Checked: it.Checked}, visible: true}
+			sl := &slot{item: g.parent.AddSubMenuItemCheckbox(menuLabel(it.Label), "", it.Checked), shown: Item{Label: it.Label, Checked: it.Checked}, visible: true}
 			g.slots = append(g.slots, sl)
 			t.watch(sl)
 		}
@@ -451,7 +453,7 @@ func (t *Tray) applyMenu() {
 // Windows updating a hidden item inserts it again.
 func (t *Tray) showItem(kind ActionKind, sl *slot, it Item) {
 	if sl.shown.Label != it.Label {
-		sl.item.SetTitle(it.Label)
+		sl.item.SetTitle(menuLabel(it.Label))
 	}
 	if sl.shown.Checked != it.Checked {
 		if it.Checked {
@@ -564,4 +566,17 @@ func (t *Tray) shutdown(stopLoop func()) {
 		close(t.done)
 		t.log.Debug("tray closed")
 	})
+}
+
+// menuLabel escapes the menu's mnemonic marker so labels show as written:
+// dbusmenu hosts take "_" as an access key ("int8_float32" would lose its
+// underscore), Windows menus take "&".
+func menuLabel(s string) string {
+	switch runtime.GOOS {
+	case "windows":
+		return strings.ReplaceAll(s, "&", "&&")
+	case "darwin":
+		return s
+	}
+	return strings.ReplaceAll(s, "_", "__")
 }

@@ -108,7 +108,9 @@ func parseNode(v []interface{}) (Node, error) {
 	for k, p := range props {
 		switch k {
 		case "label":
-			n.Label, _ = p.Value().(string)
+			// dbusmenu marks access keys with "_" and escapes a literal one as "__".
+			raw, _ := p.Value().(string)
+			n.Label = unmnemonic(raw)
 		case "enabled":
 			n.Enabled, _ = p.Value().(bool)
 		case "visible":
@@ -291,4 +293,21 @@ func (m *Menu) property(name string) (dbus.Variant, error) {
 		return dbus.Variant{}, fmt.Errorf("get %s.%s: %w", itemIface, name, err)
 	}
 	return v, nil
+}
+
+// unmnemonic turns a dbusmenu label into the text shown: "__" is "_", a
+// single "_" marks the access key and is not shown.
+func unmnemonic(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' {
+			if i+1 < len(s) && s[i+1] == '_' {
+				b.WriteByte('_')
+				i++
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
