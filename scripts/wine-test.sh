@@ -21,7 +21,7 @@ W="$CACHE/wine"
 export WINEPREFIX="$W/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 unset DISPLAY # console programs only; keeps wine from opening windows
 PKGS=("$@")
-[ ${#PKGS[@]} -gt 0 ] || PKGS=(./internal/instance ./internal/logging)
+[ ${#PKGS[@]} -gt 0 ] || PKGS=(./internal/instance ./internal/logging ./internal/hotkey/grab)
 
 if ! command -v wine >/dev/null; then
   echo "wine-test: installing wine (Debian wine + wine64, about 700 MB)"

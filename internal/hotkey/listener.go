@@ -186,7 +186,8 @@ func (c Config) parse() (settings, error) {
 }
 
 // Grabber registers combinations with the operating system; package grab implements it
-// on golang.design/x/hotkey. It is an interface so this package needs no X display.
+// (Xlib on Linux, a low-level keyboard hook on Windows, golang.design/x/hotkey on macOS).
+// It is an interface so this package needs no display.
 type Grabber interface {
 	// Grab registers c. The error wraps ErrTaken when another application owns c.
 	Grab(c Combo) (Grab, error)

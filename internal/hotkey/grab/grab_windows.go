@@ -8,9 +8,9 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"time"
 	"unsafe"
 
-	xhotkey "golang.design/x/hotkey"
 	"golang.org/x/sys/windows"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
@@ -30,6 +30,13 @@ var (
 	procDispatchMessageW         = user32.NewProc("DispatchMessageW")
 	procPostMessageW             = user32.NewProc("PostMessageW")
 	procPostQuitMessage          = user32.NewProc("PostQuitMessage")
+	procPostThreadMessageW       = user32.NewProc("PostThreadMessageW")
+	procPeekMessageW             = user32.NewProc("PeekMessageW")
+	procSetWindowsHookExW        = user32.NewProc("SetWindowsHookExW")
+	procUnhookWindowsHookEx      = user32.NewProc("UnhookWindowsHookEx")
+	procCallNextHookEx           = user32.NewProc("CallNextHookEx")
+	procSendInput                = user32.NewProc("SendInput")
+	procGetAsyncKeyState         = user32.NewProc("GetAsyncKeyState")
 	procGetModuleHandleW         = kernel32.NewProc("GetModuleHandleW")
 	procWTSRegisterSessionNotif  = wtsapi32.NewProc("WTSRegisterSessionNotification")
 	procWTSUnRegisterSessionNoti = wtsapi32.NewProc("WTSUnRegisterSessionNotification")
@@ -38,6 +45,7 @@ var (
 const (
 	wmDestroy           = 0x0002
 	wmClose             = 0x0010
+	wmQuit              = 0x0012
 	wmDisplayChange     = 0x007E
 	wmPowerBroadcast    = 0x0218
 	wmWTSSessionChange  = 0x02B1
@@ -47,10 +55,16 @@ const (
 	pbtAPMResumeSuspend = 0x7
 	pbtAPMResumeAuto    = 0x12
 	notifyForThisSess   = 0
+	pmNoRemove          = 0
+	hwndMessage         = ^uintptr(2) // HWND_MESSAGE, (HWND)-3
 
-	vkShift   = 0x10
-	vkControl = 0x11
-	vkMenu    = 0x12
+	whKeyboardLL   = 13
+	hcAction       = 0
+	llkhfExtended  = 0x01
+	llkhfInjected  = 0x10
+	llkhfUp        = 0x80
+	inputKeyboard  = 1
+	keyeventfKeyUp = 0x0002
 )
 
 type wndClassEx struct {
@@ -78,64 +92,93 @@ type winMsg struct {
 	private uint32
 }
 
-// osState runs a hidden top-level window (message-only windows get no broadcasts such as
-// WM_DISPLAYCHANGE and WM_POWERBROADCAST) that reports when hotkeys may have been lost.
+// kbdLLHookStruct is KBDLLHOOKSTRUCT.
+type kbdLLHookStruct struct {
+	vkCode    uint32
+	scanCode  uint32
+	flags     uint32
+	time      uint32
+	extraInfo uintptr
+}
+
+// keybdInput is INPUT holding a KEYBDINPUT; the tail pads the union to the size of its
+// largest member, MOUSEINPUT, since SendInput checks cbSize (40 bytes on 64-bit).
+type keybdInput struct {
+	typ uint32
+	ki  struct {
+		vk    uint16
+		scan  uint16
+		flags uint32
+		time  uint32
+		extra uintptr
+	}
+	_ [8]byte
+}
+
+// osState runs one thread that owns a low-level keyboard hook (WH_KEYBOARD_LL) and a
+// hidden top-level window (message-only windows get no broadcasts such as
+// WM_DISPLAYCHANGE and WM_POWERBROADCAST; one is only the fallback). The hook sees key
+// downs and ups, which RegisterHotKey does not report, and modifier-only chords such as
+// ctrl+win, which RegisterHotKey cannot take. Hooks never conflict, so Grab never fails
+// with ErrTaken.
 type osState struct {
 	log     *slog.Logger
+	keys    *chords
+	hookCB  uintptr
 	changes chan string
-	hwnd    uintptr
+	hwnd    uintptr // 0 when the window could not be created
+	thread  uint32  // the loop's thread
 	done    chan struct{}
 	once    sync.Once
 
-	sessionNotify bool // WTSRegisterSessionNotification succeeded; used on the window thread only
+	mu      sync.Mutex
+	hookErr error // why the hook is not installed; nil while it is
+
+	// used on the window thread only
+	hook          uintptr
+	sessionNotify bool
 }
 
 func newOSState(log *slog.Logger) (*osState, error) {
-	s := &osState{log: log, changes: make(chan string, 1), done: make(chan struct{})}
-	ready := make(chan error, 1)
-	go s.loop(ready)
-	if err := <-ready; err != nil {
-		<-s.done
-		return nil, err
+	s := &osState{
+		log:     log,
+		keys:    &chords{physical: asyncKeyDown},
+		changes: make(chan string, 1),
+		done:    make(chan struct{}),
 	}
+	s.hookCB = windows.NewCallback(s.hookProc)
+	ready := make(chan struct{})
+	go s.loop(ready)
+	<-ready // hwnd and thread are set
 	return s, nil
 }
 
-// loop owns the window: Win32 delivers its messages only to the thread that created it.
-func (s *osState) loop(ready chan<- error) {
+// loop owns the window and the hook: Win32 delivers the window's messages and calls the
+// hook only on the thread that created them, and only while it waits in GetMessage.
+func (s *osState) loop(ready chan<- struct{}) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	defer close(s.done)
 
+	s.thread = windows.GetCurrentThreadId()
 	instance, _, _ := procGetModuleHandleW.Call(0)
-	// One class per watcher, since a class carries its window procedure.
-	name, err := windows.UTF16PtrFromString(fmt.Sprintf("WhisperKeySessionWatcher-%p", s))
+	closeWindow, err := s.openWindow(instance)
 	if err != nil {
-		ready <- err
-		return
+		// The hook works without it; only its renewal after unlock and resume is lost.
+		s.log.Warn("no session watcher; the keyboard hook is not renewed after unlock or resume", "err", err)
 	}
-	wc := wndClassEx{wndProc: windows.NewCallback(s.wndProc), instance: instance, className: name}
-	wc.size = uint32(unsafe.Sizeof(wc))
-	if r, _, err := procRegisterClassExW.Call(uintptr(unsafe.Pointer(&wc))); r == 0 {
-		ready <- fmt.Errorf("register the session watcher window class: %w", err)
-		return
+	defer closeWindow()
+	// A missing hook is not fatal either: Grab reports it (the tray shows the problem),
+	// and the next unlock or resume tries again.
+	if err := s.installHook(instance); err != nil {
+		s.log.Warn("keyboard hook not installed; hotkeys do not work", "err", err)
 	}
-	defer procUnregisterClassW.Call(uintptr(unsafe.Pointer(name)), instance)
-	hwnd, _, err := procCreateWindowExW.Call(0, uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(name)),
-		0, 0, 0, 0, 0, 0, 0, instance, 0)
-	if hwnd == 0 {
-		ready <- fmt.Errorf("create the session watcher window: %w", err)
-		return
-	}
-	if r, _, err := procWTSRegisterSessionNotif.Call(hwnd, notifyForThisSess); r == 0 {
-		s.log.Warn("no session notifications; hotkeys are not re-registered after unlock", "err", err)
-	} else {
-		s.sessionNotify = true
-	}
-	s.hwnd = hwnd
-	ready <- nil
-
+	defer s.unhook()
 	var m winMsg
+	// Makes sure the thread has a message queue before Close may post WM_QUIT to it.
+	procPeekMessageW.Call(uintptr(unsafe.Pointer(&m)), 0, 0, 0, pmNoRemove)
+	close(ready)
+
 	for {
 		r, _, _ := procGetMessageW.Call(uintptr(unsafe.Pointer(&m)), 0, 0, 0)
 		if int32(r) <= 0 { // 0: WM_QUIT, -1: error
@@ -146,20 +189,137 @@ func (s *osState) loop(ready chan<- error) {
 	}
 }
 
+// openWindow creates the hidden window that hears about unlock, resume and display
+// changes. The returned func unregisters its class once the window is gone.
+func (s *osState) openWindow(instance uintptr) (func(), error) {
+	// One class per watcher, since a class carries its window procedure.
+	name, err := windows.UTF16PtrFromString(fmt.Sprintf("WhisperKeySessionWatcher-%p", s))
+	if err != nil {
+		return func() {}, err
+	}
+	wc := wndClassEx{wndProc: windows.NewCallback(s.wndProc), instance: instance, className: name}
+	wc.size = uint32(unsafe.Sizeof(wc))
+	if r, _, err := procRegisterClassExW.Call(uintptr(unsafe.Pointer(&wc))); r == 0 {
+		return func() {}, fmt.Errorf("register the session watcher window class: %w", err)
+	}
+	unregister := func() { procUnregisterClassW.Call(uintptr(unsafe.Pointer(name)), instance) }
+	create := func(parent uintptr) (uintptr, error) {
+		hwnd, _, err := procCreateWindowExW.Call(0, uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(name)),
+			0, 0, 0, 0, 0, parent, 0, instance, 0)
+		return hwnd, err
+	}
+	hwnd, err := create(0)
+	if hwnd == 0 {
+		// A message-only window still hears about unlock, though not about resume or display changes.
+		s.log.Warn("no session watcher window; watching unlock only", "err", err)
+		hwnd, err = create(hwndMessage)
+	}
+	if hwnd == 0 {
+		unregister()
+		return func() {}, fmt.Errorf("create the session watcher window: %w", err)
+	}
+	if r, _, err := procWTSRegisterSessionNotif.Call(hwnd, notifyForThisSess); r == 0 {
+		s.log.Warn("no session notifications; the keyboard hook is not renewed after unlock", "err", err)
+	} else {
+		s.sessionNotify = true
+	}
+	s.hwnd = hwnd
+	return unregister, nil
+}
+
+// installHook (re)installs the keyboard hook. Windows removes a hook without notice when
+// it once answers too slowly (LowLevelHooksTimeout), and hooks have been seen to stop
+// after lock/unlock, so the window thread renews it on every unlock and resume.
+func (s *osState) installHook(instance uintptr) error {
+	s.unhook()
+	h, _, err := procSetWindowsHookExW.Call(whKeyboardLL, s.hookCB, instance, 0)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h == 0 {
+		s.hookErr = fmt.Errorf("install the keyboard hook: %w", err)
+		return s.hookErr
+	}
+	s.hook, s.hookErr = h, nil
+	return nil
+}
+
+func (s *osState) unhook() {
+	if s.hook == 0 {
+		return
+	}
+	// It fails when Windows already removed the hook; either way it is gone.
+	procUnhookWindowsHookEx.Call(s.hook)
+	s.hook = 0
+	s.mu.Lock()
+	s.hookErr = errors.New("the keyboard hook is not installed")
+	s.mu.Unlock()
+}
+
+// hookProc runs on the window thread for every key event on the desktop. It must return
+// quickly, so it only matches and queues; edges reach the Listener through the grabs'
+// forwarders.
+func (s *osState) hookProc(code, wParam, lParam uintptr) uintptr {
+	if int32(code) != hcAction {
+		return callNextHook(code, wParam, lParam)
+	}
+	k := *(**kbdLLHookStruct)(unsafe.Pointer(&lParam))
+	v := s.keys.feed(keyEvent{
+		vk:       sidedVK(k.vkCode, k.scanCode, k.flags&llkhfExtended != 0),
+		down:     k.flags&llkhfUp == 0,
+		injected: k.flags&llkhfInjected != 0,
+		extra:    k.extraInfo,
+		at:       time.Now(),
+	})
+	if v.mask {
+		s.pressMask()
+	}
+	deliver(v)
+	if v.swallow {
+		return 1
+	}
+	return callNextHook(code, wParam, lParam)
+}
+
+func callNextHook(code, wParam, lParam uintptr) uintptr {
+	r, _, _ := procCallNextHookEx.Call(0, code, wParam, lParam)
+	return r
+}
+
+// pressMask taps vkMask while the chord's Win or Alt is still down. Windows queues it
+// after the current event, before the user can let go.
+func (s *osState) pressMask() {
+	var in [2]keybdInput
+	for i := range in {
+		in[i].typ = inputKeyboard
+		in[i].ki.vk, in[i].ki.extra = vkMask, maskTag
+	}
+	in[1].ki.flags = keyeventfKeyUp
+	if n, _, err := procSendInput.Call(uintptr(len(in)), uintptr(unsafe.Pointer(&in[0])), unsafe.Sizeof(in[0])); n != uintptr(len(in)) {
+		s.log.Debug("mask key not sent; releasing Win may open the Start menu", "err", err)
+	}
+}
+
+// asyncKeyDown reads the keyboard state Windows keeps, which it updates after the hooks
+// have seen an event.
+func asyncKeyDown(vk uint32) bool {
+	r, _, _ := procGetAsyncKeyState.Call(uintptr(vk))
+	return r&0x8000 != 0
+}
+
 func (s *osState) wndProc(hwnd, msg, wParam, lParam uintptr) uintptr {
 	switch msg {
 	case wmWTSSessionChange:
 		switch wParam {
 		case wtsSessionUnlock, wtsSessionLogon, wtsConsoleConnect:
-			s.notify("session unlocked")
+			s.renew("session unlocked")
 		}
 	case wmPowerBroadcast:
 		if wParam == pbtAPMResumeSuspend || wParam == pbtAPMResumeAuto {
-			s.notify("resumed from sleep")
+			s.renew("resumed from sleep")
 		}
 		return 1
 	case wmDisplayChange:
-		s.notify("display changed")
+		s.renew("display changed")
 	case wmClose:
 		if s.sessionNotify {
 			procWTSUnRegisterSessionNoti.Call(hwnd)
@@ -174,11 +334,19 @@ func (s *osState) wndProc(hwnd, msg, wParam, lParam uintptr) uintptr {
 	return r
 }
 
-// notify never blocks the window thread: a pending reason already triggers a re-registration.
-func (s *osState) notify(reason string) {
+// renew reinstalls the hook, forgets keys whose ups were lost while the session was
+// away, and tells the Listener, which registers its hotkeys again.
+func (s *osState) renew(reason string) {
+	instance, _, _ := procGetModuleHandleW.Call(0)
+	if err := s.installHook(instance); err != nil {
+		s.log.Warn("keyboard hook not reinstalled", "reason", reason, "err", err)
+	} else {
+		s.log.Info("keyboard hook reinstalled", "reason", reason)
+	}
+	deliver(s.keys.resync(time.Now()))
 	select {
 	case s.changes <- reason:
-	default:
+	default: // a pending reason already triggers a re-registration
 	}
 }
 
@@ -186,70 +354,34 @@ func (s *osState) resumed() <-chan string { return s.changes }
 
 func (s *osState) close() error {
 	s.once.Do(func() {
-		procPostMessageW.Call(s.hwnd, wmClose, 0, 0)
+		if s.hwnd != 0 {
+			procPostMessageW.Call(s.hwnd, wmClose, 0, 0) // the window ends the loop when destroyed
+		} else {
+			procPostThreadMessageW.Call(uintptr(s.thread), wmQuit, 0, 0)
+		}
 		<-s.done
 	})
 	return nil
 }
 
-// comboDown is not offered on Windows: RegisterHotKey reports only the combination, and
-// GetAsyncKeyState reads nothing while an elevated window has the focus.
-func (s *osState) comboDown(hotkey.Combo) (bool, error) {
-	return false, errors.ErrUnsupported
+// comboDown reads the hook's own record of the keys: GetAsyncKeyState misses the keys
+// the hook swallows.
+func (s *osState) comboDown(c hotkey.Combo) (bool, error) {
+	return s.keys.comboDown(c), nil
 }
 
-func winMods(m hotkey.Mods) []xhotkey.Modifier {
-	var out []xhotkey.Modifier
-	m.Each(func(one hotkey.Mods) {
-		switch one {
-		case hotkey.ModCtrl:
-			out = append(out, xhotkey.ModCtrl)
-		case hotkey.ModShift:
-			out = append(out, xhotkey.ModShift)
-		case hotkey.ModAlt:
-			out = append(out, xhotkey.ModAlt)
-		case hotkey.ModWin:
-			out = append(out, xhotkey.ModWin)
-		}
-	})
-	return out
-}
-
+// grab adds c to the hook's combinations; it fails only while the hook is not installed.
 func (s *osState) grab(c hotkey.Combo) (hotkey.Grab, error) {
-	regs, err := s.registrations(c)
+	select {
+	case <-s.done:
+		return nil, fmt.Errorf("register %s: the grabber is closed", c)
+	default:
+	}
+	s.mu.Lock()
+	err := s.hookErr
+	s.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("register %s: %w", c, err)
+		return nil, fmt.Errorf("register %s: %w (it is tried again after unlock or resume)", c, err)
 	}
-	return grabRegs(s.log, c, regs)
-}
-
-// registrations maps c to RegisterHotKey calls. A modifier-only combination has no key,
-// so each of its modifiers in turn is registered as the key, once with the other
-// modifiers and once with all of them (whether Windows counts the key's own modifier as
-// held when it goes down is not documented). This is unverified on a real Windows
-// machine: AutoHotkey and OpenWhispr use a low-level keyboard hook for modifier-only
-// chords, which x/hotkey does not offer. Grab succeeds when any registration does.
-func (s *osState) registrations(c hotkey.Combo) ([]reg, error) {
-	if c.Key != 0 {
-		return []reg{{mods: winMods(c.Mods), key: xhotkey.Key(c.Key.WindowsVK())}}, nil
-	}
-	var out []reg
-	c.Mods.Each(func(m hotkey.Mods) {
-		var vks []uint32
-		switch m {
-		case hotkey.ModWin:
-			vks = m.WindowsVKs() // there is no generic VK for the Windows key
-		case hotkey.ModCtrl:
-			vks = []uint32{vkControl}
-		case hotkey.ModShift:
-			vks = []uint32{vkShift}
-		case hotkey.ModAlt:
-			vks = []uint32{vkMenu}
-		}
-		for _, vk := range vks {
-			out = append(out, reg{mods: winMods(c.Mods &^ m), key: xhotkey.Key(vk)},
-				reg{mods: winMods(c.Mods), key: xhotkey.Key(vk)})
-		}
-	})
-	return out, nil
+	return s.keys.add(c), nil
 }

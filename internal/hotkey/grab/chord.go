@@ -1,0 +1,359 @@
+package grab
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/hotkey"
+)
+
+// The matching below serves the Windows keyboard hook; it is plain Go so it is tested on
+// every OS.
+
+// Windows virtual-key codes the matcher treats specially.
+const (
+	vkShift    = 0x10
+	vkControl  = 0x11
+	vkMenu     = 0x12
+	vkLWin     = 0x5B
+	vkRWin     = 0x5C
+	vkLShift   = 0xA0
+	vkRShift   = 0xA1
+	vkLControl = 0xA2
+	vkRControl = 0xA3
+	vkLMenu    = 0xA4
+	vkRMenu    = 0xA5
+
+	// vkMask is an unassigned key. Pressed while Win or Alt is held, it tells Windows
+	// the modifier took part in a shortcut, so releasing it opens neither the Start
+	// menu nor the window's menu bar.
+	vkMask = 0xE8
+	// maskTag marks the events we inject (dwExtraInfo), so we never match our own.
+	maskTag = 0x574B4D4B
+
+	scanRShift = 0x36
+)
+
+// repeatGap is longer than the slowest Windows typematic delay (1 s): a down of a key we
+// think is held that comes later than this after its previous down or repeat is not a
+// repeat, so the key's up was lost (a secure desktop or the lock screen took the keyboard).
+const repeatGap = 1500 * time.Millisecond
+
+// modOf returns the modifier a virtual key produces, or 0 for other keys.
+func modOf(vk uint32) hotkey.Mods {
+	switch vk {
+	case vkShift, vkLShift, vkRShift:
+		return hotkey.ModShift
+	case vkControl, vkLControl, vkRControl:
+		return hotkey.ModCtrl
+	case vkMenu, vkLMenu, vkRMenu:
+		return hotkey.ModAlt
+	case vkLWin, vkRWin:
+		return hotkey.ModWin
+	}
+	return 0
+}
+
+// sidedVK maps the generic Shift, Ctrl and Alt codes to their left or right key, so a
+// down and its up always name the same key.
+func sidedVK(vk, scan uint32, extended bool) uint32 {
+	switch vk {
+	case vkShift:
+		if scan == scanRShift {
+			return vkRShift
+		}
+		return vkLShift
+	case vkControl:
+		if extended {
+			return vkRControl
+		}
+		return vkLControl
+	case vkMenu:
+		if extended {
+			return vkRMenu
+		}
+		return vkLMenu
+	}
+	return vk
+}
+
+// keyEvent is one event from the keyboard hook.
+type keyEvent struct {
+	vk       uint32
+	down     bool
+	injected bool    // sent by a program (SendInput), not typed
+	extra    uintptr // the sender's tag (dwExtraInfo)
+	at       time.Time
+}
+
+// fired is an edge of one registered combination.
+type fired struct {
+	g    *hookGrab
+	edge hotkey.Edge
+}
+
+// verdict is what the hook does after matching an event.
+type verdict struct {
+	fired []fired
+	// swallow keeps the event from the focused window: it is the key of a registered
+	// combination, as RegisterHotKey and X11 grabs would have taken it. Modifiers never are.
+	swallow bool
+	// mask asks for vkMask to be pressed: a combination holding Win or Alt went down.
+	mask bool
+}
+
+type heldKey struct {
+	vk        uint32
+	last      time.Time // of its down or latest repeat
+	swallowed bool
+}
+
+// chords tracks which keys are down and matches them against the registered
+// combinations. A combination goes down when exactly its modifiers (left or right) are
+// held and its key goes down; a modifier-only one when the last of its modifiers goes
+// down while no other key is held, so Ctrl alone never fires ctrl+win. It goes up when
+// any of its keys is released; other keys pressed meanwhile change nothing.
+type chords struct {
+	mu    sync.Mutex
+	held  []heldKey
+	grabs []*hookGrab
+	// physical reads the keyboard's own state of a key (GetAsyncKeyState), to drop keys
+	// whose up never reached the hook; nil means trust the events alone.
+	physical func(vk uint32) bool
+	// acceptInjected is for tests only: they type with SendInput, which the hook
+	// otherwise ignores so that our own paste keystrokes never fire a hotkey.
+	acceptInjected bool
+}
+
+// add registers c; its forwarder runs until Release.
+func (c *chords) add(combo hotkey.Combo) *hookGrab {
+	g := &hookGrab{
+		owner: c,
+		combo: combo,
+		vk:    combo.Key.WindowsVK(),
+		edges: make(chan hotkey.Edge),
+		wake:  make(chan struct{}, 1),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	c.mu.Lock()
+	c.grabs = append(c.grabs, g)
+	c.mu.Unlock()
+	go g.forward()
+	return g
+}
+
+func (c *chords) remove(g *hookGrab) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if i := slices.Index(c.grabs, g); i >= 0 {
+		c.grabs = slices.Delete(c.grabs, i, i+1)
+	}
+}
+
+// feed matches one hook event.
+func (c *chords) feed(ev keyEvent) verdict {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var v verdict
+	if ev.extra == maskTag || (ev.injected && !c.acceptInjected) {
+		return v
+	}
+	if !ev.down {
+		v.swallow = c.up(ev.vk, ev.at, &v)
+		return v
+	}
+	if i := c.find(ev.vk); i >= 0 {
+		if ev.at.Sub(c.held[i].last) < repeatGap {
+			c.held[i].last = ev.at // autorepeat: the combination is already down
+			v.swallow = c.held[i].swallowed
+			return v
+		}
+		c.up(ev.vk, ev.at, &v)
+	}
+	c.prune(ev.at, false, &v)
+	before := c.mods()
+	c.held = append(c.held, heldKey{vk: ev.vk, last: ev.at})
+	after := c.mods()
+	others := c.othersHeld()
+	for _, g := range c.grabs {
+		if g.active {
+			continue
+		}
+		if g.vk != 0 {
+			if ev.vk != g.vk || after != g.combo.Mods {
+				continue
+			}
+			v.swallow = true
+		} else if modOf(ev.vk) == 0 || after != g.combo.Mods || before == after || others {
+			continue
+		}
+		g.active = true
+		v.fired = append(v.fired, fired{g: g, edge: hotkey.Edge{Down: true, At: ev.at}})
+		if g.combo.Mods&(hotkey.ModWin|hotkey.ModAlt) != 0 {
+			v.mask = true
+		}
+	}
+	c.held[len(c.held)-1].swallowed = v.swallow
+	return v
+}
+
+// resync drops every key the keyboard says is up, as after the session was locked.
+func (c *chords) resync(at time.Time) verdict {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var v verdict
+	c.prune(at, true, &v)
+	return v
+}
+
+// comboDown reports whether every key of combo is held (other keys may be held too).
+func (c *chords) comboDown(combo hotkey.Combo) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mods()&combo.Mods == combo.Mods && (combo.Key == 0 || c.find(combo.Key.WindowsVK()) >= 0)
+}
+
+// up handles a key's release and reports whether its down was swallowed.
+func (c *chords) up(vk uint32, at time.Time, v *verdict) bool {
+	i := c.find(vk)
+	if i < 0 {
+		return false // it went down before the hook was installed, or was dropped
+	}
+	swallowed := c.held[i].swallowed
+	c.held = slices.Delete(c.held, i, i+1)
+	c.release(at, v)
+	return swallowed
+}
+
+// prune drops held keys the keyboard says are up. Swallowed keys never reach the
+// keyboard state, so they are kept unless all is set.
+func (c *chords) prune(at time.Time, all bool, v *verdict) {
+	if c.physical == nil {
+		return
+	}
+	n := len(c.held)
+	c.held = slices.DeleteFunc(c.held, func(k heldKey) bool {
+		return (all || !k.swallowed) && !c.stillDown(k.vk)
+	})
+	if len(c.held) != n {
+		c.release(at, v)
+	}
+}
+
+// stillDown asks the keyboard about a held key. A modifier counts as down while either
+// side is: injected input and some drivers disagree with the hook about the side.
+func (c *chords) stillDown(vk uint32) bool {
+	switch modOf(vk) {
+	case hotkey.ModShift:
+		return c.physical(vkShift)
+	case hotkey.ModCtrl:
+		return c.physical(vkControl)
+	case hotkey.ModAlt:
+		return c.physical(vkMenu)
+	case hotkey.ModWin:
+		return c.physical(vkLWin) || c.physical(vkRWin)
+	}
+	return c.physical(vk)
+}
+
+// release ends the combinations that lost one of their keys.
+func (c *chords) release(at time.Time, v *verdict) {
+	mods := c.mods()
+	for _, g := range c.grabs {
+		if g.active && (mods&g.combo.Mods != g.combo.Mods || (g.vk != 0 && c.find(g.vk) < 0)) {
+			g.active = false
+			v.fired = append(v.fired, fired{g: g, edge: hotkey.Edge{Down: false, At: at}})
+		}
+	}
+}
+
+func (c *chords) find(vk uint32) int {
+	return slices.IndexFunc(c.held, func(k heldKey) bool { return k.vk == vk })
+}
+
+func (c *chords) mods() hotkey.Mods {
+	var m hotkey.Mods
+	for _, k := range c.held {
+		m |= modOf(k.vk)
+	}
+	return m
+}
+
+func (c *chords) othersHeld() bool {
+	return slices.ContainsFunc(c.held, func(k heldKey) bool { return modOf(k.vk) == 0 })
+}
+
+// deliver queues the edges of v on their grabs.
+func deliver(v verdict) {
+	for _, f := range v.fired {
+		f.g.push(f.edge)
+	}
+}
+
+// hookGrab is a combination registered with the hook. Its queue is unbounded, so the
+// hook never waits for the Listener, and its forwarder hands edges on in order.
+type hookGrab struct {
+	owner  *chords
+	combo  hotkey.Combo
+	vk     uint32 // of combo.Key; 0 for a modifier-only combination
+	active bool   // guarded by owner.mu
+
+	edges chan hotkey.Edge
+	mu    sync.Mutex
+	queue []hotkey.Edge
+	wake  chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (g *hookGrab) Edges() <-chan hotkey.Edge { return g.edges }
+
+// push queues e without blocking.
+func (g *hookGrab) push(e hotkey.Edge) {
+	g.mu.Lock()
+	g.queue = append(g.queue, e)
+	g.mu.Unlock()
+	select {
+	case g.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (g *hookGrab) forward() {
+	defer close(g.done)
+	for {
+		select {
+		case <-g.wake:
+		case <-g.stop:
+			return
+		}
+		for {
+			g.mu.Lock()
+			if len(g.queue) == 0 {
+				g.mu.Unlock()
+				break
+			}
+			e := g.queue[0]
+			g.queue = g.queue[1:]
+			g.mu.Unlock()
+			select {
+			case g.edges <- e:
+			case <-g.stop:
+				return
+			}
+		}
+	}
+}
+
+// Release stops matching the combination and stops its forwarder. Idempotent.
+func (g *hookGrab) Release() error {
+	g.once.Do(func() {
+		g.owner.remove(g)
+		close(g.stop)
+		<-g.done
+	})
+	return nil
+}

@@ -1,0 +1,269 @@
+package grab
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/hotkey"
+)
+
+// testVKs names the keys the sequences below press.
+var testVKs = map[string]uint32{
+	"lctrl": vkLControl, "rctrl": vkRControl, "lshift": vkLShift, "rshift": vkRShift,
+	"lalt": vkLMenu, "ralt": vkRMenu, "lwin": vkLWin, "rwin": vkRWin,
+	"space": 0x20, "esc": 0x1b, "c": 'C', "d": 'D', "l": 'L', "f9": 0x78,
+}
+
+// play feeds a sequence to c and describes what the hook would do, event by event.
+// Tokens: "+key" down, "-key" up, "+key*" or "-key*" injected by a program, "~key" a
+// release the hook never sees (the physical keyboard still notices it), "wait" two
+// seconds without events. The description lists "combo:down"/"combo:up" edges,
+// "swallow" and "mask" verdicts in order. The keyboard state the matcher may consult
+// follows the events, except swallowed ones, which Windows never records.
+func play(t *testing.T, c *chords, seq string) string {
+	t.Helper()
+	physical := map[uint32]bool{}
+	c.physical = func(vk uint32) bool {
+		switch vk { // as GetAsyncKeyState: the generic codes are down while either side is
+		case vkShift:
+			return physical[vkLShift] || physical[vkRShift]
+		case vkControl:
+			return physical[vkLControl] || physical[vkRControl]
+		case vkMenu:
+			return physical[vkLMenu] || physical[vkRMenu]
+		}
+		return physical[vk]
+	}
+	at := time.Unix(1000, 0)
+	var out []string
+	for _, tok := range strings.Fields(seq) {
+		if tok == "wait" {
+			at = at.Add(2 * time.Second)
+			continue
+		}
+		at = at.Add(30 * time.Millisecond)
+		op, name := tok[0], strings.TrimSuffix(tok[1:], "*")
+		vk, ok := testVKs[name]
+		if !ok {
+			t.Fatalf("unknown key %q in %q", name, seq)
+		}
+		physical[vk] = op == '+'
+		if op == '~' {
+			continue
+		}
+		v := c.feed(keyEvent{vk: vk, down: op == '+', injected: strings.HasSuffix(tok, "*"), at: at})
+		for _, f := range v.fired {
+			if !f.edge.At.Equal(at) {
+				t.Errorf("%s: edge at %v, want the event's time %v", tok, f.edge.At, at)
+			}
+			state := "up"
+			if f.edge.Down {
+				state = "down"
+			}
+			out = append(out, f.g.combo.String()+":"+state)
+		}
+		if v.swallow {
+			physical[vk] = false // a swallowed event never reaches the keyboard state
+			out = append(out, "swallow")
+		}
+		if v.mask {
+			out = append(out, "mask")
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func newChords(t *testing.T, combos ...string) *chords {
+	t.Helper()
+	c := &chords{}
+	for _, s := range combos {
+		g := c.add(hotkey.MustParse(s))
+		t.Cleanup(func() { g.Release() })
+	}
+	return c
+}
+
+func TestChords(t *testing.T) {
+	tests := []struct {
+		name   string
+		combos []string
+		seq    string
+		want   string
+	}{
+		{name: "ctrl then win", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:up"},
+		{name: "win then ctrl", combos: []string{"ctrl+win"},
+			seq: "+lwin +lctrl -lctrl -lwin", want: "ctrl+win:down mask ctrl+win:up"},
+		{name: "right-hand keys", combos: []string{"ctrl+win"},
+			seq: "+rctrl +rwin -rctrl -rwin", want: "ctrl+win:down mask ctrl+win:up"},
+		{name: "left ctrl right win", combos: []string{"ctrl+win"},
+			seq: "+lctrl +rwin -rwin -lctrl", want: "ctrl+win:down mask ctrl+win:up"},
+		{name: "both ctrls: up when the last goes", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin +rctrl -lctrl -rctrl -lwin", want: "ctrl+win:down mask ctrl+win:up"},
+		{name: "ctrl alone", combos: []string{"ctrl+win"},
+			seq: "+lctrl -lctrl +rctrl -rctrl", want: ""},
+		{name: "win alone", combos: []string{"ctrl+win"},
+			seq: "+lwin -lwin", want: ""},
+		{name: "ctrl+c then win is not the chord", combos: []string{"ctrl+win"},
+			seq: "+lctrl +c +lwin -lwin -c -lctrl", want: ""},
+		{name: "a key let go does not complete the chord", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin +c -lwin -c +lwin -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:up ctrl+win:down mask ctrl+win:up"},
+		{name: "a key pressed while held changes nothing", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin +d -d -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:up"},
+		{name: "an extra modifier is not the chord", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lshift +lwin -lwin -lshift -lctrl", want: ""},
+		{name: "pressing again fires again", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin -lwin +lwin -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:up ctrl+win:down mask ctrl+win:up"},
+		{name: "modifier repeat", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin +lwin +lwin +lwin -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:up"},
+		{name: "ctrl+shift+space", combos: []string{"ctrl+shift+space"},
+			seq: "+lctrl +rshift +space -space -rshift -lctrl", want: "ctrl+shift+space:down swallow ctrl+shift+space:up swallow"},
+		{name: "key repeat", combos: []string{"ctrl+shift+space"},
+			seq:  "+lshift +lctrl +space +space +space -space -lctrl -lshift",
+			want: "ctrl+shift+space:down swallow swallow swallow ctrl+shift+space:up swallow"},
+		{name: "modifier released first", combos: []string{"ctrl+shift+space"},
+			seq: "+lctrl +lshift +space -lctrl -space -lshift", want: "ctrl+shift+space:down swallow ctrl+shift+space:up swallow"},
+		{name: "missing modifier", combos: []string{"ctrl+shift+space"},
+			seq: "+lctrl +space -space -lctrl", want: ""},
+		{name: "alt chord masks the menu bar", combos: []string{"shift+alt"},
+			seq: "+lalt +lshift -lshift -lalt", want: "shift+alt:down mask shift+alt:up"},
+		{name: "key without modifiers", combos: []string{"f9"},
+			seq: "+f9 -f9 +lctrl +f9 -f9 -lctrl", want: "f9:down swallow f9:up swallow"},
+		{name: "esc while ctrl+win is held", combos: []string{"ctrl+win", "esc", "ctrl+win+esc"},
+			seq:  "+lctrl +lwin +esc -esc -lwin -lctrl +esc -esc",
+			want: "ctrl+win:down mask ctrl+win+esc:down swallow mask ctrl+win+esc:up swallow ctrl+win:up esc:down swallow esc:up swallow"},
+		{name: "injected keys are ignored", combos: []string{"ctrl+win", "ctrl+shift+space"},
+			seq: "+lctrl* +lwin* -lwin* -lctrl* +lctrl* +lshift* +space* -space* -lshift* -lctrl*", want: ""},
+		{name: "injected up of a held key", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin -lctrl* -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:up"},
+		{name: "win up lost while locked", combos: []string{"ctrl+win"},
+			seq: "+lwin +l ~l ~lwin +lctrl -lctrl +lwin -lwin", want: ""},
+		{name: "win up lost, then the chord", combos: []string{"ctrl+win"},
+			seq: "+lwin ~lwin +lctrl +lwin -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:up"},
+		{name: "lost up ends the chord at the next press", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin ~lctrl ~lwin +c -c", want: "ctrl+win:down mask ctrl+win:up"},
+		{name: "a late repeat is a new press", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin ~lwin wait +lwin -lwin", want: "ctrl+win:down mask ctrl+win:up ctrl+win:down mask ctrl+win:up"},
+		{name: "swallowed key survives the keyboard check", combos: []string{"ctrl+shift+space"},
+			seq: "+lctrl +lshift +space +c -c -space", want: "ctrl+shift+space:down swallow ctrl+shift+space:up swallow"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newChords(t, tt.combos...)
+			if got := play(t, c, tt.seq); got != tt.want {
+				t.Errorf("%s\n got: %s\nwant: %s", tt.seq, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestChordsMaskEventsIgnored(t *testing.T) {
+	// Even where injected input counts (the hook tests), our own mask key does not.
+	c := newChords(t, "ctrl+win")
+	c.acceptInjected = true
+	at := time.Unix(1000, 0)
+	for _, ev := range []keyEvent{
+		{vk: vkLControl, down: true, injected: true, at: at},
+		{vk: vkLWin, down: true, injected: true, extra: maskTag, at: at},
+	} {
+		if v := c.feed(ev); len(v.fired) != 0 {
+			t.Fatalf("feed(%+v) fired %v", ev, v.fired)
+		}
+	}
+	if v := c.feed(keyEvent{vk: vkLWin, down: true, injected: true, at: at}); len(v.fired) != 1 {
+		t.Fatalf("an accepted injected win did not fire ctrl+win: %+v", v)
+	}
+}
+
+func TestChordsComboDown(t *testing.T) {
+	tests := []struct {
+		name  string
+		seq   string
+		combo string
+		want  bool
+	}{
+		{name: "chord held", seq: "+lctrl +rwin", combo: "ctrl+win", want: true},
+		{name: "chord with more keys", seq: "+lctrl +rwin +esc", combo: "ctrl+win", want: true},
+		{name: "cancel while chord held", seq: "+lctrl +rwin +esc", combo: "esc", want: true},
+		{name: "half the chord", seq: "+lctrl +lwin -lwin", combo: "ctrl+win", want: false},
+		{name: "key combo", seq: "+lctrl +lshift +space", combo: "ctrl+shift+space", want: true},
+		{name: "key up", seq: "+lctrl +lshift +space -space", combo: "ctrl+shift+space", want: false},
+		{name: "nothing", seq: "", combo: "ctrl+win", want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newChords(t, "ctrl+win")
+			play(t, c, tt.seq)
+			if got := c.comboDown(hotkey.MustParse(tt.combo)); got != tt.want {
+				t.Fatalf("after %q comboDown(%s) = %v, want %v", tt.seq, tt.combo, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestChordsResync(t *testing.T) {
+	// After unlock the keyboard state is the truth, swallowed keys included.
+	c := newChords(t, "ctrl+win", "ctrl+shift+space")
+	play(t, c, "+lctrl +lwin")
+	c.physical = func(uint32) bool { return false }
+	v := c.resync(time.Unix(2000, 0))
+	if len(v.fired) != 1 || v.fired[0].edge.Down || v.fired[0].g.combo.String() != "ctrl+win" {
+		t.Fatalf("resync fired %+v, want ctrl+win up", v.fired)
+	}
+	if c.comboDown(hotkey.Combo{Mods: hotkey.ModCtrl}) || len(c.held) != 0 {
+		t.Fatalf("keys still held after resync: %+v", c.held)
+	}
+}
+
+func TestSidedVK(t *testing.T) {
+	tests := []struct {
+		name     string
+		vk, scan uint32
+		extended bool
+		want     uint32
+	}{
+		{name: "left shift", vk: vkShift, scan: 0x2a, want: vkLShift},
+		{name: "right shift", vk: vkShift, scan: scanRShift, want: vkRShift},
+		{name: "left ctrl", vk: vkControl, scan: 0x1d, want: vkLControl},
+		{name: "right ctrl", vk: vkControl, scan: 0x1d, extended: true, want: vkRControl},
+		{name: "left alt", vk: vkMenu, scan: 0x38, want: vkLMenu},
+		{name: "right alt", vk: vkMenu, scan: 0x38, extended: true, want: vkRMenu},
+		{name: "already sided", vk: vkRControl, scan: 0x1d, extended: true, want: vkRControl},
+		{name: "other key", vk: 0x20, scan: 0x39, want: 0x20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sidedVK(tt.vk, tt.scan, tt.extended); got != tt.want {
+				t.Fatalf("sidedVK(%#x, %#x, %v) = %#x, want %#x", tt.vk, tt.scan, tt.extended, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHookGrabOrderAndRelease(t *testing.T) {
+	c := &chords{}
+	g := c.add(hotkey.MustParse("ctrl+win"))
+	// Queued before anyone reads: the hook never waits for the reader.
+	at := time.Unix(1000, 0)
+	const n = 50
+	for i := range n {
+		g.push(hotkey.Edge{Down: i%2 == 0, At: at.Add(time.Duration(i))})
+	}
+	for i := range n {
+		e := <-g.Edges()
+		if e.Down != (i%2 == 0) || !e.At.Equal(at.Add(time.Duration(i))) {
+			t.Fatalf("edge %d = %+v, out of order", i, e)
+		}
+	}
+	g.push(hotkey.Edge{Down: true, At: at}) // left unread: Release must not wait for a reader
+	if err := g.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Release(); err != nil {
+		t.Fatalf("second Release: %v", err)
+	}
+	if len(c.grabs) != 0 {
+		t.Fatalf("released grab still matched: %d grabs", len(c.grabs))
+	}
+}

@@ -1,0 +1,182 @@
+//go:build windows
+
+package grab
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/whisperkey/whisperkey/internal/hotkey"
+)
+
+// These tests type with SendInput into the real hook; they run under wine too
+// (scripts/wine-test.sh), where the watcher is a message-only window for want of a display.
+
+const keyeventfExtendedKey = 0x0001
+
+func TestKeybdInputSize(t *testing.T) {
+	want := uintptr(40) // sizeof(INPUT) on 64-bit Windows
+	if unsafe.Sizeof(uintptr(0)) == 4 {
+		want = 28
+	}
+	if got := unsafe.Sizeof(keybdInput{}); got != want {
+		t.Fatalf("sizeof(keybdInput) = %d, want %d: SendInput would refuse it", got, want)
+	}
+}
+
+// send types keys through SendInput; "+name" presses, "-name" releases.
+func send(t *testing.T, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		vk, ok := testVKs[k[1:]]
+		if !ok {
+			t.Fatalf("unknown key %q", k)
+		}
+		var in keybdInput
+		in.typ, in.ki.vk = inputKeyboard, uint16(vk)
+		if k[0] == '-' {
+			in.ki.flags = keyeventfKeyUp
+		}
+		switch vk {
+		case vkRControl, vkRMenu, vkLWin, vkRWin:
+			in.ki.flags |= keyeventfExtendedKey // as the keyboard sends them (E0 prefix)
+		}
+		if n, _, err := procSendInput.Call(1, uintptr(unsafe.Pointer(&in)), unsafe.Sizeof(in)); n != 1 {
+			t.Fatalf("SendInput %s: %v", k, err)
+		}
+	}
+}
+
+func testLogger(t *testing.T) *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// hookGrabber opens a Grabber whose hook takes the test's injected keys.
+func hookGrabber(t *testing.T) *Grabber {
+	t.Helper()
+	g, err := New(testLogger(t))
+	if err != nil {
+		t.Fatalf("grab.New: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := g.Close(); err != nil {
+			t.Errorf("Grabber.Close: %v", err)
+		}
+	})
+	g.os.keys.mu.Lock()
+	g.os.keys.acceptInjected = true
+	g.os.keys.mu.Unlock()
+	return g
+}
+
+func listen(t *testing.T, cfg hotkey.Config) *hotkey.Listener {
+	t.Helper()
+	g := hookGrabber(t)
+	l, err := hotkey.New(cfg, testLogger(t), g)
+	if err != nil {
+		t.Fatalf("hotkey.New: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			t.Errorf("Listener.Close: %v", err)
+		}
+	})
+	return l
+}
+
+func expect(t *testing.T, l *hotkey.Listener, kind hotkey.Kind, h hotkey.Hotkey) {
+	t.Helper()
+	select {
+	case ev := <-l.Events():
+		if ev.Kind != kind || ev.Hotkey != h {
+			t.Fatalf("got %s/%s (err %v), want %s/%s", ev.Kind, ev.Hotkey, ev.Err, kind, h)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no %s event within 5s", kind)
+	}
+}
+
+func expectEdge(t *testing.T, gr hotkey.Grab, down bool) {
+	t.Helper()
+	select {
+	case e := <-gr.Edges():
+		if e.Down != down {
+			t.Fatalf("got edge down=%v, want down=%v", e.Down, down)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no edge (down=%v) within 5s", down)
+	}
+}
+
+func TestHookModifierChord(t *testing.T) {
+	l := listen(t, hotkey.Config{Record: "ctrl+win", Mode: "hold"})
+	// Ctrl or Win alone gives nothing, so the first event is the chord's.
+	send(t, "+lctrl", "-lctrl", "+rctrl", "-rctrl", "+lwin", "-lwin")
+	send(t, "+lctrl", "+lwin")
+	expect(t, l, hotkey.Start, hotkey.Record)
+	send(t, "-lwin")
+	expect(t, l, hotkey.Stop, hotkey.Record)
+	send(t, "-lctrl")
+
+	// Right-hand keys, Win first; Esc while the chord is held cancels.
+	send(t, "+rwin", "+rctrl")
+	expect(t, l, hotkey.Start, hotkey.Record)
+	send(t, "+esc")
+	expect(t, l, hotkey.Cancel, hotkey.Record)
+	send(t, "-esc", "-rctrl", "-rwin")
+}
+
+func TestHookKeyCombo(t *testing.T) {
+	l := listen(t, hotkey.Config{Record: "ctrl+shift+f9", Mode: "toggle"})
+	send(t, "+lctrl", "+f9", "-f9") // Shift missing: not the hotkey
+	// Held until the event: the Listener checks the keyboard when the down arrives.
+	send(t, "+lshift", "+f9", "+f9", "+f9") // repeats count once
+	expect(t, l, hotkey.Start, hotkey.Record)
+	send(t, "-f9", "-lshift", "-lctrl", "+esc")
+	expect(t, l, hotkey.Cancel, hotkey.Record)
+	send(t, "-esc")
+}
+
+func TestHookRenewedOnUnlock(t *testing.T) {
+	g := hookGrabber(t)
+	if g.os.hwnd == 0 {
+		t.Fatal("no session watcher window")
+	}
+	procPostMessageW.Call(g.os.hwnd, wmWTSSessionChange, wtsSessionUnlock, 0)
+	select {
+	case reason := <-g.Resumed():
+		if reason != "session unlocked" {
+			t.Fatalf("Resumed gave %q, want session unlocked", reason)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no Resumed after a session unlock")
+	}
+	// The renewed hook works.
+	gr, err := g.Grab(hotkey.MustParse("ctrl+win"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gr.Release()
+	send(t, "+lwin", "+lctrl")
+	expectEdge(t, gr, true)
+	if down, err := g.ComboDown(hotkey.MustParse("ctrl+win")); !down || err != nil {
+		t.Errorf("ComboDown(ctrl+win) = %v, %v while held", down, err)
+	}
+	send(t, "-lctrl")
+	expectEdge(t, gr, false)
+	send(t, "-lwin")
+}
