@@ -68,7 +68,7 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 				before := countLines(a.log, "dictated")
 				xdo(b, "keydown", "ctrl+shift+F9")
 				time.Sleep(200 * time.Millisecond)
-				if out, err := exec.Command("paplay", "-d", "vmic", wav).CombinedOutput(); err != nil {
+				if out, err := exec.Command("paplay", "--latency-msec=1000", "-d", "vmic", wav).CombinedOutput(); err != nil {
 					b.Fatalf("paplay: %v %s", err, out)
 				}
 				time.Sleep(200 * time.Millisecond)

@@ -236,7 +236,7 @@ func xdo(t testing.TB, args ...string) {
 // say plays a sentence into the virtual microphone and waits until it ends.
 func say(t testing.TB, wav string) {
 	t.Helper()
-	if out, err := exec.Command("paplay", "-d", "vmic", wav).CombinedOutput(); err != nil {
+	if out, err := exec.Command("paplay", "--latency-msec=1000", "-d", "vmic", wav).CombinedOutput(); err != nil {
 		t.Fatalf("paplay: %v %s", err, out)
 	}
 }
@@ -255,9 +255,20 @@ func holdAndSay(t testing.TB, wav string) {
 	xdo(t, "keyup", "ctrl+shift+F9")
 }
 
+// micWAV is speech already at the virtual microphone's format (16 kHz mono),
+// so PulseAudio does not resample it while the test machine is busy.
+func micWAV(t testing.TB, text string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "mic.wav")
+	if o, err := exec.Command("sox", speechWAV(t, text), "-r", "16000", "-c", "1", "-b", "16", out).CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v %s", err, o)
+	}
+	return out
+}
+
 func TestPushToTalk(t *testing.T) {
 	desktopSession(t)
-	wav := speechWAV(t, dictated)
+	wav := micWAV(t, dictated)
 	cases := []struct {
 		name   string
 		config string

@@ -25,4 +25,7 @@ pulseaudio --start --exit-idle-time=-1 --log-target=file:"$W/pulse.log" >/dev/nu
 pactl load-module module-null-sink sink_name=vmic sink_properties=device.description=VirtualMic rate=16000 channels=1 >/dev/null
 pactl set-default-sink vmic
 pactl set-default-source vmic.monitor
+# A real microphone delivers samples all the time; a null sink's monitor only
+# while something plays. A stream of silence keeps it running like a real one.
+pacat --playback -d vmic --rate=16000 --channels=1 --format=s16le --latency-msec=100 </dev/zero & PIDS+=($!)
 "$@"

@@ -590,9 +590,22 @@ func (r recorderRef) cur() *audio.Recorder {
 	defer r.d.mu.Unlock()
 	return r.d.recorder
 }
-func (r recorderRef) Start() error             { return r.cur().Start() }
-func (r recorderRef) Stop() ([]float32, error) { return r.cur().Stop() }
-func (r recorderRef) Cancel()                  { r.cur().Cancel() }
+func (r recorderRef) Start() error { return r.cur().Start() }
+func (r recorderRef) Cancel()      { r.cur().Cancel() }
+
+// Stop also keeps a copy of the recording when WHISPERKEY_SAVE_RECORDINGS
+// names a folder (for bug reports: what did the app actually hear?).
+func (r recorderRef) Stop() ([]float32, error) {
+	s, err := r.cur().Stop()
+	if dir := os.Getenv("WHISPERKEY_SAVE_RECORDINGS"); dir != "" && len(s) > 0 {
+		name := filepath.Join(dir, time.Now().Format("20060102-150405.000")+".wav")
+		if f, ferr := os.Create(name); ferr == nil {
+			_ = audio.EncodeWAV(f, s, audio.SampleRate, 1)
+			_ = f.Close()
+		}
+	}
+	return s, err
+}
 
 type pasterRef struct{ d *desk }
 
