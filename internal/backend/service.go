@@ -58,7 +58,18 @@ func (s *Service) warm(ctx context.Context, l *Loaded) {
 	s.log.Info("engine warmed up", "took", time.Since(start))
 }
 
-// Current is the loaded model and the decision that placed it.
+// ErrNoModel means no model is loaded: a switch failed and so did going back
+// to the previous model, or the service was made with NewEmpty. Switch loads one.
+var ErrNoModel = errors.New("no speech model is loaded; pick a model in the tray menu")
+
+// NewEmpty makes a service with no model, for an app that starts before its
+// model is available (first run with no network); Switch loads one.
+func NewEmpty(opt Options, log *slog.Logger) *Service {
+	return &Service{log: log.With("pkg", "backend"), opt: opt}
+}
+
+// Current is the loaded model and the decision that placed it; nil when
+// none is loaded (see ErrNoModel).
 func (s *Service) Current() *Loaded {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -70,7 +81,7 @@ func (s *Service) Transcribe(ctx context.Context, samples []float32, o whisper.O
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.cur == nil {
-		return nil, errors.New("no model loaded")
+		return nil, ErrNoModel
 	}
 	return s.cur.Transcribe(ctx, samples, o)
 }
@@ -88,9 +99,16 @@ func (s *Service) Switch(ctx context.Context, modelDir string, opt Options) (Swi
 	}
 	l, err := Open(ctx, modelDir, opt, s.log)
 	if err != nil {
+		if s.dir == "" {
+			return Switched{}, fmt.Errorf("load %s: %w", modelDir, err)
+		}
 		back, berr := Open(ctx, s.dir, s.opt, s.log)
 		if berr != nil {
-			return Switched{}, fmt.Errorf("switch to %s: %w (and reloading %s failed: %v)", modelDir, err, s.dir, berr)
+			// Nothing is loaded now: Current is nil and Transcribe says
+			// ErrNoModel until a later Switch succeeds.
+			prev := s.dir
+			s.dir = ""
+			return Switched{}, fmt.Errorf("switch to %s: %w (and reloading %s failed: %v): %w", modelDir, err, prev, berr, ErrNoModel)
 		}
 		s.cur = back
 		return Switched{}, fmt.Errorf("switch to %s: %w; still using %s", modelDir, err, s.dir)

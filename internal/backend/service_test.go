@@ -4,6 +4,7 @@ package backend_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -123,5 +124,48 @@ func TestTwentyModelSwitches(t *testing.T) {
 		if first, last := r[0], r[len(r)-1]; last > first*12/10 {
 			t.Errorf("%s worker RSS grew from %d to %d KiB between its first and last load", name, first, last)
 		}
+	}
+}
+
+// When the new model and the way back both fail (the old model's folder is
+// gone), the service holds no model: Current is nil, Transcribe says
+// ErrNoModel, and a later Switch to a good model brings dictation back.
+func TestSwitchWithNoWayBack(t *testing.T) {
+	tiny := testenv.Model(t, "tiny.en")
+	old := filepath.Join(t.TempDir(), "old")
+	if err := os.CopyFS(old, os.DirFS(tiny)); err != nil {
+		t.Fatal(err)
+	}
+	opt := backend.Options{EngineRoot: filepath.Dir(testenv.EngineDir(t)), Device: "cpu", Engine: testenv.WorkerOptions()}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ctx := context.Background()
+	s, err := backend.NewService(ctx, old, opt, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := os.RemoveAll(old); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Switch(ctx, filepath.Join(t.TempDir(), "missing"), opt)
+	if !errors.Is(err, backend.ErrNoModel) {
+		t.Fatalf("Switch with no way back: err = %v, want ErrNoModel", err)
+	}
+	if l := s.Current(); l != nil {
+		t.Fatalf("Current() = %+v after both loads failed, want nil", l)
+	}
+	if _, err := s.Transcribe(ctx, make([]float32, 16000), whisper.DefaultOptions()); !errors.Is(err, backend.ErrNoModel) {
+		t.Fatalf("Transcribe with no model: err = %v, want ErrNoModel", err)
+	}
+	if _, err := s.Switch(ctx, tiny, opt); err != nil {
+		t.Fatalf("Switch back to a good model: %v", err)
+	}
+	said := "The coffee machine on the second floor is broken again."
+	res, err := s.Transcribe(ctx, testenv.Speech(t, said), whisper.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wer := whisper.WordErrorRate(said, res.Text); wer > 0.3 {
+		t.Fatalf("after recovery: WER %.2f %q", wer, res.Text)
 	}
 }

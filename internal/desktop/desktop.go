@@ -127,32 +127,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.refreshMenu()
 	d.status(tray.StateIdle, d.readyText())
 
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case e, ok := <-a.Events():
-			if !ok {
-				return nil
-			}
-			d.onAppEvent(e)
-		case act, ok := <-d.tray.Actions():
-			if !ok {
-				continue
-			}
-			d.onAction(ctx, act)
-		case ch, ok := <-changes:
-			if !ok {
-				return nil
-			}
-			d.onConfigChange(ctx, ch)
-		case err := <-d.pulled:
-			if err != nil {
-				d.status(tray.StateError, err.Error())
-			}
-			d.refreshMenu()
-		}
-	}
+	return d.serve(ctx, sources{app: a.Events(), actions: d.tray.Actions(), changes: changes, pulled: d.pulled})
 }
 
 // desk holds the running parts. Fields swapped at run time are guarded by mu.
@@ -181,13 +156,18 @@ func (d *desk) status(state, text string) {
 	d.tray.SetState(state, text)
 }
 
-func (d *desk) readyText() string {
-	l := d.svc.Current()
+func (d *desk) readyText() string { return readyText(d.svc.Current(), d.modelArg) }
+
+// readyText is the idle status line for the loaded model l (nil when none is).
+func readyText(l *backend.Loaded, modelArg string) string {
+	if l == nil {
+		return fmt.Sprintf("No speech model is loaded (%s failed to load) — pick a model in the Model menu", modelName(modelArg))
+	}
 	dev := "CPU"
 	if l.Spec.Device != "cpu" {
 		dev = "GPU"
 	}
-	return fmt.Sprintf("%s — model %s · %s %s · ready", l.Message, modelName(d.modelArg), dev, shownComputeType(l))
+	return fmt.Sprintf("%s — model %s · %s %s · ready", l.Message, modelName(modelArg), dev, shownComputeType(l))
 }
 
 // shownComputeType names what CTranslate2 resolves "auto" to on this
@@ -517,7 +497,11 @@ func (d *desk) refreshMenu() {
 		m.Models = append([]tray.Item{{ID: d.modelArg, Label: modelName(d.modelArg), Checked: true}}, m.Models...)
 	}
 	m.Devices = []tray.Item{{ID: config.DeviceAuto, Label: "Auto", Checked: cfg.Engine.Device == config.DeviceAuto}}
-	for _, g := range l.Report.GPUs {
+	var gpus []gpu.GPU
+	if l != nil {
+		gpus = l.Report.GPUs
+	}
+	for _, g := range gpus {
 		id := "cuda"
 		if g.Vendor == gpu.AMD {
 			id = "rocm"
@@ -528,16 +512,22 @@ func (d *desk) refreshMenu() {
 	}
 	m.Devices = append(m.Devices, tray.Item{ID: "cpu", Label: "CPU", Checked: cfg.Engine.Device == "cpu"})
 	types := []string{"auto"}
-	for _, dev := range l.Client.Ready().Devices {
-		if dev.Device == l.Spec.Device {
-			types = append(types, dev.ComputeTypes...)
+	if l != nil {
+		for _, dev := range l.Client.Ready().Devices {
+			if dev.Device == l.Spec.Device {
+				types = append(types, dev.ComputeTypes...)
+			}
 		}
 	}
 	for _, t := range types {
 		m.ComputeTypes = append(m.ComputeTypes, tray.Item{ID: t, Label: t, Checked: cfg.Engine.ComputeType == t})
 	}
 	m.Languages = []tray.Item{{ID: "auto", Label: "Detect automatically", Checked: cfg.Decode.Language == "auto" || cfg.Decode.Language == ""}}
-	for _, code := range l.Client.Ready().Model.Languages {
+	var langs []string
+	if l != nil {
+		langs = l.Client.Ready().Model.Languages
+	}
+	for _, code := range langs {
 		m.Languages = append(m.Languages, tray.Item{ID: code, Label: code, Checked: cfg.Decode.Language == code})
 	}
 	d.mu.Lock()
