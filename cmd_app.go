@@ -40,9 +40,11 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer release()
 
-	level := slog.LevelInfo
+	// The config's log_level sets this once desktop has read the config
+	// (and again when it changes); until then, info or --verbose's debug.
+	level := new(slog.LevelVar)
 	if *verbose {
-		level = slog.LevelDebug
+		level.Set(slog.LevelDebug)
 	}
 	logDir, err := logging.Dir()
 	if err != nil {
@@ -59,7 +61,7 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	env, err := newEnvironment(log)
+	env, err := newEnvironment(log, cfgPath)
 	if err != nil {
 		return err
 	}
@@ -70,7 +72,8 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	defer g.Close()
 	err = desktop.Run(ctx, desktop.Options{
 		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, StateDir: env.stateDir,
-		Models: env.cache, GuidePath: guidePath(), LogPath: logPath, Grabber: g, Version: version,
+		GuidePath: guidePath(), LogPath: logPath, Grabber: g, Version: version,
+		LogLevel: level, Verbose: *verbose,
 	}, log)
 	if err != nil {
 		log.Error("WhisperKey stopped", "err", err)

@@ -13,19 +13,23 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON (docs/doctor.schema.json), for bug reports")
-	model := fs.String("model", "", "model directory or name (default: the config's model)")
+	model := fs.String("model", "", "model directory or name (default: the config's model, as the tray app uses it)")
 	device := fs.String("device", "auto", "auto, cpu, cuda or rocm")
 	verbose := fs.Bool("verbose", false, "log every probe to stderr")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
 	log := cliLogger(stderr, *verbose)
-	env, err := newEnvironment(log)
+	cfgPath, err := configPath()
+	if err != nil {
+		return err
+	}
+	env, err := newEnvironment(log, cfgPath)
 	if err != nil {
 		return err
 	}
 	opt := env.backendOptions(engineChoice{device: *device})
-	dir, derr := env.modelDir(*model)
+	dir, derr := env.modelDir(ctx, *model, engineChoice{device: *device})
 	r := backend.Doctor(ctx, dir, opt, version, log)
 	if derr != nil {
 		r.Error = derr.Error()

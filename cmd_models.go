@@ -8,7 +8,11 @@ import (
 )
 
 func runModels(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	env, err := newEnvironment(cliLogger(stderr, false))
+	cfgPath, err := configPath()
+	if err != nil {
+		return err
+	}
+	env, err := newEnvironment(cliLogger(stderr, false), cfgPath)
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	var o transcribeOptions
 	fs := flag.NewFlagSet("transcribe", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.model, "model", "", "model directory or name (default: the config's model)")
+	fs.StringVar(&o.model, "model", "", "model directory or name (default: the config's model, as the tray app uses it)")
 	fs.StringVar(&o.language, "language", "auto", "language code such as en, or auto")
 	fs.StringVar(&o.device, "device", "auto", "auto, cpu, cuda or rocm")
 	fs.StringVar(&o.computeType, "compute-type", "", "CTranslate2 compute type (default int8 on CPU, int8_float16 on GPU)")
@@ -77,16 +77,21 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return usageError{err.Error()}
 	}
 	log := cliLogger(stderr, o.verbose)
-	env, err := newEnvironment(log)
+	cfgPath, err := configPath()
 	if err != nil {
 		return err
 	}
-	modelDir, err := env.modelDir(o.model)
+	env, err := newEnvironment(log, cfgPath)
+	if err != nil {
+		return err
+	}
+	choice := engineChoice{device: o.device, computeType: o.computeType, threads: o.threads}
+	modelDir, err := env.modelDir(ctx, o.model, choice)
 	if err != nil {
 		return usageError{err.Error()}
 	}
 	loadStart := time.Now()
-	m, err := env.openModel(ctx, modelDir, engineChoice{device: o.device, computeType: o.computeType, threads: o.threads})
+	m, err := env.openModel(ctx, modelDir, choice)
 	if errors.Is(err, ct2bin.ErrInvalidModel) {
 		return usageError{err.Error()}
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -39,44 +40,66 @@ func envOr(key, def string) string {
 	return def
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cmd, rest := "", args
-	if len(args) > 0 {
-		cmd, rest = args[0], args[1:]
-	}
-	switch cmd {
-	case "", "run":
-		return runApp(ctx, rest, stderr)
-	case "transcribe":
-		return runTranscribe(ctx, rest, stdout, stderr)
-	case "doctor":
-		return runDoctor(ctx, rest, stdout, stderr)
-	case "models":
-		return runModels(ctx, rest, stdout, stderr)
-	case "config":
-		return runConfig(rest, stdout, stderr)
-	case "engine-worker":
-		return runWorker(stderr)
-	case "version", "--version":
-		_, err := fmt.Fprintln(stdout, "whisperkey", version)
-		return err
-	case "help", "-h", "--help":
-		_, err := fmt.Fprint(stdout, usage)
-		return err
-	}
-	return usageError{fmt.Sprintf("unknown command %q; run `whisperkey help`", cmd)}
+// command is one subcommand: every one parses its own flags and returns an
+// error, which exitCode turns into the exit status.
+type command struct {
+	name, args, summary string
+	run                 func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	hidden              bool
 }
 
-const usage = `whisperkey — hold a hotkey, speak, release: the words appear at the cursor.
+// commands lists every subcommand, in the order usage shows them.
+func commands() []command {
+	return []command{
+		{name: "run", summary: "start the tray app (the default)",
+			run: func(ctx context.Context, args []string, _, stderr io.Writer) error { return runApp(ctx, args, stderr) }},
+		{name: "transcribe", args: "FILE [flags]", summary: "print the text of a WAV file (--help for flags)", run: runTranscribe},
+		{name: "doctor", args: "[--json]", summary: "GPU, engine and model check with a self-test", run: runDoctor},
+		{name: "models", args: "list|pull NAME|rm NAME", summary: "the model cache", run: runModels},
+		{name: "config", args: "path|show|validate [FILE]", summary: "the config file",
+			run: func(_ context.Context, args []string, stdout, stderr io.Writer) error {
+				return runConfig(args, stdout, stderr)
+			}},
+		{name: "version", summary: "print the version",
+			run: func(_ context.Context, _ []string, stdout, _ io.Writer) error {
+				_, err := fmt.Fprintln(stdout, "whisperkey", version)
+				return err
+			}},
+		{name: "engine-worker", hidden: true,
+			run: func(_ context.Context, _ []string, _, stderr io.Writer) error { return runWorker(stderr) }},
+	}
+}
 
-Usage:
-  whisperkey [run]                       start the tray app
-  whisperkey transcribe FILE [flags]     print the text of a WAV file (--help for flags)
-  whisperkey doctor [--json]             GPU, engine and model check with a self-test
-  whisperkey models list|pull NAME|rm NAME
-  whisperkey config path|show|validate
-  whisperkey version
-`
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	name, rest := "run", args
+	if len(args) > 0 {
+		name, rest = args[0], args[1:]
+	}
+	switch name {
+	case "--version":
+		name = "version"
+	case "help", "-h", "--help":
+		_, err := fmt.Fprint(stdout, usage())
+		return err
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(ctx, rest, stdout, stderr)
+		}
+	}
+	return usageError{fmt.Sprintf("unknown command %q; run `whisperkey help`", name)}
+}
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("whisperkey — hold a hotkey, speak, release: the words appear at the cursor.\n\nUsage:\n")
+	for _, c := range commands() {
+		if !c.hidden {
+			fmt.Fprintf(&b, "  %-44s %s\n", strings.TrimSpace("whisperkey "+c.name+" "+c.args), c.summary)
+		}
+	}
+	return b.String()
+}
 
 // exitCode prints err (one line) and maps it to the process exit code.
 func exitCode(err error, stderr io.Writer) int {

@@ -9,18 +9,23 @@ import (
 	"path/filepath"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/models"
 )
 
-// environment is what every command shares: where engines and models live.
+// environment is what every command shares: the config, and where engines
+// and models live.
 type environment struct {
 	log        *slog.Logger
+	cfg        config.Config
 	engineRoot string // one folder per variant: cpu, cuda, rocm, rocm-rdna1
 	stateDir   string // GPU verification verdicts
 	cache      *models.Cache
 }
 
-func newEnvironment(log *slog.Logger) (*environment, error) {
+// newEnvironment reads the config at cfgPath. A config with errors is
+// reported and the defaults are used, so `transcribe --model` still works.
+func newEnvironment(log *slog.Logger, cfgPath string) (*environment, error) {
 	root := os.Getenv("WHISPERKEY_ENGINE_ROOT")
 	if root == "" {
 		exe, err := os.Executable()
@@ -29,46 +34,37 @@ func newEnvironment(log *slog.Logger) (*environment, error) {
 		}
 		root = filepath.Join(filepath.Dir(exe), "engine")
 	}
-	dir, err := models.DefaultDir()
+	cfg, _, err := config.Load(cfgPath, configOptions())
+	if err != nil {
+		log.Warn("config not used; the defaults apply", "err", err)
+		cfg = config.Defaults()
+	}
+	def, err := models.DefaultDir()
 	if err != nil {
 		return nil, err
 	}
-	cache, err := models.New(models.Options{Dir: dir}, log)
+	cache, err := models.New(models.Options{Dir: cfg.ModelCacheDir}, log)
 	if err != nil {
 		return nil, err
 	}
-	return &environment{log: log, engineRoot: root, stateDir: filepath.Dir(dir), cache: cache}, nil
+	return &environment{log: log, cfg: cfg, engineRoot: root, stateDir: filepath.Dir(def), cache: cache}, nil
 }
 
-// modelDir resolves a model directory, a registry name or a repo id to a
-// directory; "" means the configured default.
-func (e *environment) modelDir(name string) (string, error) {
+// modelDir resolves the model to a directory: name (a --model flag: a
+// directory, a registry name or a repo id) or, when empty, the config's
+// model, the same way the tray app does (backend.ResolveModel).
+func (e *environment) modelDir(ctx context.Context, name string, c engineChoice) (string, error) {
 	if name == "" {
-		name = defaultModelName()
+		name = e.cfg.Engine.Model
 	}
-	if st, err := os.Stat(name); err == nil && st.IsDir() {
-		return name, nil
+	choice, err := backend.ResolveModel(ctx, name, e.cache, e.backendOptions(c), e.log)
+	if err != nil {
+		return "", err
 	}
-	if dir, ok := e.cache.Resolve(name); ok {
-		return dir, nil
+	if choice.Auto {
+		e.log.Info("model chosen for this machine", "model", choice.Name)
 	}
-	if looksLikePath(name) {
-		return "", fmt.Errorf("model directory %s does not exist; point --model at a CTranslate2 Whisper folder", name)
-	}
-	return "", fmt.Errorf("model %q is not downloaded; run `whisperkey models pull %s` (or pass --model DIR)", name, name)
-}
-
-func looksLikePath(s string) bool {
-	return filepath.IsAbs(s) || s == "." || s == ".." || filepath.Base(s) != s ||
-		(len(s) > 0 && (s[0] == '.' || s[0] == '~'))
-}
-
-// defaultModelName is the model used when neither flag nor config names one.
-func defaultModelName() string {
-	if m := os.Getenv("WHISPERKEY_MODEL"); m != "" {
-		return m
-	}
-	return "base"
+	return choice.Dir, nil
 }
 
 // engineChoice is what the user asked for; auto picks by the detected GPU.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -34,6 +35,13 @@ type Transcript struct {
 // when it was only put on the clipboard).
 type Paster interface {
 	Output(ctx context.Context, text string, pressEnter bool) (pastedAt time.Time, err error)
+}
+
+// Processor rewrites a transcript before it is pasted (replacements,
+// punctuation); it must be quick, as the user is waiting. Text it returns
+// empty is treated as nothing heard.
+type Processor interface {
+	Process(text string) string
 }
 
 // Sounds plays the short cues; nil plays nothing.
@@ -119,13 +127,15 @@ type Deps struct {
 	Transcriber Transcriber
 	Paster      Paster
 	Sounds      Sounds
+	// Processor, when set, runs between transcription and paste.
+	Processor Processor
 }
 
 // App is the dictation state machine: idle → recording → transcribing →
 // output → idle. Recordings made while an earlier one is still being
 // transcribed wait in a queue, so dictations never overlap or reorder.
 type App struct {
-	cfg  Config
+	cfg  atomic.Pointer[Config] // swapped whole by Reconfigure
 	deps Deps
 	log  *slog.Logger
 
@@ -144,10 +154,19 @@ type job struct {
 
 // New makes an app; Run drives it.
 func New(cfg Config, deps Deps, log *slog.Logger) *App {
-	return &App{
-		cfg: cfg.withDefaults(), deps: deps, log: log.With("pkg", "app"),
+	a := &App{
+		deps: deps, log: log.With("pkg", "app"),
 		events: make(chan Event, 64), jobs: make(chan job, 16),
 	}
+	a.Reconfigure(cfg)
+	return a
+}
+
+// Reconfigure changes the app's settings; the next recording uses them.
+// It is safe to call while Run runs.
+func (a *App) Reconfigure(cfg Config) {
+	cfg = cfg.withDefaults()
+	a.cfg.Store(&cfg)
 }
 
 // Events delivers state changes; it is closed when Run returns.
@@ -218,8 +237,8 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				if err != nil {
 					a.log.Warn("recording ended early; using what was captured", "err", err)
 				}
-				if d := time.Duration(len(samples)) * time.Second / 16000; d < a.cfg.MinDuration {
-					a.log.Info("recording too short; dropped", "duration", d, "min", a.cfg.MinDuration)
+				if d, min := time.Duration(len(samples))*time.Second/16000, a.cfg.Load().MinDuration; d < min {
+					a.log.Info("recording too short; dropped", "duration", d, "min", min)
 					a.setState(a.idleOrBusy(), fmt.Sprintf("Too short (%.1f s) — hold the key while you speak", d.Seconds()))
 					continue
 				}
@@ -266,6 +285,9 @@ func (a *App) finish(ctx context.Context, j job) {
 		return
 	}
 	t.Features, t.Engine = tr.Features, tr.Engine
+	if a.deps.Processor != nil && tr.Text != "" {
+		tr.Text = a.deps.Processor.Process(tr.Text)
+	}
 	if tr.Text == "" {
 		a.setState(Idle, "Nothing heard")
 		return
@@ -292,7 +314,7 @@ func (a *App) finish(ctx context.Context, j job) {
 }
 
 func (a *App) play(name string) {
-	if a.cfg.Sounds && a.deps.Sounds != nil {
+	if a.cfg.Load().Sounds && a.deps.Sounds != nil {
 		a.deps.Sounds.Play(name)
 	}
 }

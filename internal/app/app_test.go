@@ -157,3 +157,78 @@ func TestDictations(t *testing.T) {
 		})
 	}
 }
+
+type sounds struct {
+	mu     sync.Mutex
+	played []string
+}
+
+func (s *sounds) Play(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.played = append(s.played, name)
+}
+
+type upper struct{}
+
+func (upper) Process(text string) string {
+	if text == "two" {
+		return "" // a processor may drop everything
+	}
+	return text + "!"
+}
+
+// Settings changed while the app runs apply to the next recording:
+// min_duration and sounds are live. A Processor rewrites text before paste.
+func TestReconfigureAndProcessor(t *testing.T) {
+	rec := &recorder{clips: [][]float32{clip(0.5, 1), clip(0.5, 1), clip(0.5, 2)}}
+	p, snd := &paster{}, &sounds{}
+	a := New(Config{MinDuration: time.Second, Sounds: false},
+		Deps{Recorder: rec, Transcriber: &transcriber{}, Paster: p, Sounds: snd, Processor: upper{}},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	in := make(chan Input)
+	done := make(chan error)
+	go func() { done <- a.Run(context.Background(), in) }()
+	idle := make(chan Event, 64)
+	go func() {
+		for e := range a.Events() {
+			if e.State == Idle {
+				idle <- e
+			}
+		}
+		close(idle)
+	}()
+	dictate := func() Event {
+		in <- Input{Trigger: TriggerStart}
+		in <- Input{Trigger: TriggerStop}
+		select {
+		case e := <-idle:
+			return e
+		case <-time.After(5 * time.Second):
+			t.Fatal("no idle event")
+		}
+		return Event{}
+	}
+	if e := dictate(); e.Text != "" || len(p.got) != 0 {
+		t.Fatalf("0.5 s under a 1 s minimum: pasted %q, event %+v", p.got, e)
+	}
+	a.Reconfigure(Config{MinDuration: 200 * time.Millisecond, Sounds: true})
+	if e := dictate(); e.Text != "one!" {
+		t.Fatalf("after lowering the minimum: event text %q, want the processed %q", e.Text, "one!")
+	}
+	if e := dictate(); e.Text != "" || e.Message != "Nothing heard" {
+		t.Fatalf("processor dropped the text: event %+v, want Nothing heard", e)
+	}
+	close(in)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(p.got) != 1 || p.got[0] != "one!" {
+		t.Fatalf("pasted %q, want [one!]", p.got)
+	}
+	snd.mu.Lock()
+	defer snd.mu.Unlock()
+	if len(snd.played) == 0 || snd.played[0] != "start" {
+		t.Fatalf("sounds after turning them on: %q", snd.played)
+	}
+}

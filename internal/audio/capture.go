@@ -195,6 +195,8 @@ type Recorder struct {
 	stopCh  chan struct{} // closed by Close to end monitor
 	done    chan struct{} // closed when monitor has returned
 
+	pending *Config // from Reconfigure during a recording; applied when it ends (guarded by opMu)
+
 	evMu     sync.Mutex // guards evClosed and sending on events
 	evClosed bool
 	events   chan Event
@@ -247,7 +249,7 @@ func New(cfg Config, log *slog.Logger) (*Recorder, error) {
 		}
 		r.devMu.Unlock()
 	}
-	go r.monitor()
+	go r.monitor(cfg.RetryInterval)
 	return r, nil
 }
 
@@ -354,6 +356,7 @@ func (r *Recorder) Stop() ([]float32, error) {
 	r.mu.Unlock()
 
 	r.closeIfColdStart()
+	r.applyPending()
 	if rate != SampleRate && rate > 0 {
 		samples = Resample(samples, rate, SampleRate)
 	}
@@ -375,7 +378,75 @@ func (r *Recorder) Cancel() {
 	r.mu.Unlock()
 	if wasRecording {
 		r.closeIfColdStart()
+		r.applyPending()
 	}
+}
+
+// Reconfigure switches to cfg's device, pre-roll and maximum length (the
+// audio system and retry interval stay as New set them). It applies at once
+// when idle, or when the recording in progress ends, so a dictation is never
+// cut. A device that cannot be opened is reported as EventDeviceLost and
+// retried, as in New; only an invalid cfg is an error.
+func (r *Recorder) Reconfigure(cfg Config) error {
+	r.opMu.Lock()
+	defer r.opMu.Unlock()
+	cfg.Backends, cfg.RetryInterval = r.cfg.Backends, r.cfg.RetryInterval
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	busy := r.state != idle
+	r.mu.Unlock()
+	if busy {
+		r.pending = &cfg
+		return nil
+	}
+	return r.apply(cfg)
+}
+
+// applyPending applies a Reconfigure that came during the recording that
+// just ended. opMu is held.
+func (r *Recorder) applyPending() {
+	if r.pending == nil {
+		return
+	}
+	cfg := *r.pending
+	r.pending = nil
+	_ = r.apply(cfg) // cfg was validated by Reconfigure; ErrClosed needs no report
+}
+
+// apply installs cfg while idle, reopening the microphone when the device or
+// the pre-roll changed. opMu is held.
+func (r *Recorder) apply(cfg Config) error {
+	r.devMu.Lock()
+	defer r.devMu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	reopen := cfg.Device != r.cfg.Device || cfg.PreRoll != r.cfg.PreRoll
+	r.mu.Lock()
+	r.cfg = cfg
+	r.mu.Unlock()
+	r.keepOpen = cfg.PreRoll > 0
+	if !reopen {
+		return nil
+	}
+	r.closeLocked()
+	if !r.keepOpen {
+		return nil // opened by the next Start
+	}
+	if err := r.openLocked(); err != nil {
+		r.announced = true
+		r.log.Warn("microphone unavailable, retrying in the background", "err", err, "every", cfg.RetryInterval)
+		r.emit(Event{Kind: EventDeviceLost, Device: cfg.Device, Err: err})
+		return nil
+	}
+	if r.announced {
+		r.announced = false
+		r.emit(Event{Kind: EventDeviceRestored, Device: r.devName})
+	}
+	return nil
 }
 
 // Stats describes the last recording returned by Stop.
@@ -514,16 +585,19 @@ func (r *Recorder) onStop(gen uint64) {
 }
 
 // monitor reports limits and watches the device, reopening it when lost.
-func (r *Recorder) monitor() {
+func (r *Recorder) monitor(retry time.Duration) {
 	defer close(r.done)
-	tick := time.NewTicker(r.cfg.RetryInterval)
+	tick := time.NewTicker(retry)
 	defer tick.Stop()
 	for {
 		select {
 		case <-r.stopCh:
 			return
 		case <-r.limitCh:
-			r.log.Info("recording reached the maximum duration", "max", r.cfg.MaxDuration)
+			r.mu.Lock()
+			limit := r.cfg.MaxDuration
+			r.mu.Unlock()
+			r.log.Info("recording reached the maximum duration", "max", limit)
 			r.emit(Event{Kind: EventLimit})
 		case <-r.checkCh:
 			// Let the audio thread finish stopping so the state is final.

@@ -287,3 +287,43 @@ func TestDevicesPulse(t *testing.T) {
 		t.Errorf("no device is marked default")
 	}
 }
+
+// Reconfigure moves the recorder to another microphone and length limit
+// without a new Recorder: a missing device is reported as lost, a good one
+// as restored, and a change during a recording waits for its end.
+func TestReconfigurePulse(t *testing.T) {
+	requirePulse(t)
+	_, desc := privateSink(t, 16000, 1)
+	r := newRecorder(t, Config{Device: desc, PreRoll: 200 * time.Millisecond})
+
+	if err := r.Reconfigure(Config{Device: "no such microphone", PreRoll: 200 * time.Millisecond}); err != nil {
+		t.Fatalf("Reconfigure to a missing device: %v", err)
+	}
+	if ev := waitEvent(t, r, EventDeviceLost, 5*time.Second); ev.Device != "no such microphone" {
+		t.Fatalf("lost event names %q", ev.Device)
+	}
+	if err := r.Reconfigure(Config{Device: desc, PreRoll: 200 * time.Millisecond, MaxDuration: 300 * time.Millisecond}); err != nil {
+		t.Fatalf("Reconfigure back: %v", err)
+	}
+	if ev := waitEvent(t, r, EventDeviceRestored, 5*time.Second); !strings.Contains(ev.Device, desc) {
+		t.Fatalf("restored event names %q, want the monitor of %q", ev.Device, desc)
+	}
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Asked mid-recording: applies when it ends, not now.
+	if err := r.Reconfigure(Config{Device: "no such microphone", PreRoll: 200 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, r, EventLimit, 5*time.Second) // the new 300 ms limit is in force
+	if _, err := r.Stop(); err != nil {
+		t.Fatalf("Stop after a pending Reconfigure: %v", err)
+	}
+	if !strings.Contains(r.Stats().Device, desc) {
+		t.Fatalf("recorded from %q, want %q (the change waited for the recording's end)", r.Stats().Device, desc)
+	}
+	waitEvent(t, r, EventDeviceLost, 5*time.Second)
+	if err := r.Reconfigure(Config{PreRoll: -time.Second}); err == nil {
+		t.Fatal("Reconfigure accepted a negative pre-roll")
+	}
+}

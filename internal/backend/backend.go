@@ -40,7 +40,7 @@ type Options struct {
 
 // Loaded is an open model and the decision that placed it.
 type Loaded struct {
-	*whisper.Model
+	model    *whisper.Model
 	Decision gpu.Decision
 	Report   gpu.Report
 	Spec     engine.Spec
@@ -128,8 +128,36 @@ func Open(ctx context.Context, modelDir string, opt Options, log *slog.Logger) (
 		msg = "No supported GPU found — using CPU mode"
 	}
 	log.Info(msg)
-	return &Loaded{Model: m, Decision: d, Report: report, Spec: SpecFor(d, modelDir, opt), Message: msg}, nil
+	return &Loaded{model: m, Decision: d, Report: report, Spec: SpecFor(d, modelDir, opt), Message: msg}, nil
 }
+
+// Transcribe runs one transcription on the loaded model.
+func (l *Loaded) Transcribe(ctx context.Context, samples []float32, o whisper.Options) (*whisper.Result, error) {
+	return l.model.Transcribe(ctx, samples, o)
+}
+
+// Close stops the model's engine worker.
+func (l *Loaded) Close() error { return l.model.Close() }
+
+// Ready is the worker's report: the model's languages and the devices with
+// their compute types.
+func (l *Loaded) Ready() engine.Ready { return l.model.Client.Ready() }
+
+// WorkerPID is the process id of the model's engine worker.
+func (l *Loaded) WorkerPID() int { return l.model.Client.WorkerPID() }
+
+// ComputeTypes lists the compute types the loaded device supports.
+func (l *Loaded) ComputeTypes() []string {
+	for _, d := range l.Ready().Devices {
+		if d.Device == l.Spec.Device {
+			return d.ComputeTypes
+		}
+	}
+	return nil
+}
+
+// Languages lists the language codes the model knows.
+func (l *Loaded) Languages() []string { return l.Ready().Model.Languages }
 
 // fallbackError means: use the CPU, and say msg.
 type fallbackError struct{ msg string }
@@ -150,7 +178,7 @@ func openGPU(ctx context.Context, report gpu.Report, d gpu.Decision, modelDir st
 	if err != nil {
 		return nil, &fallbackError{gpu.FallbackMessage(d, oneLine(err))}
 	}
-	loaded := &Loaded{Model: m, Decision: d, Report: report, Spec: spec, Message: d.Message}
+	loaded := &Loaded{model: m, Decision: d, Report: report, Spec: spec, Message: d.Message}
 	if opt.Sample == nil {
 		return loaded, nil
 	}

@@ -93,7 +93,7 @@ func TestTwentyModelSwitches(t *testing.T) {
 		if i%2 == 0 {
 			dir = base
 		}
-		old := s.Current().Client.WorkerPID()
+		old := s.Current().WorkerPID()
 		sw, err := s.Switch(ctx, dir, opt)
 		if err != nil {
 			t.Fatalf("switch %d: %v", i, err)
@@ -111,7 +111,7 @@ func TestTwentyModelSwitches(t *testing.T) {
 		if wer := whisper.WordErrorRate(said, res.Text); wer > 0.15 {
 			t.Fatalf("switch %d to %s: WER %.2f %q", i, filepath.Base(dir), wer, res.Text)
 		}
-		pid := s.Current().Client.WorkerPID()
+		pid := s.Current().WorkerPID()
 		workerRSS[filepath.Base(dir)] = append(workerRSS[filepath.Base(dir)], rssKiB(t, pid))
 		t.Logf("switch %2d → %-16s load+warm %4d ms, worker RSS %d MiB", i, filepath.Base(dir), sw.Load.Milliseconds(), rssKiB(t, pid)/1024)
 	}

@@ -2,9 +2,13 @@ package desktop
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/tray"
 )
 
@@ -14,11 +18,15 @@ type sources struct {
 	app     <-chan app.Event
 	actions <-chan tray.Action
 	changes <-chan config.Change
-	pulled  <-chan error
+	pulled  <-chan pullResult
+	audio   <-chan audio.Event
+	hotkeys <-chan hotkey.Event
+	// input is where hotkey presses go to the app.
+	input chan<- app.Input
 }
 
 // serve is the run loop: it handles one event at a time until ctx ends or
-// the app stops.
+// the app stops. Everything that changes the desk happens here.
 func (d *desk) serve(ctx context.Context, src sources) error {
 	for {
 		select {
@@ -43,11 +51,113 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 				return nil
 			}
 			d.onConfigChange(ctx, ch)
-		case err := <-src.pulled:
-			if err != nil {
-				d.status(tray.StateError, err.Error())
+		case r := <-src.pulled:
+			d.onPulled(ctx, r)
+		case e, ok := <-src.audio:
+			if !ok {
+				src.audio = nil
+				continue
 			}
-			d.refreshMenu()
+			state, text := audioStatus(e)
+			d.status(state, text)
+			if e.Kind == audio.EventDeviceLost {
+				d.notify("Microphone lost", text)
+			}
+		case e, ok := <-src.hotkeys:
+			if !ok {
+				src.hotkeys = nil
+				continue
+			}
+			if e.Kind == hotkey.Problem {
+				d.status(tray.StateError, e.Err.Error())
+				continue
+			}
+			select {
+			case src.input <- appInput(e):
+			case <-ctx.Done():
+				return nil
+			}
 		}
+	}
+}
+
+// appInput translates a hotkey press for the app.
+func appInput(e hotkey.Event) app.Input {
+	in := app.Input{At: time.Now(), Send: e.Hotkey == hotkey.AutoSend}
+	switch e.Kind {
+	case hotkey.Stop:
+		in.Trigger = app.TriggerStop
+	case hotkey.Cancel:
+		in.Trigger = app.TriggerCancel
+	default:
+		in.Trigger = app.TriggerStart
+	}
+	return in
+}
+
+func (d *desk) onAppEvent(e app.Event) {
+	if e.Text != "" && e.State == app.Idle {
+		tm := e.Timings
+		d.log.Info("dictated", "chars", len(e.Text), "audio_ms", tm.Audio.Milliseconds(),
+			"release_to_paste_ms", tm.ReleaseToPaste.Milliseconds(), "capture_stop_ms", tm.CaptureStop.Milliseconds(),
+			"features_ms", tm.Features.Milliseconds(), "engine_ms", tm.Engine.Milliseconds(), "paste_ms", tm.Paste.Milliseconds())
+		if d.opt.History != nil {
+			d.opt.History.Add(e.Text)
+		}
+	}
+	if e.State == app.Idle && e.Message == "Ready" {
+		d.showReady("")
+		return
+	}
+	d.status(appState(e.State), e.Message)
+}
+
+func (d *desk) onAction(ctx context.Context, a tray.Action) {
+	set := func(key string, v any) {
+		if err := d.store.Set(key, v); err != nil {
+			d.status(tray.StateError, err.Error())
+		}
+	}
+	switch a.Kind {
+	case tray.SelectModel:
+		if _, ok := d.models.Resolve(a.Value); !ok {
+			d.pull(ctx, a.Value)
+			d.refreshMenu()
+			return
+		}
+		if a.Value == d.modelName && d.modelErr != nil {
+			d.loadModel(ctx, d.store.Current()) // the config already names it
+			d.refreshMenu()
+			d.showReady("")
+			return
+		}
+		set(config.KeyModel, a.Value)
+	case tray.SelectDevice:
+		set(config.KeyDevice, a.Value)
+	case tray.SelectComputeType:
+		set(config.KeyComputeType, a.Value)
+	case tray.SelectLanguage:
+		set(config.KeyLanguage, a.Value)
+	case tray.SelectInputDevice:
+		set(config.KeyInputDevice, a.Value)
+	case tray.SelectPasteMode:
+		set(config.KeyPaste, a.Value)
+	case tray.OpenConfig:
+		d.open(d.opt.ConfigPath)
+	case tray.OpenGuide:
+		d.open(d.opt.GuidePath)
+	case tray.OpenLog:
+		d.open(d.opt.LogPath)
+	case tray.Quit:
+		d.quit()
+	}
+}
+
+func (d *desk) open(path string) {
+	if path == "" {
+		return
+	}
+	if err := tray.OpenPath(path); err != nil {
+		d.status(tray.StateError, fmt.Sprintf("Could not open %s: %v", path, err))
 	}
 }

@@ -269,6 +269,7 @@ type Listener struct {
 
 	events chan Event
 	rereg  chan chan error
+	reconf chan reconfigure
 	stop   chan struct{}
 	done   chan struct{}
 	once   sync.Once
@@ -298,6 +299,7 @@ func New(cfg Config, log *slog.Logger, g Grabber) (*Listener, error) {
 		grabber: g,
 		events:  make(chan Event, 16),
 		rereg:   make(chan chan error),
+		reconf:  make(chan reconfigure),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 		m:       newMachine(set.mode, set.debounce),
@@ -323,6 +325,31 @@ func (l *Listener) Reregister() error {
 	select {
 	case l.rereg <- reply:
 		return <-reply
+	case <-l.done:
+		return errors.New("hotkey: listener closed")
+	}
+}
+
+// reconfigure asks the run goroutine to take new settings.
+type reconfigure struct {
+	set   settings
+	reply chan error
+}
+
+// Reconfigure switches to cfg's combinations and mode. Events stays the same
+// channel, so the app keeps listening across changes. An invalid cfg changes
+// nothing; a recording in progress is cancelled (its key-up may belong to a
+// combination no longer registered). It returns the registration problems,
+// which are also sent as Problem events.
+func (l *Listener) Reconfigure(cfg Config) error {
+	set, err := cfg.parse()
+	if err != nil {
+		return err
+	}
+	r := reconfigure{set: set, reply: make(chan error, 1)}
+	select {
+	case l.reconf <- r:
+		return <-r.reply
 	case <-l.done:
 		return errors.New("hotkey: listener closed")
 	}
@@ -370,6 +397,15 @@ func (l *Listener) run() {
 		case reply := <-l.rereg:
 			l.log.Info("re-registering hotkeys", "reason", "requested")
 			reply <- l.reregister()
+		case r := <-l.reconf:
+			l.log.Info("re-registering hotkeys", "reason", "new settings")
+			if ev, ok := l.m.reset(); ok {
+				l.emit(ev)
+			}
+			l.releaseAll()
+			l.set, l.m = r.set, newMachine(r.set.mode, r.set.debounce)
+			l.cancelWarned = false
+			r.reply <- l.registerMain()
 		}
 		if at, ok := l.m.deadline(); ok {
 			timer.Reset(time.Until(at))

@@ -305,3 +305,51 @@ func TestNewErrors(t *testing.T) {
 		})
 	}
 }
+
+// Reconfigure swaps combinations and mode in place: the same Events channel
+// carries the new hotkey's events, a recording in progress is cancelled, and
+// an invalid config changes nothing.
+func TestListenerReconfigure(t *testing.T) {
+	g := newChanGrabber()
+	l := newListener(t, Config{Record: "ctrl+shift+f9", Mode: "hold"}, g)
+	events := l.Events()
+
+	g.edge(t, "ctrl+shift+f9", true, 0)
+	expect(t, l, Start, Record)
+	if err := l.Reconfigure(Config{Record: "ctrl+alt+r", Mode: "toggle"}); err != nil {
+		t.Fatalf("Reconfigure: %v", err)
+	}
+	expect(t, l, Cancel, Record) // the held key's release would never arrive
+	if g.registered("ctrl+shift+f9") || !g.registered("ctrl+alt+r") {
+		t.Fatalf("after Reconfigure: calls %v", g.log())
+	}
+	if l.Events() != events {
+		t.Fatal("Events changed across Reconfigure")
+	}
+	g.edge(t, "ctrl+alt+r", true, 1000)
+	expect(t, l, Start, Record)
+	g.edge(t, "ctrl+alt+r", false, 1100)
+	g.edge(t, "ctrl+alt+r", true, 2000)
+	expect(t, l, Stop, Record) // toggle: the second press stops
+
+	if err := l.Reconfigure(Config{Record: "ctrl+alt+r", Mode: "sideways"}); err == nil {
+		t.Fatal("Reconfigure accepted mode sideways")
+	}
+	if !g.registered("ctrl+alt+r") {
+		t.Fatalf("a rejected Reconfigure unregistered the hotkey: %v", g.log())
+	}
+	if err := l.Reconfigure(Config{Record: "ctrl+shift+space"}); err != nil {
+		t.Fatalf("Reconfigure: %v", err)
+	}
+	g.mu.Lock()
+	g.taken[MustParse("ctrl+alt+q")] = true
+	g.mu.Unlock()
+	err := l.Reconfigure(Config{Record: "ctrl+alt+q"})
+	var re *RegisterError
+	if !errors.As(err, &re) || re.Key != ConfigRecord {
+		t.Fatalf("Reconfigure to a taken combination: err = %v, want a RegisterError for %s", err, ConfigRecord)
+	}
+	if ev := next(t, l); ev.Kind != Problem {
+		t.Fatalf("got %s, want the Problem event for the taken combination", ev.Kind)
+	}
+}

@@ -70,11 +70,12 @@ func winJoin(elem ...string) string {
 	return strings.Join(parts, `\`)
 }
 
-// Open starts logging at level into dir/whisperkey.log (creating dir), which
+// Open starts logging at level (a *slog.LevelVar changes it while running)
+// into dir/whisperkey.log (creating dir), which
 // is rotated at 5 MB keeping three files. When stderr is a terminal the
 // records go there too. It returns the logger, the closer of the file and the
 // file's path.
-func Open(dir string, level slog.Level) (*slog.Logger, io.Closer, string, error) {
+func Open(dir string, level slog.Leveler) (*slog.Logger, io.Closer, string, error) {
 	var extra io.Writer
 	if isTerminal(os.Stderr) {
 		extra = os.Stderr
@@ -82,7 +83,7 @@ func Open(dir string, level slog.Level) (*slog.Logger, io.Closer, string, error)
 	return open(dir, level, extra, maxFileSize, keepFiles)
 }
 
-func open(dir string, level slog.Level, extra io.Writer, maxSize int64, keep int) (*slog.Logger, io.Closer, string, error) {
+func open(dir string, level slog.Leveler, extra io.Writer, maxSize int64, keep int) (*slog.Logger, io.Closer, string, error) {
 	if dir == "" {
 		return nil, nil, "", errors.New("open log: no directory given")
 	}

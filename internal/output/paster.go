@@ -151,6 +151,27 @@ func New(cfg Config, log *slog.Logger) (*Paster, error) {
 	return &Paster{cfg: cfg, mode: mode, log: log, os: b, join: NewJoiner(cfg.JoinWindow)}, nil
 }
 
+// SetMode switches between "paste", "clipboard" and "paste-enter" for the
+// next Output; an invalid mode changes nothing. A paste in progress finishes
+// in the mode it started with.
+func (p *Paster) SetMode(mode string) error {
+	m, err := ParseMode(mode)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mode = m
+	return nil
+}
+
+// Mode is the current output mode.
+func (p *Paster) Mode() Mode {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mode
+}
+
 // Close releases the OS resources. Idempotent.
 func (p *Paster) Close() error {
 	p.mu.Lock()

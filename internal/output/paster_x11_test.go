@@ -396,3 +396,34 @@ func TestCancelWhileWaitingRestores(t *testing.T) {
 		t.Fatalf("target got %q", got)
 	}
 }
+
+// SetMode changes what the next Output does without a new Paster; an invalid
+// mode is refused and changes nothing.
+func TestSetMode(t *testing.T) {
+	p := newPaster(t, Config{Mode: "paste"})
+	ownClipboard(t, "before")
+	tg := startTarget(t)
+	if err := p.SetMode("clipboard"); err != nil {
+		t.Fatalf("SetMode: %v", err)
+	}
+	res, err := p.Output(context.Background(), " only copied", Options{})
+	if err != nil || res.Pasted || !res.OnClipboard {
+		t.Fatalf("Output in clipboard mode = %+v, %v", res, err)
+	}
+	if got := tg.contents(); got != "" {
+		t.Fatalf("target got %q in clipboard mode, want nothing", got)
+	}
+	if err := p.SetMode("shout"); !errors.Is(err, ErrInvalidMode) {
+		t.Fatalf("SetMode(shout) = %v, want ErrInvalidMode", err)
+	}
+	if p.Mode() != ModeClipboard {
+		t.Fatalf("mode after a refused SetMode = %s, want clipboard", p.Mode())
+	}
+	if err := p.SetMode("paste"); err != nil {
+		t.Fatalf("SetMode: %v", err)
+	}
+	if res, err := p.Output(context.Background(), " now pasted", Options{}); err != nil || !res.Pasted {
+		t.Fatalf("Output in paste mode = %+v, %v", res, err)
+	}
+	tg.waitFor(" now pasted") // joined to the copied text: same window, within the join window
+}

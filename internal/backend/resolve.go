@@ -1,0 +1,107 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/whisperkey/whisperkey/internal/models"
+)
+
+// ModelAuto is the config value that lets the hardware pick the model.
+const ModelAuto = "auto"
+
+// ErrModelMissing means the chosen model is not downloaded yet; the error's
+// text says how to get it.
+var ErrModelMissing = errors.New("model is not downloaded")
+
+// ModelChoice is the model to load for a configured model value.
+type ModelChoice struct {
+	// Name is the model as users know it: a registry name, a repo id or a folder.
+	Name string
+	// Dir holds the model; "" when it is not downloaded (see ErrModelMissing).
+	Dir string
+	// Auto: picked for the hardware because the config says auto.
+	Auto bool
+}
+
+// ResolveModel turns the config's model value into a folder with no network
+// use; the command line and the tray both call it, so they agree. "auto"
+// takes the model that suits the hardware (models.DefaultFor) or, when that
+// one is not downloaded, the largest downloaded built-in model no bigger
+// than it, so a machine with no network starts on what it has. A model that
+// is not downloaded returns its Name with an error wrapping ErrModelMissing.
+func ResolveModel(ctx context.Context, model string, cache *models.Cache, opt Options, log *slog.Logger) (ModelChoice, error) {
+	if model == "" || model == ModelAuto {
+		return resolveAuto(ctx, cache, opt, log)
+	}
+	c := ModelChoice{Name: model}
+	if st, err := os.Stat(model); err == nil && st.IsDir() {
+		c.Dir = model
+		return c, nil
+	}
+	if dir, ok := cache.Resolve(model); ok {
+		c.Dir = dir
+		return c, nil
+	}
+	m, err := cache.Lookup(model)
+	if err != nil {
+		return c, err
+	}
+	if m.Local != "" {
+		if _, err := os.Stat(m.Local); err != nil {
+			return c, fmt.Errorf("model folder %s does not exist; point the model at a CTranslate2 Whisper folder", m.Local)
+		}
+		return c, fmt.Errorf("model folder %s has no model.bin; point the model at a CTranslate2 Whisper folder", m.Local)
+	}
+	return c, fmt.Errorf("%w: %s — run `whisperkey models pull %s` or pick it in the tray's Model menu", ErrModelMissing, model, model)
+}
+
+func resolveAuto(ctx context.Context, cache *models.Cache, opt Options, log *slog.Logger) (ModelChoice, error) {
+	dec := Decide(Detect(ctx, opt, log), opt)
+	var vram uint64
+	if dec.GPU != nil {
+		vram = dec.GPU.VRAM
+	}
+	want := models.DefaultFor(dec.Device != "cpu", vram)
+	c, err := ResolveModel(ctx, want, cache, opt, log)
+	c.Auto = true
+	if err == nil || !errors.Is(err, ErrModelMissing) {
+		return c, err
+	}
+	if alt, ok := downloadedFallback(cache.List(), want); ok {
+		log.Info("the model for this hardware is not downloaded; using one that is", "wanted", want, "using", alt.Name)
+		return ModelChoice{Name: alt.Name, Dir: alt.Path, Auto: true}, nil
+	}
+	return c, err
+}
+
+// downloadedFallback picks, among downloaded built-in models, the largest no
+// bigger than want, else the smallest. Sizes are the registry's, so that two
+// models of one size compare equal whatever their files add up to.
+func downloadedFallback(list []models.Entry, want string) (models.Entry, bool) {
+	size := map[string]int64{}
+	for _, m := range models.Registry() {
+		size[m.Name] = m.Size
+	}
+	limit := size[want]
+	var best, smallest models.Entry
+	for _, e := range list {
+		s, builtIn := size[e.Name]
+		if !e.Downloaded || !builtIn {
+			continue
+		}
+		if smallest.Name == "" || s < size[smallest.Name] {
+			smallest = e
+		}
+		if s <= limit && (best.Name == "" || s > size[best.Name]) {
+			best = e
+		}
+	}
+	if best.Name != "" {
+		return best, true
+	}
+	return smallest, smallest.Name != ""
+}

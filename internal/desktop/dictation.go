@@ -1,0 +1,118 @@
+package desktop
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/output"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// dictation is the app's Transcriber: the chosen engine with the decoding
+// settings of the current config, swapped whole on each config change.
+type dictation struct {
+	local *localEngine
+	cur   atomic.Pointer[dictationSettings]
+}
+
+type dictationSettings struct {
+	engine Engine
+	opts   whisper.Options
+}
+
+func newDictation(local Engine) *dictation {
+	d := &dictation{local: &localEngine{local}}
+	d.cur.Store(&dictationSettings{engine: local, opts: decodeOptions(config.Defaults())})
+	return d
+}
+
+// configure takes cfg's decoding settings and engine choice; a remote engine
+// that cannot be set up leaves dictation on the local one, and says why.
+func (d *dictation) configure(cfg config.Config, remote RemoteEngine, log *slog.Logger) {
+	s := &dictationSettings{engine: d.local.Engine, opts: decodeOptions(cfg)}
+	if remote != nil {
+		e, err := remote(cfg, d.local.Engine)
+		if err != nil {
+			log.Warn("remote engine not used; dictating on this machine", "err", err)
+		} else if e != nil {
+			s.engine = e
+		}
+	}
+	d.cur.Store(s)
+}
+
+// Transcribe is app.Transcriber.
+func (d *dictation) Transcribe(ctx context.Context, samples []float32) (app.Transcript, error) {
+	s := d.cur.Load()
+	res, err := s.engine.Transcribe(ctx, samples, s.opts)
+	if err != nil {
+		return app.Transcript{}, err
+	}
+	return app.Transcript{Text: res.Text, Features: res.Timings.Features, Engine: res.Timings.Engine}, nil
+}
+
+// localEngine names the local Engine inside dictation.
+type localEngine struct{ Engine }
+
+func decodeOptions(cfg config.Config) whisper.Options {
+	o := whisper.DefaultOptions()
+	o.Language = cfg.Decode.Language
+	o.BeamSize = cfg.Decode.BeamSize
+	o.InitialPrompt = cfg.Decode.InitialPrompt
+	o.Hotwords = cfg.Decode.Hotwords
+	return o
+}
+
+// paster gives output.Paster the app's Paster signature.
+type paster struct{ p *output.Paster }
+
+func (p paster) Output(ctx context.Context, text string, enter bool) (time.Time, error) {
+	res, err := p.p.Output(ctx, text, output.Options{PressEnter: enter})
+	return res.PastedAt, err
+}
+
+// keepRecordings returns rec, or when dir names a folder (the
+// WHISPERKEY_SAVE_RECORDINGS knob, for bug reports: what did the app hear?)
+// a recorder that also writes each recording there as a WAV file.
+func keepRecordings(rec app.Recorder, dir string, log *slog.Logger) app.Recorder {
+	if dir == "" {
+		return rec
+	}
+	return savingRecorder{rec, dir, log}
+}
+
+type savingRecorder struct {
+	app.Recorder
+	dir string
+	log *slog.Logger
+}
+
+func (r savingRecorder) Stop() ([]float32, error) {
+	s, err := r.Recorder.Stop()
+	if len(s) > 0 {
+		name := filepath.Join(r.dir, time.Now().Format("20060102-150405.000")+".wav")
+		if werr := saveWAV(name, s); werr != nil {
+			r.log.Warn("could not keep the recording", "path", name, "err", werr)
+		}
+	}
+	return s, err
+}
+
+func saveWAV(name string, s []float32) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := audio.EncodeWAV(f, s, audio.SampleRate, 1); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,137 @@
+package desktop
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sort"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/models"
+	"github.com/whisperkey/whisperkey/internal/models/hubtest"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/tray"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
+		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"))
+}
+
+func testLog(t *testing.T) *slog.Logger {
+	if testing.Verbose() {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+// testDesk is a desk with an unstarted tray (it keeps state, shows nothing)
+// and a model cache served by hub.
+func testDesk(t *testing.T, endpoint string) *desk {
+	t.Helper()
+	cache, err := models.New(models.Options{Dir: t.TempDir(), Endpoint: endpoint}, testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tray.New(tray.Config{}, testLog(t))
+	t.Cleanup(tr.Close)
+	return &desk{log: testLog(t), tray: tr, models: cache, pulled: make(chan pullResult), pulling: map[string]bool{}}
+}
+
+// Hotkey presses reach the app through the run loop itself (no forwarding
+// goroutine), and the loop returns when ctx ends, leaving nothing running.
+func TestServeForwardsHotkeys(t *testing.T) {
+	d := testDesk(t, "http://127.0.0.1:1")
+	keys := make(chan hotkey.Event)
+	input := make(chan app.Input)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- d.serve(ctx, sources{hotkeys: keys, input: input}) }()
+	for _, tc := range []struct {
+		e    hotkey.Event
+		want app.Trigger
+		send bool
+	}{
+		{hotkey.Event{Kind: hotkey.Start, Hotkey: hotkey.Record}, app.TriggerStart, false},
+		{hotkey.Event{Kind: hotkey.Stop, Hotkey: hotkey.AutoSend}, app.TriggerStop, true},
+		{hotkey.Event{Kind: hotkey.Cancel, Hotkey: hotkey.Record}, app.TriggerCancel, false},
+	} {
+		keys <- tc.e
+		select {
+		case in := <-input:
+			if in.Trigger != tc.want || in.Send != tc.send {
+				t.Fatalf("%v became %+v, want trigger %v send %v", tc.e.Kind, in, tc.want, tc.send)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%v never reached the app", tc.e.Kind)
+		}
+	}
+	close(keys) // a closed listener is not read again
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two downloads at once both report (the second used to be dropped), a
+// repeated pick starts no second download, and Run's wait ends each one.
+func TestConcurrentPullsBothReport(t *testing.T) {
+	tiny := testenv.Model(t, "tiny.en")
+	hub := hubtest.New(map[string]string{"Systran/faster-whisper-tiny.en": tiny, "Systran/faster-whisper-tiny": tiny})
+	defer hub.Close()
+	d := testDesk(t, hub.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d.pull(ctx, "tiny.en")
+	d.pull(ctx, "tiny")
+	d.pull(ctx, "tiny") // already downloading
+	var got []string
+	for range 2 {
+		select {
+		case r := <-d.pulled:
+			if r.err != nil {
+				t.Fatalf("pull %s: %v", r.name, r.err)
+			}
+			got = append(got, r.name)
+		case <-time.After(60 * time.Second):
+			t.Fatalf("only %v reported within 60 s", got)
+		}
+	}
+	sort.Strings(got)
+	if len(got) != 2 || got[0] != "tiny" || got[1] != "tiny.en" {
+		t.Fatalf("downloads reported %v, want tiny and tiny.en once each", got)
+	}
+	for _, name := range got {
+		if _, ok := d.models.Resolve(name); !ok {
+			t.Errorf("%s reported done but is not in the cache", name)
+		}
+	}
+	d.pulls.Wait()
+}
+
+// A download still running when the app quits is cancelled and waited for.
+func TestQuitEndsDownload(t *testing.T) {
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer hang.Close()
+	d := testDesk(t, hang.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	d.pull(ctx, "tiny.en")
+	time.Sleep(100 * time.Millisecond) // the request is in flight
+	cancel()
+	waited := make(chan struct{})
+	go func() { d.pulls.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the download goroutine outlived the app")
+	}
+	hang.CloseClientConnections()
+}

@@ -1,0 +1,115 @@
+package desktop
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/gpu"
+	"github.com/whisperkey/whisperkey/internal/models"
+	"github.com/whisperkey/whisperkey/internal/tray"
+)
+
+// labels renders items as "label" with a * when checked, for comparison.
+func labels(items []tray.Item) string {
+	var out []string
+	for _, it := range items {
+		s := it.ID + "=" + it.Label
+		if it.Checked {
+			s += "*"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, " | ")
+}
+
+func TestBuildMenu(t *testing.T) {
+	registry := func(downloaded ...string) []models.Entry {
+		var out []models.Entry
+		for _, m := range models.Registry()[:4] { // tiny, tiny.en, base, base.en
+			e := models.Entry{Model: m}
+			for _, d := range downloaded {
+				e.Downloaded = e.Downloaded || d == m.Name
+			}
+			out = append(out, e)
+		}
+		return out
+	}
+	cfg := config.Defaults()
+	onCPU := cfg
+	onCPU.Engine.Device, onCPU.Engine.ComputeType, onCPU.Decode.Language, onCPU.Paste = "cpu", "int8", "de", config.PasteClipboard
+	onCPU.Audio.InputDevice = "USB mic"
+	rtx := gpu.GPU{Vendor: gpu.NVIDIA, Name: "NVIDIA GeForce RTX 3060"}
+
+	tests := []struct {
+		name string
+		st   menuState
+		want map[tray.ActionKind]string
+	}{
+		{
+			name: "running on base with a GPU found",
+			st: menuState{cfg: cfg, models: registry("base", "tiny.en"), model: "base",
+				gpus: []gpu.GPU{rtx}, computeTypes: []string{"int8", "float32"}, languages: []string{"en", "de"},
+				inputs: []audio.Device{{Name: "Built-in"}}},
+			want: map[tray.ActionKind]string{
+				tray.SelectModel:       "tiny=tiny (74 MB, download) | tiny.en=tiny.en | base=base* | base.en=base.en (141 MB, download)",
+				tray.SelectDevice:      "auto=Auto* | cuda=" + rtx.Label() + " | cpu=CPU",
+				tray.SelectComputeType: "auto=auto* | int8=int8 | float32=float32",
+				tray.SelectLanguage:    "auto=Detect automatically* | en=en | de=de",
+				tray.SelectInputDevice: "=System default* | Built-in=Built-in",
+				tray.SelectPasteMode:   "paste=Paste at the cursor* | paste-enter=Paste and press Enter | clipboard=Clipboard only",
+			},
+		},
+		{
+			name: "choices from the config are checked",
+			st: menuState{cfg: onCPU, models: registry("base"), model: "base", computeTypes: []string{"int8"},
+				languages: []string{"en", "de"}, inputs: []audio.Device{{Name: "Built-in"}, {Name: "USB mic"}}},
+			want: map[tray.ActionKind]string{
+				tray.SelectDevice:      "auto=Auto | cpu=CPU*",
+				tray.SelectComputeType: "auto=auto | int8=int8*",
+				tray.SelectLanguage:    "auto=Detect automatically | en=en | de=de*",
+				tray.SelectInputDevice: "=System default | Built-in=Built-in | USB mic=USB mic*",
+				tray.SelectPasteMode:   "paste=Paste at the cursor | paste-enter=Paste and press Enter | clipboard=Clipboard only*",
+			},
+		},
+		{
+			name: "first run offline: no model, the wanted one offers a retry",
+			st:   menuState{cfg: cfg, models: registry(), model: "base.en", missing: true},
+			want: map[tray.ActionKind]string{
+				tray.SelectModel:       "tiny=tiny (74 MB, download) | tiny.en=tiny.en (74 MB, download) | base=base (141 MB, download) | base.en=base.en — retry download (141 MB)",
+				tray.SelectDevice:      "auto=Auto* | cpu=CPU",
+				tray.SelectComputeType: "auto=auto*",
+				tray.SelectLanguage:    "auto=Detect automatically*",
+				tray.SelectInputDevice: "",
+			},
+		},
+		{
+			name: "a download in progress says so",
+			st:   menuState{cfg: cfg, models: registry("base"), model: "base", pulling: map[string]bool{"tiny": true}},
+			want: map[tray.ActionKind]string{
+				tray.SelectModel: "tiny=tiny (downloading…) | tiny.en=tiny.en (74 MB, download) | base=base* | base.en=base.en (141 MB, download)",
+			},
+		},
+		{
+			name: "a model folder is listed first, by its name",
+			st:   menuState{cfg: cfg, models: registry("base"), model: "/models/whisper-small"},
+			want: map[tray.ActionKind]string{
+				tray.SelectModel: "/models/whisper-small=whisper-small* | tiny=tiny (74 MB, download) | tiny.en=tiny.en (74 MB, download) | base=base | base.en=base.en (141 MB, download)",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := buildMenu(tt.st)
+			got := map[tray.ActionKind][]tray.Item{tray.SelectModel: m.Models, tray.SelectDevice: m.Devices,
+				tray.SelectComputeType: m.ComputeTypes, tray.SelectLanguage: m.Languages,
+				tray.SelectInputDevice: m.InputDevices, tray.SelectPasteMode: m.PasteModes}
+			for kind, want := range tt.want {
+				if g := labels(got[kind]); g != want {
+					t.Errorf("%s:\n got %s\nwant %s", kind, g, want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,112 @@
+package desktop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/tray"
+)
+
+// Each running part takes new settings in place, as syncthing's config
+// Committers do; these are the few methods reconfiguration needs of them.
+type (
+	appSettings    interface{ Reconfigure(app.Config) }
+	hotkeySettings interface{ Reconfigure(hotkey.Config) error }
+	micSettings    interface{ Reconfigure(audio.Config) error }
+	pasteSettings  interface{ SetMode(string) error }
+)
+
+// parts are the reconfigurable parts.
+type parts struct {
+	app      appSettings
+	hotkeys  hotkeySettings
+	mic      micSettings
+	paste    pasteSettings
+	settings func(config.Config) // logging level, decoding and engine choice: cheap, always applied
+}
+
+// reconfigure hands the parts whose settings changed from from to to their
+// new settings. A hotkey change that cannot be registered goes back to the
+// old combinations, so the user keeps a working hotkey. The errors are for
+// the user, one per part that refused.
+func reconfigure(from, to config.Config, p parts) error {
+	var errs []error
+	p.settings(to)
+	if from.Audio.MinDuration != to.Audio.MinDuration || from.Sounds != to.Sounds {
+		p.app.Reconfigure(appConfig(to))
+	}
+	if from.Paste != to.Paste {
+		if err := p.paste.SetMode(to.Paste); err != nil {
+			errs = append(errs, fmt.Errorf("paste: %w", err))
+		}
+	}
+	if a, b := from.Audio, to.Audio; a.InputDevice != b.InputDevice || a.MaxDuration != b.MaxDuration ||
+		a.PreRoll != b.PreRoll || a.PreRollLength != b.PreRollLength {
+		if err := p.mic.Reconfigure(audioConfig(to)); err != nil {
+			errs = append(errs, fmt.Errorf("microphone: %w", err))
+		}
+	}
+	if from.Hotkeys != to.Hotkeys {
+		if err := p.hotkeys.Reconfigure(hotkeyConfig(to)); err != nil {
+			errs = append(errs, fmt.Errorf("hotkeys: %w; keeping %s", err, from.Hotkeys.Record))
+			if err := p.hotkeys.Reconfigure(hotkeyConfig(from)); err != nil {
+				errs = append(errs, fmt.Errorf("hotkeys: going back to %s: %w", from.Hotkeys.Record, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// onConfigChange applies a new config: the parts reconfigure themselves, and
+// the engine loads another model or device when those changed.
+func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
+	if ch.Err != nil {
+		d.status(tray.StateError, ch.Err.Error())
+		return
+	}
+	cfg := ch.New
+	err := reconfigure(ch.Old, cfg, parts{app: d.app, hotkeys: d.listener, mic: d.recorder, paste: d.paster,
+		settings: func(c config.Config) {
+			d.setLogLevel(c)
+			d.dictation.configure(c, d.opt.Remote, d.log)
+		}})
+	suffix := ""
+	if ch.NeedsEngineRestart {
+		d.status(tray.StateLoading, "Switching the speech model…")
+		start := time.Now()
+		if lerr := d.loadModel(ctx, cfg); lerr != nil {
+			err = errors.Join(err, lerr)
+		} else {
+			suffix = fmt.Sprintf(" (loaded in %.1f s)", time.Since(start).Seconds())
+		}
+	}
+	d.refreshMenu()
+	d.showReady(suffix)
+	if err != nil && d.modelErr == nil {
+		d.status(tray.StateError, err.Error()) // after the ready line, so it stays visible
+	}
+}
+
+// appConfig, audioConfig and hotkeyConfig are each part's settings in cfg.
+func appConfig(cfg config.Config) app.Config {
+	return app.Config{MinDuration: cfg.Audio.MinDuration, Sounds: cfg.Sounds}
+}
+
+func audioConfig(cfg config.Config) audio.Config {
+	c := audio.Config{Device: cfg.Audio.InputDevice, MaxDuration: cfg.Audio.MaxDuration}
+	if cfg.Audio.PreRoll {
+		c.PreRoll = cfg.Audio.PreRollLength
+	}
+	return c
+}
+
+func hotkeyConfig(cfg config.Config) hotkey.Config {
+	return hotkey.Config{Record: cfg.Hotkeys.Record, AutoSend: cfg.Hotkeys.AutoSend,
+		Cancel: cfg.Hotkeys.Cancel, Mode: cfg.Hotkeys.Mode}
+}

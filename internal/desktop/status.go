@@ -1,0 +1,105 @@
+package desktop
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/tray"
+)
+
+// readyText is the idle status line for the loaded model l (nil when none is).
+func readyText(l *backend.Loaded, name string) string {
+	if l == nil {
+		return fmt.Sprintf("No speech model is loaded (%s failed to load) — pick a model in the Model menu", modelName(name))
+	}
+	dev := "CPU"
+	if l.Spec.Device != "cpu" {
+		dev = "GPU"
+	}
+	return fmt.Sprintf("%s — model %s · %s %s · ready", l.Message, modelName(name), dev,
+		shownComputeType(l.Spec.ComputeType, l.Spec.Device, l.ComputeTypes()))
+}
+
+// shownComputeType names what CTranslate2 resolves "auto" to on device,
+// given the types the device supports (its documented order), so the status
+// line says int8, not auto.
+func shownComputeType(ct, device string, supported []string) string {
+	if ct != "auto" {
+		return ct
+	}
+	order := []string{"int8_float32", "int16", "float32"}
+	if device != "cpu" {
+		order = []string{"int8_float16", "int8_float32", "float16", "float32"}
+	}
+	for _, want := range order {
+		for _, have := range supported {
+			if have == want {
+				return want
+			}
+		}
+	}
+	return ct
+}
+
+// modelName is how the status line names a model: a folder by its base name.
+func modelName(arg string) string {
+	if strings.ContainsRune(arg, os.PathSeparator) {
+		return filepath.Base(arg)
+	}
+	return arg
+}
+
+// missingModelText says what is missing when no model could be loaded, and
+// how to fix it.
+func missingModelText(name string, err error) string {
+	fix := fmt.Sprintf("Connect to the internet and pick “%s” in the Model menu, or run `whisperkey models pull %s`", retryLabel(name), name)
+	switch {
+	case errors.Is(err, errDownload):
+		return fmt.Sprintf("Model %s is not downloaded and the download failed (%v). %s", name, errors.Unwrap(err), fix)
+	case errors.Is(err, backend.ErrModelMissing):
+		return fmt.Sprintf("Model %s is not downloaded yet. %s", name, fix)
+	}
+	return fmt.Sprintf("Model %s could not be loaded: %v. Pick another in the Model menu", modelName(name), err)
+}
+
+// retryLabel is the Model menu item that retries a failed download.
+func retryLabel(name string) string { return name + " — retry download" }
+
+// appState maps a dictation state to the tray's.
+func appState(s app.State) string {
+	switch s {
+	case app.Recording:
+		return tray.StateRecording
+	case app.Transcribing, app.Output:
+		return tray.StateTranscribing
+	case app.Error:
+		return tray.StateError
+	}
+	return tray.StateIdle
+}
+
+// audioStatus is the tray state and text for a microphone event.
+func audioStatus(e audio.Event) (state, text string) {
+	dev := e.Device
+	if dev == "" {
+		dev = "the default microphone"
+	}
+	switch e.Kind {
+	case audio.EventDeviceLost:
+		if e.Err != nil {
+			return tray.StateError, "Microphone unavailable: " + e.Err.Error()
+		}
+		return tray.StateError, fmt.Sprintf("Microphone %s unavailable; reconnect it or pick another in the Input device menu", dev)
+	case audio.EventDeviceRestored:
+		return tray.StateIdle, fmt.Sprintf("Microphone %s is back — ready", dev)
+	case audio.EventLimit:
+		return tray.StateRecording, "Maximum recording length reached — release the hotkey to transcribe what was said (audio.max_duration)"
+	}
+	return tray.StateIdle, e.Kind.String()
+}
