@@ -28,9 +28,10 @@ $(ENGINE_LIB): $(wildcard native/ct2engine/src/*) native/ct2engine/Cargo.toml na
 build:
 	go build $(GOFLAGS_BUILD) -o build/whisperkey .
 
-# The app with the default config, on the CPU engine and the cached base model.
+# The app with your config; `make model` put base and tiny.en in the model
+# cache under their names, so model: auto finds one with no download.
 run: deps model engine build
-	WHISPERKEY_MODEL=$${WHISPERKEY_MODEL:-$(CACHE)/models/whisper-base} ./build/whisperkey run
+	WHISPERKEY_CACHE=$(CACHE) ./build/whisperkey run
 
 test: deps model engine build
 	bash scripts/testenv.sh bash scripts/test.sh

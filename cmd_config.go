@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
@@ -14,9 +15,19 @@ func configOptions() config.Options {
 }
 
 func runConfig(args []string, stdout, stderr io.Writer) error {
-	path, err := configPath()
-	if err != nil {
-		return err
+	var path string
+	if len(args) == 2 && args[0] == "validate" {
+		// validate FILE checks that file, say a config before it is installed.
+		path, args = args[1], args[:1]
+		if st, err := os.Stat(path); err != nil || st.IsDir() {
+			return usageError{fmt.Sprintf("config validate %s: no such file; give the path of a config file", path)}
+		}
+	} else {
+		p, err := configPath()
+		if err != nil {
+			return err
+		}
+		path = p
 	}
 	switch config.RunCLI(args, stdout, stderr, path, configOptions()) {
 	case 0:

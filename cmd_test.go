@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// Every subcommand is listed once, in usage and in the dispatch, and a bad
+// one is a usage error (exit 2).
+func TestCommands(t *testing.T) {
+	u := usage()
+	for _, c := range commands() {
+		if !c.hidden && !strings.Contains(u, "whisperkey "+c.name) {
+			t.Errorf("usage lacks %q:\n%s", c.name, u)
+		}
+	}
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"frobnicate"}, &out, &errb)
+	if code := exitCode(err, &errb); code != 2 || !strings.Contains(errb.String(), `unknown command "frobnicate"`) {
+		t.Fatalf("unknown command: code %d, stderr %q", code, errb.String())
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"--version"}, &out, &errb); err != nil || !strings.HasPrefix(out.String(), "whisperkey ") {
+		t.Fatalf("--version: %v %q", err, out.String())
+	}
+}
+
+// `config validate FILE` checks that file, not the installed config.
+func TestConfigValidateFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t.Setenv("WHISPERKEY_CONFIG", write("installed.yaml", "sounds: true\n"))
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		stdout   string
+		inStderr string
+	}{
+		{"good file", []string{"validate", write("good.yaml", "model: base\npaste: clipboard\n")}, 0, "ok\n", ""},
+		{"bad value, named with its line", []string{"validate", write("bad.yaml", "model: base\nsounds: maybe\n")}, 1, "", "bad.yaml:2"},
+		{"missing file", []string{"validate", filepath.Join(dir, "nope.yaml")}, 2, "", "nope.yaml: no such file"},
+		{"the installed config without FILE", []string{"validate"}, 0, "ok\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := run(context.Background(), append([]string{"config"}, tt.args...), &out, &errb)
+			if code := exitCode(err, &errb); code != tt.code {
+				t.Fatalf("exit %d, want %d (stderr %q)", code, tt.code, errb.String())
+			}
+			if out.String() != tt.stdout || !strings.Contains(errb.String(), tt.inStderr) {
+				t.Fatalf("stdout %q stderr %q; want stdout %q and %q in stderr", out.String(), errb.String(), tt.stdout, tt.inStderr)
+			}
+		})
+	}
+}
+
+// After `make model` (scripts/model.sh) the CLI finds the model by its name,
+// and with no --model it uses the config's model, as its --help says.
+func TestCLIFindsModelsByName(t *testing.T) {
+	testenv.Model(t, "tiny.en") // make model has run, so its wheels are cached
+	cache := t.TempDir()
+	if err := os.Symlink(filepath.Join(testenv.Cache(), "wheels"), filepath.Join(cache, "wheels")); err != nil {
+		t.Fatal(err)
+	}
+	sh := exec.Command("bash", filepath.Join(testenv.RepoRoot(t), "scripts", "model.sh"), "tiny.en")
+	sh.Env = append(os.Environ(), "WHISPERKEY_CACHE="+cache)
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("model.sh: %v\n%s", err, out)
+	}
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("model: tiny.en\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WHISPERKEY_CACHE", cache)
+	t.Setenv("WHISPERKEY_CONFIG", cfg)
+	const said = "The coffee machine on the second floor is broken again."
+	wav := speechWAV(t, said)
+	want := filepath.Join(cache, "models", "Systran--faster-whisper-tiny.en")
+	for _, args := range [][]string{{"transcribe", "--json", wav}, {"transcribe", "--json", "--model", "tiny.en", wav}} {
+		r := whisperkey(t, args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+		var j struct {
+			Text  string `json:"text"`
+			Model string `json:"model"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+			t.Fatalf("%v: JSON: %v\n%s", args, err, r.stdout)
+		}
+		if j.Model != want {
+			t.Errorf("%v used %s, want the cached %s", args, j.Model, want)
+		}
+		if wer := whisper.WordErrorRate(said, j.Text); wer > 0.2 {
+			t.Errorf("%v: WER %.2f %q", args, wer, j.Text)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cache, "models", "whisper-tiny.en", "model.bin")); err != nil {
+		t.Errorf("the tests' path to the model is gone: %v", err)
+	}
+	r := whisperkey(t, "transcribe", "--model", "base.en", wav)
+	if r.code != 2 || !strings.Contains(r.stderr, "whisperkey models pull base.en") {
+		t.Errorf("a model not downloaded: exit %d, stderr %q; want exit 2 naming the fix", r.code, r.stderr)
+	}
+}
