@@ -120,3 +120,35 @@ func TestCLIFindsModelsByName(t *testing.T) {
 		t.Errorf("a model not downloaded: exit %d, stderr %q; want exit 2 naming the fix", r.code, r.stderr)
 	}
 }
+
+// model_cache_dir is where every command keeps and finds models.
+func TestModelCacheDirIsUsed(t *testing.T) {
+	tiny := testenv.Model(t, "tiny.en")
+	dir := t.TempDir()
+	model := filepath.Join(dir, "Systran--faster-whisper-tiny.en")
+	if err := os.Mkdir(model, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"model.bin", "config.json", "tokenizer.json", "vocabulary.json"} {
+		if err := os.Symlink(filepath.Join(tiny, f), filepath.Join(model, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	manifest := `{"repo": "Systran/faster-whisper-tiny.en", "revision": "test", "files": []}`
+	if err := os.WriteFile(filepath.Join(model, ".complete"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("model_cache_dir: "+dir+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WHISPERKEY_CONFIG", cfg)
+	t.Setenv("WHISPERKEY_CACHE", t.TempDir()) // not this one
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"models", "list"}, &out, &errb); err != nil {
+		t.Fatalf("models list: %v %s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), model) {
+		t.Fatalf("models list does not find tiny.en in model_cache_dir %s:\n%s", dir, out.String())
+	}
+}

@@ -2,18 +2,23 @@ package desktop
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/models/hubtest"
@@ -134,4 +139,86 @@ func TestQuitEndsDownload(t *testing.T) {
 		t.Fatal("the download goroutine outlived the app")
 	}
 	hang.CloseClientConnections()
+}
+
+// seamRecorder is an Indicator and a Notifier that notes what it was told.
+type seamRecorder struct {
+	states  []string
+	notices []string
+}
+
+func (s *seamRecorder) SetState(state string)     { s.states = append(s.states, state) }
+func (s *seamRecorder) Notify(title, body string) { s.notices = append(s.notices, title+": "+body) }
+
+// Microphone events reach the tray, the indicator and (when lost) a
+// notification; every one is read, so the recorder never drops them.
+func TestServeShowsMicrophoneEvents(t *testing.T) {
+	var logged strings.Builder
+	d := testDesk(t, "http://127.0.0.1:1")
+	d.log = slog.New(slog.NewTextHandler(&logged, nil))
+	seams := &seamRecorder{}
+	d.opt.Indicator, d.opt.Notifier = seams, seams
+	mic := make(chan audio.Event)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- d.serve(ctx, sources{audio: mic}) }()
+	events := []audio.Event{
+		{Kind: audio.EventDeviceLost, Device: "USB mic", Err: errors.New(`microphone "USB mic" stopped delivering audio; reconnect it`)},
+		{Kind: audio.EventDeviceRestored, Device: "USB mic"},
+	}
+	for range 10 {
+		events = append(events, audio.Event{Kind: audio.EventLimit})
+	}
+	for _, e := range events {
+		select {
+		case mic <- e:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("the run loop stopped reading microphone events at %v", e.Kind)
+		}
+	}
+	close(mic)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	wantStates := []string{tray.StateError, tray.StateIdle}
+	for range 10 {
+		wantStates = append(wantStates, tray.StateRecording)
+	}
+	if !slices.Equal(seams.states, wantStates) {
+		t.Errorf("indicator states %q, want %q", seams.states, wantStates)
+	}
+	if len(seams.notices) != 1 || !strings.Contains(seams.notices[0], "Microphone lost") || !strings.Contains(seams.notices[0], "USB mic") {
+		t.Errorf("notifications %q, want one about the lost USB mic", seams.notices)
+	}
+	for _, want := range []string{"stopped delivering audio", "Microphone USB mic is back", "Maximum recording length"} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("status log lacks %q:\n%s", want, logged.String())
+		}
+	}
+}
+
+// log_level takes effect at start and on each change; --verbose pins debug.
+func TestLogLevelFollowsConfig(t *testing.T) {
+	cfg := config.Defaults()
+	tests := []struct {
+		level   string
+		verbose bool
+		want    slog.Level
+	}{
+		{"info", false, slog.LevelInfo},
+		{"warn", false, slog.LevelWarn},
+		{"error", false, slog.LevelError},
+		{"debug", false, slog.LevelDebug},
+		{"error", true, slog.LevelDebug},
+	}
+	for _, tt := range tests {
+		lv := new(slog.LevelVar)
+		d := &desk{opt: Options{LogLevel: lv, Verbose: tt.verbose}}
+		cfg.LogLevel = tt.level
+		d.setLogLevel(cfg)
+		if lv.Level() != tt.want {
+			t.Errorf("log_level %s (verbose %v): level %v, want %v", tt.level, tt.verbose, lv.Level(), tt.want)
+		}
+	}
 }
