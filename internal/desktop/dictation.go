@@ -18,7 +18,7 @@ import (
 // dictation is the app's Transcriber: the chosen engine with the decoding
 // settings of the current config, swapped whole on each config change.
 type dictation struct {
-	local *localEngine
+	local Engine // the engine on this machine, the fallback of a remote one
 	cur   atomic.Pointer[dictationSettings]
 }
 
@@ -28,7 +28,7 @@ type dictationSettings struct {
 }
 
 func newDictation(local Engine) *dictation {
-	d := &dictation{local: &localEngine{local}}
+	d := &dictation{local: local}
 	d.cur.Store(&dictationSettings{engine: local, opts: decodeOptions(config.Defaults())})
 	return d
 }
@@ -36,9 +36,9 @@ func newDictation(local Engine) *dictation {
 // configure takes cfg's decoding settings and engine choice; a remote engine
 // that cannot be set up leaves dictation on the local one, and says why.
 func (d *dictation) configure(cfg config.Config, remote RemoteEngine, log *slog.Logger) {
-	s := &dictationSettings{engine: d.local.Engine, opts: decodeOptions(cfg)}
+	s := &dictationSettings{engine: d.local, opts: decodeOptions(cfg)}
 	if remote != nil {
-		e, err := remote(cfg, d.local.Engine)
+		e, err := remote(cfg, d.local)
 		if err != nil {
 			log.Warn("remote engine not used; dictating on this machine", "err", err)
 		} else if e != nil {
@@ -57,9 +57,6 @@ func (d *dictation) Transcribe(ctx context.Context, samples []float32) (app.Tran
 	}
 	return app.Transcript{Text: res.Text, Features: res.Timings.Features, Engine: res.Timings.Engine}, nil
 }
-
-// localEngine names the local Engine inside dictation.
-type localEngine struct{ Engine }
 
 func decodeOptions(cfg config.Config) whisper.Options {
 	o := whisper.DefaultOptions()
