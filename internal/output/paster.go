@@ -165,13 +165,6 @@ func (p *Paster) SetMode(mode string) error {
 	return nil
 }
 
-// Mode is the current output mode.
-func (p *Paster) Mode() Mode {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.mode
-}
-
 // Close releases the OS resources. Idempotent.
 func (p *Paster) Close() error {
 	p.mu.Lock()

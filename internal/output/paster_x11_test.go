@@ -416,8 +416,8 @@ func TestSetMode(t *testing.T) {
 	if err := p.SetMode("shout"); !errors.Is(err, ErrInvalidMode) {
 		t.Fatalf("SetMode(shout) = %v, want ErrInvalidMode", err)
 	}
-	if p.Mode() != ModeClipboard {
-		t.Fatalf("mode after a refused SetMode = %s, want clipboard", p.Mode())
+	if res, err := p.Output(context.Background(), " still copied", Options{}); err != nil || res.Pasted || !res.OnClipboard {
+		t.Fatalf("Output after a refused SetMode = %+v, %v; want clipboard mode kept", res, err)
 	}
 	if err := p.SetMode("paste"); err != nil {
 		t.Fatalf("SetMode: %v", err)
