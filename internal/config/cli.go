@@ -12,10 +12,10 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-const cliUsage = `usage: whisperkey config path|show|validate
+const cliUsage = `usage: whisperkey config path|show|validate [FILE]
   path      print where the config file is
   show      print the settings in effect: the file, defaults for what it leaves out, and WHISPERKEY_* overrides
-  validate  check the file; print "ok" or each problem and exit 1`
+  validate  check the file (or FILE); print "ok" or each problem and exit 1`
 
 // RunCLI runs "whisperkey config ARGS" for the file at path and returns the exit
 // code: 0 ok, 1 invalid config, 2 usage error.
