@@ -412,12 +412,14 @@ func (s *Server) decode(p *multipart.Part) ([]float32, error) {
 	if name == "" {
 		name = "the uploaded file"
 	}
-	clip, err := audio.Decode(p, name)
+	rec := &errRecorder{r: p}
+	clip, err := audio.Decode(rec, name)
+	// A decoder reads a cut-off stream as a truncated file; an upload stopped
+	// by the size limit or a broken connection must not pass for one.
+	if rec.err != nil {
+		return nil, readError("file", rec.err)
+	}
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, readError("file", err)
-		}
 		if errors.Is(err, audio.ErrNotWAV) || errors.Is(err, audio.ErrCorruptWAV) ||
 			errors.Is(err, audio.ErrUnsupportedWAV) || errors.Is(err, audio.ErrUnsupportedFormat) {
 			return nil, badRequest("file", "%s", err.Error())
@@ -433,6 +435,20 @@ func (s *Server) decode(p *multipart.Part) ([]float32, error) {
 		return nil, badRequest("file", "%s holds no audio", name)
 	}
 	return audio.Resample(clip.Mono(), clip.Rate, audio.SampleRate), nil
+}
+
+// errRecorder keeps the first read error other than EOF.
+type errRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errRecorder) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // readError reports a failed upload: over the size limit is 413.
