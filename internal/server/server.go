@@ -125,7 +125,7 @@ type Server struct {
 }
 
 // New checks cfg and makes a server over eng; Serve runs it.
-func New(cfg Config, eng Transcriber, log *slog.Logger) (*Server, error) {
+func New(cfg Config, log *slog.Logger, eng Transcriber) (*Server, error) {
 	cfg = cfg.withDefaults()
 	if err := CheckListen(cfg.Addr, cfg.APIKey, cfg.InsecureNoAuth); err != nil {
 		return nil, err

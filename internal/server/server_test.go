@@ -71,7 +71,7 @@ func start(t testing.TB, cfg server.Config, eng server.Transcriber) *running {
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
-	srv, err := server.New(cfg, eng, testLog(t))
+	srv, err := server.New(cfg, testLog(t), eng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +452,7 @@ func TestCheckListen(t *testing.T) {
 	if err := server.CheckListen("8765", "", false); err == nil || !strings.Contains(err.Error(), "HOST:PORT") {
 		t.Errorf("CheckListen(8765) = %v, want a HOST:PORT hint", err)
 	}
-	if _, err := server.New(server.Config{Addr: "0.0.0.0:0"}, nil, testLog(t)); !errors.Is(err, server.ErrNoAuth) {
+	if _, err := server.New(server.Config{Addr: "0.0.0.0:0"}, testLog(t), nil); !errors.Is(err, server.ErrNoAuth) {
 		t.Errorf("New on 0.0.0.0 without a key: %v", err)
 	}
 }
