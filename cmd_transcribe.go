@@ -25,6 +25,7 @@ type transcribeOptions struct {
 	threads     int
 	json        bool
 	verbose     bool
+	words       wordsFlags
 }
 
 func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error) {
@@ -39,6 +40,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	fs.IntVar(&o.threads, "threads", 0, "CPU threads (0 = all cores, up to 4)")
 	fs.BoolVar(&o.json, "json", false, "print JSON with segments, language and timings")
 	fs.BoolVar(&o.verbose, "verbose", false, "log the engine's progress to stderr")
+	o.words.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE.wav [flags]")
 		fs.PrintDefaults()
@@ -97,6 +99,7 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	load := time.Since(loadStart)
 	opt := whisper.DefaultOptions()
 	opt.Language, opt.BeamSize = o.language, o.beamSize
+	opt.Vocabulary, opt.InitialPrompt = o.words.vocabulary(), o.words.prompt
 	res, err := m.Transcribe(ctx, samples, opt)
 	if err != nil {
 		return err
