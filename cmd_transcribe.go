@@ -42,7 +42,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	fs.BoolVar(&o.verbose, "verbose", false, "log the engine's progress to stderr")
 	o.words.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE.wav [flags]")
+		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE [flags]   (WAV, FLAC, MP3, Ogg Vorbis; other formats with ffmpeg)")
 		fs.PrintDefaults()
 	}
 	// Accept flags before and after FILE.
@@ -57,7 +57,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 		}
 	}
 	if len(files) != 1 {
-		return o, usageError{"transcribe takes exactly one WAV file; run `whisperkey transcribe --help`"}
+		return o, usageError{"transcribe takes exactly one audio file (WAV, FLAC, MP3, Ogg, or anything ffmpeg reads); run `whisperkey transcribe --help`"}
 	}
 	if o.beamSize < 1 {
 		return o, usageError{fmt.Sprintf("--beam-size %d: must be 1 or more", o.beamSize)}
@@ -74,7 +74,7 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	samples, err := audio.LoadWAV16k(o.file)
+	samples, err := audio.DecodeFile(o.file)
 	if err != nil {
 		return usageError{err.Error()}
 	}

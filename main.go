@@ -71,7 +71,7 @@ const usage = `whisperkey — hold a hotkey, speak, release: the words appear at
 
 Usage:
   whisperkey [run]                       start the tray app
-  whisperkey transcribe FILE [flags]     print the text of a WAV file (--help for flags)
+  whisperkey transcribe FILE [flags]     print the text of an audio file (--help for flags)
   whisperkey doctor [--json]             GPU, engine and model check with a self-test
   whisperkey models list|pull NAME|rm NAME
   whisperkey config path|show|validate
