@@ -67,8 +67,11 @@ func effectiveYAML(c Config, path string) ([]byte, error) {
 	root.HeadComment = "Settings in effect: " + path + ", defaults for keys it leaves out, WHISPERKEY_* overrides."
 	groups := map[string]*yaml.Node{}
 	for _, f := range fields() {
-		val := &yaml.Node{}
-		if err := val.Encode(render(f.ptr(&c))); err != nil {
+		if f.renamedTo != "" { // Load moved its value to the new key
+			continue
+		}
+		val, err := encodeValue(render(f.ptr(&c)))
+		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", f.key, err)
 		}
 		if env := envName(f.key); os.Getenv(env) != "" {
