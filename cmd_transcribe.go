@@ -51,6 +51,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 		if err := fs.Parse(args); err != nil {
 			return o, usageError{err.Error()}
 		}
+		o.words.noteSet(fs)
 		args = fs.Args()
 		if len(args) > 0 {
 			files, args = append(files, args[0]), args[1:]
@@ -71,6 +72,12 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if errors.Is(err, flag.ErrHelp) || (err != nil && strings.Contains(err.Error(), flag.ErrHelp.Error())) {
 		return nil
 	}
+	if err != nil {
+		return err
+	}
+	opt := whisper.DefaultOptions()
+	opt.Language, opt.BeamSize = o.language, o.beamSize
+	shape, err := o.words.resolve(&opt)
 	if err != nil {
 		return err
 	}
@@ -97,13 +104,11 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	defer m.Close()
 	load := time.Since(loadStart)
-	opt := whisper.DefaultOptions()
-	opt.Language, opt.BeamSize = o.language, o.beamSize
-	opt.Vocabulary, opt.InitialPrompt = o.words.vocabulary(), o.words.prompt
 	res, err := m.Transcribe(ctx, samples, opt)
 	if err != nil {
 		return err
 	}
+	res.Text = shape.Apply(res.Text)
 	if !o.json {
 		_, err = fmt.Fprintln(stdout, res.Text)
 		return err
