@@ -76,13 +76,15 @@ output:
 	// Flags override the file; --replace adds to its list.
 	r = whisperkey(t, "transcribe", wav, "--model", model, "--language", "en", "--config", cfg,
 		"--spoken-punctuation=false", "--replace", "LINE 2=the end")
-	if r.code != 0 || strings.Count(strings.TrimSpace(r.stdout), "\n") != 0 {
-		t.Fatalf("--spoken-punctuation=false over the file: exit %d, %q %s", r.code, r.stdout, r.stderr)
+	if out := whisper.Normalize(r.stdout); r.code != 0 || !strings.Contains(out, "new line") || !strings.HasSuffix(out, "the end") {
+		t.Fatalf("--spoken-punctuation=false and --replace over the file: exit %d, %q %s", r.code, r.stdout, r.stderr)
 	}
 	t.Logf("flags over the file: %q", r.stdout)
 }
 
-// audioVariants writes wav as FLAC and Ogg Vorbis (sox) and MP3 and Opus (ffmpeg).
+// audioVariants writes wav as FLAC and Ogg Vorbis (sox), MP3 at 44.1 kHz (read
+// by go-mp3) and at espeak's 22050 Hz (MPEG-2, read through ffmpeg) and Opus
+// (ffmpeg only).
 func audioVariants(t *testing.T, wav string) map[string]string {
 	t.Helper()
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
@@ -91,13 +93,20 @@ func audioVariants(t *testing.T, wav string) map[string]string {
 	dir := t.TempDir()
 	files := map[string]string{"WAV": wav}
 	conv := []struct{ name, file, tool string }{
-		{"FLAC", "s.flac", "sox"}, {"OGG", "s.ogg", "sox"}, {"MP3", "s.mp3", "ffmpeg"}, {"Opus (ffmpeg)", "s.opus", "ffmpeg"},
+		{"FLAC", "s.flac", "sox"}, {"OGG", "s.ogg", "sox"}, {"MP3", "s.mp3", "ffmpeg"},
+		{"MP3 22050 Hz (ffmpeg)", "s22k.mp3", "ffmpeg"}, {"Opus (ffmpeg)", "s.opus", "ffmpeg"},
 	}
 	for _, c := range conv {
 		out := filepath.Join(dir, c.file)
 		args := []string{wav, out}
 		if c.tool == "ffmpeg" {
 			args = []string{"-nostdin", "-loglevel", "error", "-i", wav, out}
+		}
+		switch c.name { // 128 kb/s: ffmpeg's default for 22050 Hz mono is a muddy 32 kb/s
+		case "MP3":
+			args = []string{"-nostdin", "-loglevel", "error", "-i", wav, "-ar", "44100", "-b:a", "128k", out}
+		case "MP3 22050 Hz (ffmpeg)":
+			args = []string{"-nostdin", "-loglevel", "error", "-i", wav, "-b:a", "128k", out}
 		}
 		if b, err := exec.Command(c.tool, args...).CombinedOutput(); err != nil {
 			t.Fatalf("%s: %v %s", c.tool, err, b)
@@ -114,7 +123,7 @@ func TestTranscribeAudioFormats(t *testing.T) {
 	const said = "Remember to buy milk, bread and eggs on the way home."
 	files := audioVariants(t, speechWAV(t, said))
 	want := ""
-	for _, name := range []string{"WAV", "FLAC", "OGG", "MP3", "Opus (ffmpeg)"} {
+	for _, name := range []string{"WAV", "FLAC", "OGG", "MP3", "MP3 22050 Hz (ffmpeg)", "Opus (ffmpeg)"} {
 		r := whisperkey(t, "transcribe", files[name], "--model", model, "--language", "en")
 		if r.code != 0 {
 			t.Fatalf("%s: exit %d: %s", name, r.code, r.stderr)
@@ -149,6 +158,10 @@ func TestTranscribeBadAudio(t *testing.T) {
 			bad := append([]byte{}, good[:min(len(good), 48)]...)
 			for i := 0; len(bad) < 4096; i++ {
 				bad = append(bad, byte(i*7919>>3))
+			}
+			if name == "WAV" {
+				bad = append([]byte{}, good[:12]...) // RIFF/WAVE, then no fmt chunk
+				bad = append(bad, []byte("\x13\x37 this is not audio data at all")...)
 			}
 			if name == "FLAC" || name == "MP3" {
 				bad = append([]byte{}, good[:4]...) // the magic alone: no stream info, no frames

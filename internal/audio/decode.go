@@ -112,11 +112,18 @@ func decode(r io.Reader, name, path string) (samples []float32, err error) {
 	case FormatFLAC:
 		clip, err = decodeFLAC(br)
 	case FormatMP3:
-		clip, err = decodeMP3(br)
+		var data []byte
+		if data, err = io.ReadAll(br); err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		clip, err = decodeMP3(bytes.NewReader(data))
+		if errors.Is(err, errMP3Rate) { // ffmpeg decodes these right
+			return decodeFFmpeg(bytes.NewReader(data), name, "", head, err.Error())
+		}
 	case FormatVorbis:
 		clip, err = decodeVorbis(br)
 	default:
-		return decodeFFmpeg(br, name, path, head)
+		return decodeFFmpeg(br, name, path, head, "")
 	}
 	if err != nil {
 		var ke *kindError
@@ -166,10 +173,21 @@ func decodeFLAC(r io.Reader) (*Clip, error) {
 	}
 }
 
+// errMP3Rate marks an MP3 whose sample rate go-mp3 decodes into garbled
+// sound without an error: measured for 22050 Hz (MPEG-2), and not checked for
+// MPEG-2.5 (8000 to 12000 Hz). 16000 and 24000 Hz and all MPEG-1 rates decode
+// to within 2% of ffmpeg's waveform.
+var errMP3Rate = errors.New("MP3 at a sample rate the built-in decoder does not read correctly")
+
 func decodeMP3(r io.Reader) (*Clip, error) {
 	d, err := mp3.NewDecoder(r)
 	if err != nil {
 		return nil, err
+	}
+	switch d.SampleRate() {
+	case 16000, 24000, 32000, 44100, 48000:
+	default:
+		return nil, fmt.Errorf("%w (%d Hz)", errMP3Rate, d.SampleRate())
 	}
 	// go-mp3 always writes 16-bit little-endian stereo.
 	pcm, err := io.ReadAll(d)
@@ -196,9 +214,14 @@ func decodeVorbis(r io.Reader) (*Clip, error) {
 }
 
 // decodeFFmpeg converts what the Go decoders do not read with ffmpeg.
-func decodeFFmpeg(r io.Reader, name, path string, head []byte) ([]float32, error) {
+// why, when set, says why a format the Go decoders know needs ffmpeg.
+func decodeFFmpeg(r io.Reader, name, path string, head []byte, why string) ([]float32, error) {
 	what := describeNonWAV(head)
 	bin, err := exec.LookPath("ffmpeg")
+	if err != nil && why != "" {
+		return nil, kindErr(ErrUnsupportedFormat, "%s is an %s, which needs ffmpeg, and ffmpeg is not on the PATH; install it (apt install ffmpeg, brew install ffmpeg, winget install ffmpeg) or convert the file to WAV or FLAC",
+			name, why)
+	}
 	if err != nil {
 		return nil, kindErr(ErrUnsupportedFormat, "%s is %s, which needs ffmpeg, and ffmpeg is not on the PATH; install it (apt install ffmpeg, brew install ffmpeg, winget install ffmpeg) or give a WAV, FLAC, MP3 or Ogg Vorbis file",
 			name, strings.Replace(what, "not a WAV file", "not WAV, FLAC, MP3 or Ogg Vorbis audio", 1))
@@ -219,15 +242,15 @@ func decodeFFmpeg(r io.Reader, name, path string, head []byte) ([]float32, error
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	hideWindow(cmd)
 	if err := cmd.Run(); err != nil || out.Len() < 44 {
-		why := lastLine(stderr.String())
-		if why == "" && err != nil {
-			why = err.Error()
+		reason := lastLine(stderr.String())
+		if reason == "" && err != nil {
+			reason = err.Error()
 		}
-		if why == "" {
-			why = "no audio stream"
+		if reason == "" {
+			reason = "no audio stream"
 		}
 		return nil, kindErr(ErrUnsupportedFormat, "%s is not audio that WhisperKey or ffmpeg can read (%s; ffmpeg: %s); give a WAV, FLAC, MP3 or Ogg Vorbis file",
-			name, strings.TrimSuffix(strings.TrimPrefix(what, "not a WAV file ("), ")"), why)
+			name, strings.TrimSuffix(strings.TrimPrefix(what, "not a WAV file ("), ")"), reason)
 	}
 	clip, err := decodeWAV(&out, name)
 	if err != nil || clip.Frames() == 0 {
