@@ -23,28 +23,34 @@ type spoken struct {
 	mark string // for cmdMark
 }
 
-// spokenPhrases are the English commands (lower case, words split by one space).
-var spokenPhrases = map[string]spoken{
-	"comma":             {cmdMark, ","},
-	"period":            {cmdMark, "."},
-	"full stop":         {cmdMark, "."},
-	"question mark":     {cmdMark, "?"},
-	"exclamation mark":  {cmdMark, "!"},
-	"exclamation point": {cmdMark, "!"},
-	"colon":             {cmdMark, ":"},
-	"new line":          {cmdNewLine, ""},
-	"newline":           {cmdNewLine, ""},
-	"new paragraph":     {cmdParagraph, ""},
-	"open quote":        {cmdOpenQuote, ""},
-	"begin quote":       {cmdOpenQuote, ""},
-	"close quote":       {cmdCloseQuote, ""},
-	"end quote":         {cmdCloseQuote, ""},
-	"unquote":           {cmdCloseQuote, ""},
+// spokenCommand is what an English command phrase (lower case, words split
+// by one space) writes.
+func spokenCommand(phrase string) spoken {
+	switch phrase {
+	case "comma":
+		return spoken{cmdMark, ","}
+	case "period", "full stop":
+		return spoken{cmdMark, "."}
+	case "question mark":
+		return spoken{cmdMark, "?"}
+	case "exclamation mark", "exclamation point":
+		return spoken{cmdMark, "!"}
+	case "colon":
+		return spoken{cmdMark, ":"}
+	case "new line", "newline":
+		return spoken{cmdNewLine, ""}
+	case "new paragraph":
+		return spoken{cmdParagraph, ""}
+	case "open quote", "begin quote":
+		return spoken{cmdOpenQuote, ""}
+	}
+	return spoken{cmdCloseQuote, ""} // close quote, end quote, unquote: the rest spokenRE finds
 }
 
 // spokenRE finds a command with the punctuation the model put around it
 // (Whisper writes "First line, new line. Second line."): that punctuation is
-// the model's guess where the speaker dictated their own, so it is dropped.
+// the model's guess where the speaker dictated their own, so it is dropped
+// (except a "?" or "!" before a line break or closing quote).
 // Longer phrases come first so "new paragraph" wins over a shorter overlap.
 var spokenRE = regexp.MustCompile(`(?i)[\s,.;:!?]*\b(exclamation\s+mark|exclamation\s+point|question\s+mark|new\s+paragraph|new\s+line|newline|full\s+stop|open\s+quote|begin\s+quote|close\s+quote|end\s+quote|unquote|comma|period|colon)\b[,.;:!?]*`)
 
@@ -61,7 +67,15 @@ func spokenPunctuation(text string) string {
 	for _, m := range matches {
 		w.words(text[pos:m[0]])
 		phrase := strings.ToLower(strings.Join(strings.Fields(text[m[2]:m[3]]), " "))
-		w.command(spokenPhrases[phrase])
+		c := spokenCommand(phrase)
+		// A question or exclamation the model heard before a line break or a
+		// closing quote is the speaker's, not a guess: keep it.
+		if lead := text[m[0]:m[2]]; c.kind != cmdMark && c.kind != cmdOpenQuote {
+			if i := strings.IndexAny(lead, "?!"); i >= 0 {
+				w.command(spoken{cmdMark, lead[i : i+1]})
+			}
+		}
+		w.command(c)
 		pos = m[1]
 	}
 	w.words(text[pos:])
