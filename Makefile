@@ -19,6 +19,7 @@ deps:
 
 model:
 	bash scripts/model.sh base tiny.en
+	bash scripts/speech.sh
 
 engine: $(ENGINE_LIB)
 

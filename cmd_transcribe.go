@@ -27,6 +27,7 @@ type transcribeOptions struct {
 	verbose     bool
 	// remote, when set, is an OpenAI-compatible server to send the audio to.
 	remote, apiKey, remoteModel string
+	words       wordsFlags
 }
 
 func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error) {
@@ -44,8 +45,9 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	fs.StringVar(&o.remote, "remote", "", "URL of an OpenAI-compatible server (such as whisperkey serve) to transcribe on instead of locally")
 	fs.StringVar(&o.apiKey, "api-key", envOr("WHISPERKEY_REMOTE_API_KEY", ""), "bearer token for --remote (default $WHISPERKEY_REMOTE_API_KEY)")
 	fs.StringVar(&o.remoteModel, "remote-model", "whisper-1", "model name sent to --remote")
+	o.words.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE.wav [flags]")
+		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE [flags]   (WAV, FLAC, MP3, Ogg Vorbis; other formats with ffmpeg)")
 		fs.PrintDefaults()
 	}
 	// Accept flags before and after FILE.
@@ -54,13 +56,14 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 		if err := fs.Parse(args); err != nil {
 			return o, usageError{err.Error()}
 		}
+		o.words.noteSet(fs)
 		args = fs.Args()
 		if len(args) > 0 {
 			files, args = append(files, args[0]), args[1:]
 		}
 	}
 	if len(files) != 1 {
-		return o, usageError{"transcribe takes exactly one WAV file; run `whisperkey transcribe --help`"}
+		return o, usageError{"transcribe takes exactly one audio file (WAV, FLAC, MP3, Ogg, or anything ffmpeg reads); run `whisperkey transcribe --help`"}
 	}
 	if o.beamSize < 1 {
 		return o, usageError{fmt.Sprintf("--beam-size %d: must be 1 or more", o.beamSize)}
@@ -77,12 +80,18 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	samples, err := audio.LoadWAV16k(o.file)
+	opt := whisper.DefaultOptions()
+	opt.Language, opt.BeamSize = o.language, o.beamSize
+	shape, err := o.words.resolve(&opt)
+	if err != nil {
+		return err
+	}
+	samples, err := audio.DecodeFile(o.file)
 	if err != nil {
 		return usageError{err.Error()}
 	}
 	if o.remote != "" {
-		return transcribeRemote(ctx, o, samples, stdout, stderr)
+		return transcribeRemote(ctx, o, opt, shape, samples, stdout, stderr)
 	}
 	log := cliLogger(stderr, o.verbose)
 	cfgPath, err := configPath()
@@ -108,12 +117,11 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	defer m.Close()
 	load := time.Since(loadStart)
-	opt := whisper.DefaultOptions()
-	opt.Language, opt.BeamSize = o.language, o.beamSize
 	res, err := m.Transcribe(ctx, samples, opt)
 	if err != nil {
 		return err
 	}
+	res.Text = shape.Apply(res.Text)
 	if !o.json {
 		_, err = fmt.Fprintln(stdout, res.Text)
 		return err

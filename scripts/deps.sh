@@ -8,6 +8,7 @@ PKGS=(
   xvfb xauth x11-utils x11-xserver-utils xdotool xclip tk
   dbus dbus-x11
   pulseaudio pulseaudio-utils espeak-ng sox
+  ffmpeg
   gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 nsis p7zip-full file
 )
 missing=()

@@ -67,12 +67,15 @@ func effectiveYAML(c Config, path string) ([]byte, error) {
 	root.HeadComment = "Settings in effect: " + path + ", defaults for keys it leaves out, WHISPERKEY_* overrides."
 	groups := map[string]*yaml.Node{}
 	for _, f := range fields() {
-		val := &yaml.Node{}
+		if f.renamedTo != "" { // Load moved its value to the new key
+			continue
+		}
 		shown := render(f.ptr(&c))
 		if f.key == KeyRemoteAPIKey && c.Remote.APIKey != "" {
 			shown = "(set, not shown)" // a secret stays off screens and pasted bug reports
 		}
-		if err := val.Encode(shown); err != nil {
+		val, err := encodeValue(shown)
+		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", f.key, err)
 		}
 		if env := envName(f.key); os.Getenv(env) != "" {

@@ -16,6 +16,7 @@ import (
 type Config struct {
 	Engine        Engine
 	Decode        Decode
+	Text          Text // see words.go
 	Hotkeys       Hotkeys
 	Paste         string // PastePaste, PasteClipboard or PasteEnter
 	Audio         Audio
@@ -46,8 +47,10 @@ type Engine struct {
 type Decode struct {
 	Language      string // "auto" or a Whisper language code
 	BeamSize      int
-	InitialPrompt string
-	Hotwords      string // comma-separated
+	Vocabulary    List   // words and phrases to spell as written (words.go)
+	Prompt        string // text that sets the style, as if said before
+	InitialPrompt string // old name of Prompt: Load moves it there
+	Hotwords      string // old name of Vocabulary (comma-separated): Load moves it there
 }
 
 // Hotkeys holds key combinations as written in the file (parsed by internal/hotkey)
@@ -134,6 +137,7 @@ func Defaults() Config {
 		Sounds:   true,
 		LogLevel: "info",
 		Remote:   Remote{Model: "whisper-1"},
+		Text:     Text{Output: Output{Case: CaseAsSpoken}},
 	}
 }
 
@@ -174,14 +178,23 @@ type field struct {
 	allowed string              // shown after "allowed:"
 	hint    string              // completes "set KEY to …"
 	check   func(v any, o Options) error
+	// renamedTo is the key that replaced this one; Load moves the value there.
+	renamedTo string
 }
 
 // isGroup reports whether key holds other keys rather than a value.
-func isGroup(key string) bool { return key == "hotkeys" || key == "audio" || key == "remote" }
+func isGroup(key string) bool {
+	for _, f := range fields() {
+		if strings.HasPrefix(f.key, key+".") {
+			return true
+		}
+	}
+	return false
+}
 
 func fields() []field {
 	const combo = "modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space"
-	return []field{
+	return append([]field{
 		{key: KeyModel, ptr: func(c *Config) any { return &c.Engine.Model }, check: checkModel,
 			allowed: "auto, a model name such as base, small or large-v3-turbo (whisperkey models lists them), a Hugging Face repo id owner/name, or a CTranslate2 model folder",
 			hint:    "one of those"},
@@ -194,8 +207,8 @@ func fields() []field {
 			allowed: "auto or a Whisper language code such as en, de, fr, es, ja, zh (all codes: " + languageDocAnchor + ")",
 			hint:    "auto or one of those codes"},
 		intField(KeyBeamSize, func(c *Config) any { return &c.Decode.BeamSize }, 1, 10),
-		textField(KeyInitialPrompt, func(c *Config) any { return &c.Decode.InitialPrompt }),
-		textField(KeyHotwords, func(c *Config) any { return &c.Decode.Hotwords }),
+		renamed(textField(KeyInitialPrompt, func(c *Config) any { return &c.Decode.InitialPrompt }), KeyPrompt),
+		renamed(textField(KeyHotwords, func(c *Config) any { return &c.Decode.Hotwords }), KeyVocabulary),
 		{key: KeyRecord, ptr: func(c *Config) any { return &c.Hotkeys.Record }, check: checkHotkey(false),
 			allowed: combo, hint: "a key combination"},
 		{key: KeyCancel, ptr: func(c *Config) any { return &c.Hotkeys.Cancel }, check: checkHotkey(true),
@@ -219,7 +232,7 @@ func fields() []field {
 		textField(KeyRemoteAPIKey, func(c *Config) any { return &c.Remote.APIKey }),
 		{key: KeyRemoteModel, ptr: func(c *Config) any { return &c.Remote.Model }, check: checkOneLine,
 			allowed: "the model name the server expects, such as whisper-1", hint: "a model name"},
-	}
+	}, wordsFields()...)
 }
 
 func lookupField(key string) (field, bool) {

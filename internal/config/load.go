@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,9 +64,13 @@ type Warning struct {
 	Line       int
 	Key        string
 	Suggestion string // the known key it most likely meant, or ""
+	Note       string // set for a known key that is deprecated: what to do instead
 }
 
 func (w Warning) String() string {
+	if w.Note != "" {
+		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Note)
+	}
 	s := fmt.Sprintf("%s:%d: unknown key %q is ignored", w.File, w.Line, w.Key)
 	if w.Suggestion != "" {
 		return s + fmt.Sprintf("; did you mean %q?", w.Suggestion)
@@ -136,6 +141,10 @@ func parse(path string, data []byte, opts Options) (Config, []Warning, error) {
 		if *h == "" || strings.EqualFold(*h, HotkeyOff) {
 			*h = HotkeyOff // one spelling for "off", the one internal/hotkey knows
 		}
+	}
+	if len(errs) == 0 {
+		moved, merrs := migrateWords(path, &cfg, locs)
+		warns, errs = append(warns, moved...), merrs
 	}
 	if len(errs) == 0 { // a value already rejected would be reported twice
 		errs = crossCheck(path, cfg, locs)
@@ -319,6 +328,14 @@ func convert(ptr any, raw any) (any, error) {
 		}
 		*p = d
 		return d, nil
+	case *List:
+		l, err := toList(raw)
+		*p = l
+		return l, err
+	case *Replacements:
+		r, err := toReplacements(raw)
+		*p = r
+		return r, err
 	}
 	panic(fmt.Sprintf("config: unsupported field type %T", ptr))
 }
@@ -410,6 +427,10 @@ func render(ptr any) any {
 		return *p
 	case *time.Duration:
 		return formatDuration(*p)
+	case *List:
+		return append([]string{}, p.Items()...)
+	case *Replacements:
+		return renderReplacements(*p)
 	}
 	panic(fmt.Sprintf("config: unsupported field type %T", ptr))
 }
@@ -430,7 +451,12 @@ func formatDuration(d time.Duration) string {
 // part in another place (record → hotkeys.record), a near spelling, or for an
 // unknown group a child that is a known key (engine: {model: …} → model).
 func suggestFor(key string, v *yaml.Node) string {
-	cands := []string{"hotkeys", "audio", "remote"}
+	var cands []string
+	for _, f := range fields() {
+		if group, _, nested := strings.Cut(f.key, "."); nested && !slices.Contains(cands, group) {
+			cands = append(cands, group)
+		}
+	}
 	for _, f := range fields() {
 		cands = append(cands, f.key)
 	}

@@ -160,7 +160,7 @@ func TestSetKeepsCommentsAndLayout(t *testing.T) {
 		{KeyModel, "small", "model: small"},
 		{KeyDevice, DeviceCUDA, "device: cuda"},
 		{KeyCPUThreads, 4, "cpu_threads: 4"},
-		{KeyInitialPrompt, "Notes: ROCm, CUDA", `initial_prompt: 'Notes: ROCm, CUDA'`},
+		{KeyPrompt, "Notes: ROCm, CUDA", `prompt: 'Notes: ROCm, CUDA'`},
 		{KeyCancel, HotkeyOff, "  cancel: none"},
 		{KeyMode, ModeToggle, "  mode: toggle"},
 		{KeyPaste, PasteClipboard, "paste: clipboard"},
@@ -204,7 +204,7 @@ func TestSetKeepsCommentsAndLayout(t *testing.T) {
 	}
 	want := Defaults()
 	want.Engine.Model, want.Engine.Device, want.Engine.CPUThreads = "small", DeviceCUDA, 4
-	want.Decode.InitialPrompt = "Notes: ROCm, CUDA"
+	want.Decode.Prompt = "Notes: ROCm, CUDA"
 	want.Hotkeys.Cancel, want.Hotkeys.Mode, want.Paste = HotkeyOff, ModeToggle, PasteClipboard
 	want.Audio.InputDevice, want.Audio.MaxDuration, want.Audio.PreRoll, want.Sounds = "USB Mic (2)", 2*time.Minute, false, false
 	if cfg != want || s.Current() != want {

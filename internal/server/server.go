@@ -417,7 +417,7 @@ func (s *Server) decode(p *multipart.Part) ([]float32, error) {
 		name = "the uploaded file"
 	}
 	rec := &errRecorder{r: p}
-	clip, err := audio.Decode(rec, name)
+	samples, err := audio.DecodeNamed(rec, name)
 	// A decoder reads a cut-off stream as a truncated file; an upload stopped
 	// by the size limit or a broken connection must not pass for one.
 	if rec.err != nil {
@@ -425,20 +425,21 @@ func (s *Server) decode(p *multipart.Part) ([]float32, error) {
 	}
 	if err != nil {
 		if errors.Is(err, audio.ErrNotWAV) || errors.Is(err, audio.ErrCorruptWAV) ||
-			errors.Is(err, audio.ErrUnsupportedWAV) || errors.Is(err, audio.ErrUnsupportedFormat) {
+			errors.Is(err, audio.ErrUnsupportedWAV) || errors.Is(err, audio.ErrUnsupportedFormat) ||
+			errors.Is(err, audio.ErrCorruptAudio) {
 			return nil, badRequest("file", "%s", err.Error())
 		}
 		return nil, readError("file", err)
 	}
-	if d := clip.Duration(); d > s.cfg.MaxAudio {
+	if d := time.Duration(len(samples)) * time.Second / audio.SampleRate; d > s.cfg.MaxAudio {
 		return nil, &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", param: "file",
 			msg: fmt.Sprintf("the audio is %s long; this server takes at most %s per request (split it, or start serve with a larger --max-audio)",
 				d.Round(time.Second), s.cfg.MaxAudio)}
 	}
-	if clip.Frames() == 0 {
+	if len(samples) == 0 {
 		return nil, badRequest("file", "%s holds no audio", name)
 	}
-	return audio.Resample(clip.Mono(), clip.Rate, audio.SampleRate), nil
+	return samples, nil
 }
 
 // errRecorder keeps the first read error other than EOF.

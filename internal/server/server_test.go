@@ -306,7 +306,7 @@ func TestBadRequestsKeepServing(t *testing.T) {
 		{"text file", []part{file("notes.txt", []byte("this is not audio, just some words in a text file\n"))}, "", false, 400, "file", "not a WAV file"},
 		{"WAV cut inside its header", []part{file("cut.wav", wav[:30])}, "", false, 400, "file", "cut short"},
 		{"WAV cut after its header", []part{file("cut.wav", wav[:44])}, "", false, 400, "file", "cut short"},
-		{"FLAC (no decoder yet)", []part{file("a.flac", append([]byte("fLaC\x00\x00\x00\x22"), make([]byte, 64)...))}, "", false, 400, "file", "FLAC"},
+		{"damaged FLAC", []part{file("a.flac", append([]byte("fLaC\x00\x00\x00\x22"), make([]byte, 64)...))}, "", false, 400, "file", "FLAC"},
 		{"missing file field", []part{{name: "model", data: []byte("whisper-1")}}, "", false, 400, "file", "no file field"},
 		{"upload over the limit", []part{file("big.wav", big)}, "", false, 413, "file", "limit"},
 		{"upload over the limit, no Content-Length", []part{file("big.wav", big)}, "", true, 413, "file", "limit"},

@@ -40,6 +40,9 @@ const (
 	OpenGuide
 	OpenLog
 	Quit
+	// OpenConfigHelp opens the settings reference (docs/configuration.md) where
+	// vocabulary, replacements and output style are explained.
+	OpenConfigHelp
 )
 
 func (k ActionKind) String() string {
@@ -64,6 +67,8 @@ func (k ActionKind) String() string {
 		return "OpenLog"
 	case Quit:
 		return "Quit"
+	case OpenConfigHelp:
+		return "OpenConfigHelp"
 	}
 	return fmt.Sprintf("ActionKind(%d)", int(k))
 }
@@ -126,6 +131,7 @@ func submenus() []entry {
 func commands() []entry {
 	return []entry{
 		{OpenConfig, "Open config file"},
+		{OpenConfigHelp, "Settings help: vocabulary, replacements…"},
 		{OpenGuide, "GPU setup guide"},
 		{OpenLog, "Open log"},
 	}

@@ -134,7 +134,7 @@ func TestTrayOverDBus(t *testing.T) {
 	t.Run("layout", func(t *testing.T) {
 		root := layout(t, m)
 		want := []string{"Model base.en · CPU int8 · ready", "Model", "Device", "Compute type", "Language",
-			"Input device", "Paste mode", "Open config file", "GPU setup guide", "Open log", "Quit"}
+			"Input device", "Paste mode", "Open config file", "Settings help: vocabulary, replacements…", "GPU setup guide", "Open log", "Quit"}
 		if got := root.Labels(); !reflect.DeepEqual(got, want) {
 			t.Fatalf("top level = %q\nwant %q", got, want)
 		}
@@ -177,6 +177,7 @@ func TestTrayOverDBus(t *testing.T) {
 			{name: "model small", path: []string{"Model", "small"}, want: tray.Action{Kind: tray.SelectModel, Value: "small"}},
 			{name: "language", path: []string{"Language", "English"}, want: tray.Action{Kind: tray.SelectLanguage, Value: "en"}},
 			{name: "open config", path: []string{"Open config file"}, want: tray.Action{Kind: tray.OpenConfig}},
+			{name: "settings help", path: []string{"Settings help: vocabulary, replacements…"}, want: tray.Action{Kind: tray.OpenConfigHelp}},
 			{name: "guide", path: []string{"GPU setup guide"}, want: tray.Action{Kind: tray.OpenGuide}},
 			{name: "quit", path: []string{"Quit"}, want: tray.Action{Kind: tray.Quit}},
 		}
@@ -342,8 +343,8 @@ func TestTrayRestart(t *testing.T) {
 			t.Fatalf("run %d: %v", i, err)
 		}
 		root := layout(t, m)
-		if got := len(root.Shown()); got != 11 {
-			t.Errorf("run %d: %d top-level items, want 11: %q", i, got, root.Labels())
+		if got := len(root.Shown()); got != 12 {
+			t.Errorf("run %d: %d top-level items, want 12: %q", i, got, root.Labels())
 		}
 		if got := checked(find(t, root, "Model")); len(got) != 1 || got[0] != map[string]string{"tiny": "tiny", "small": "small (464 MB)"}[model] {
 			t.Errorf("run %d: checked model = %q", i, got)

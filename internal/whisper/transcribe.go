@@ -41,12 +41,18 @@ type Options struct {
 	NoSpeechThreshold         float64
 	ConditionOnPreviousText   bool
 	PromptResetOnTemperature  float32
-	InitialPrompt             string
-	Hotwords                  string
-	Prefix                    string
-	WithoutTimestamps         bool
-	MaxInitialTimestamp       float32
-	SuppressBlank             bool
+	// InitialPrompt is text taken as already said before the audio: it sets
+	// style (punctuation, capitals) and is dropped when the context resets.
+	InitialPrompt string
+	// Hotwords (faster-whisper's, as written) and Vocabulary (words and
+	// phrases, written as "A, B, C.") are kept in front of every window's
+	// previous-text prompt to bias spelling.
+	Hotwords            string
+	Vocabulary          []string
+	Prefix              string
+	WithoutTimestamps   bool
+	MaxInitialTimestamp float32
+	SuppressBlank       bool
 }
 
 // DefaultOptions are faster-whisper 1.2.1's WhisperModel.transcribe defaults.
@@ -241,29 +247,34 @@ func (t *Transcriber) language(ctx context.Context, mel *Mel, id uint64, content
 	return probs[0].Language, probs[0].Probability, nil
 }
 
-// prompt builds the decoder prompt as faster-whisper's get_prompt does.
+// prompt builds the decoder prompt as faster-whisper's get_prompt does, with
+// one difference: hotwords and previous text share one budget of
+// maxLength/2-1 tokens (faster-whisper gives each its own), so a long
+// vocabulary never shrinks the tokens left for the transcript below half.
 func (t *Transcriber) prompt(previous, sot []int, opt Options, first bool) ([]int, error) {
 	half := maxLength/2 - 1
 	var p []int
-	hot := strings.TrimSpace(opt.Hotwords)
+	hot := hotwordText(opt)
 	prefix := ""
 	if first {
 		prefix = strings.TrimSpace(opt.Prefix)
 	}
 	if len(previous) > 0 || (hot != "" && prefix == "") {
 		p = append(p, t.tok.SOTPrev())
+		budget := half
 		if hot != "" && prefix == "" {
 			ids, err := t.tok.Encode(" " + hot)
 			if err != nil {
 				return nil, fmt.Errorf("hotwords: %w", err)
 			}
-			if len(ids) > half {
-				ids = ids[:half]
+			if len(ids) > budget {
+				ids = ids[:budget]
 			}
 			p = append(p, ids...)
+			budget -= len(ids)
 		}
-		if len(previous) > half {
-			previous = previous[len(previous)-half:]
+		if len(previous) > budget {
+			previous = previous[len(previous)-budget:]
 		}
 		p = append(p, previous...)
 	}
@@ -285,6 +296,26 @@ func (t *Transcriber) prompt(previous, sot []int, opt Options, first bool) ([]in
 		p = append(p, ids...)
 	}
 	return p, nil
+}
+
+// hotwordText joins Hotwords and the Vocabulary entries into the text that
+// goes first in the previous-text prompt.
+func hotwordText(opt Options) string {
+	var parts, vocab []string
+	if h := strings.TrimSpace(opt.Hotwords); h != "" {
+		parts = append(parts, h)
+	}
+	for _, w := range opt.Vocabulary {
+		if w = strings.TrimSpace(w); w != "" {
+			vocab = append(vocab, w)
+		}
+	}
+	if len(vocab) > 0 {
+		// A list that ends like a sentence: the model then starts the
+		// transcript as a new sentence, with a capital.
+		parts = append(parts, strings.Join(vocab, ", ")+".")
+	}
+	return strings.Join(parts, " ")
 }
 
 type decoded struct {

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/textproc"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// wordsFlags are transcribe's vocabulary, prompt and text-shaping flags. With
+// --config they start from that file's settings; a flag given overrides.
+type wordsFlags struct {
+	config   string
+	vocab    string
+	prompt   string
+	replace  replaceFlag
+	spoken   bool
+	caseName string
+	strip    bool
+	trailing bool
+	set      map[string]bool // flags given on the command line
+}
+
+// replaceFlag collects repeated --replace FROM=TO.
+type replaceFlag []textproc.Replacement
+
+func (r *replaceFlag) String() string { return fmt.Sprint(*r) }
+
+func (r *replaceFlag) Set(v string) error {
+	from, to, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(from) == "" {
+		return fmt.Errorf("%q is not FROM=TO (e.g. --replace \"comfy ui=ComfyUI\")", v)
+	}
+	*r = append(*r, textproc.Replacement{From: from, To: strings.ReplaceAll(to, `\n`, "\n")})
+	return nil
+}
+
+func (w *wordsFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&w.config, "config", "", "take vocabulary, prompt, replacements, spoken_punctuation and output.* from this config file")
+	fs.StringVar(&w.vocab, "vocabulary", "", `words and phrases to spell as written, comma-separated ("ComfyUI, Kubernetes")`)
+	fs.StringVar(&w.prompt, "prompt", "", `text that sets the style, as if said just before ("Hello, Anna. Let's meet at 3 pm.")`)
+	fs.Var(&w.replace, "replace", `FROM=TO: replace a word or phrase (repeat for more, applied in order; \n in TO is a line break)`)
+	fs.BoolVar(&w.spoken, "spoken-punctuation", false, `write "comma", "new line", "question mark"… as the characters`)
+	fs.StringVar(&w.caseName, "case", config.CaseAsSpoken, "as_spoken or lower")
+	fs.BoolVar(&w.strip, "strip-final-period", false, "drop the period that ends a one-sentence text")
+	fs.BoolVar(&w.trailing, "trailing-space", false, "end the text with a space")
+}
+
+// noteSet records which flags the command line gave.
+func (w *wordsFlags) noteSet(fs *flag.FlagSet) {
+	if w.set == nil {
+		w.set = map[string]bool{}
+	}
+	fs.Visit(func(f *flag.Flag) { w.set[f.Name] = true })
+}
+
+// resolve applies the settings to opt and returns the text processor.
+func (w *wordsFlags) resolve(opt *whisper.Options) (*textproc.Processor, error) {
+	cfg := config.Defaults()
+	if w.config != "" {
+		// Unknown keys (warnings) do not concern transcribe; the app reports them.
+		c, _, err := config.Load(w.config, config.Options{})
+		if err != nil {
+			return nil, usageError{strings.ReplaceAll(err.Error(), "\n", "; ")}
+		}
+		cfg = c
+	}
+	opt.Vocabulary, opt.InitialPrompt = cfg.Decode.Vocabulary.Items(), cfg.Decode.Prompt
+	if w.set["vocabulary"] {
+		opt.Vocabulary = config.NewList(strings.Split(w.vocab, ",")...).Items()
+	}
+	if w.set["prompt"] {
+		opt.InitialPrompt = w.prompt
+	}
+	to := textproc.FromConfig(cfg.Text)
+	to.Replacements = append(to.Replacements, w.replace...)
+	if w.set["spoken-punctuation"] {
+		to.SpokenPunctuation = w.spoken
+	}
+	if w.set["case"] {
+		to.Case = w.caseName
+	}
+	if w.set["strip-final-period"] {
+		to.StripFinalPeriod = w.strip
+	}
+	if w.set["trailing-space"] {
+		to.TrailingSpace = w.trailing
+	}
+	p, err := textproc.New(to)
+	if err != nil {
+		return nil, usageError{"--case: " + err.Error()}
+	}
+	return p, nil
+}

@@ -1,0 +1,178 @@
+package whisper_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// unrelatedVocabulary is 20 names and terms said in none of the test clips.
+var unrelatedVocabulary = []string{
+	"Kubernetes", "ComfyUI", "Siobhan", "Przybylski", "PostgreSQL", "Grafana", "Terraform",
+	"Okonkwo", "Aoife", "Nguyen", "CTranslate2", "WhisperKey", "Figma", "Jira", "Zendesk",
+	"Kafka", "Svelte", "Tailscale", "Reykjavik", "Ljubljana",
+}
+
+type werClip struct {
+	name, ref string
+	samples   []float32
+}
+
+// vocabularySpeech reads the real recordings that scripts/speech.sh put in the
+// cache (its manifest.tsv lists file and reference).
+func vocabularySpeech(t *testing.T) []werClip {
+	t.Helper()
+	dir := filepath.Join(testenv.Cache(), "speech")
+	f, err := os.Open(filepath.Join(dir, "manifest.tsv"))
+	if err != nil {
+		testenv.Require(t, "real speech set "+dir, "bash scripts/speech.sh")
+	}
+	defer f.Close()
+	var clips []werClip
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		file, ref, ok := strings.Cut(sc.Text(), "\t")
+		if !ok {
+			continue
+		}
+		s, err := audio.DecodeFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatalf("real speech: %v (re-run scripts/speech.sh)", err)
+		}
+		clips = append(clips, werClip{strings.TrimSuffix(file, ".wav"), ref, s})
+	}
+	if len(clips) == 0 {
+		t.Fatalf("real speech manifest in %s is empty; re-run scripts/speech.sh", dir)
+	}
+	return clips
+}
+
+// TestVocabularyKeepsWER: a 20-word vocabulary of words nobody says in the
+// clips does not raise the word error rate on the espeak sentences or on
+// real speech.
+func TestVocabularyKeepsWER(t *testing.T) {
+	m := openBase(t)
+	espeak := make([]werClip, 0, len(sentences))
+	for _, s := range sentences {
+		espeak = append(espeak, werClip{s[:20], s, testenv.Speech(t, s)})
+	}
+	sets := []struct {
+		name  string
+		clips []werClip
+	}{{"espeak", espeak}, {"real speech", vocabularySpeech(t)}}
+	for _, set := range sets {
+		t.Run(set.name, func(t *testing.T) {
+			var plain, vocab float64
+			for _, c := range set.clips {
+				opt := whisper.DefaultOptions()
+				opt.Language = "en"
+				a, err := m.Transcribe(context.Background(), c.samples, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.Vocabulary = unrelatedVocabulary
+				b, err := m.Transcribe(context.Background(), c.samples, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wa, wb := whisper.WordErrorRate(c.ref, a.Text), whisper.WordErrorRate(c.ref, b.Text)
+				plain, vocab = plain+wa, vocab+wb
+				t.Logf("%-14s WER %.3f → %.3f  %q → %q", c.name, wa, wb, a.Text, b.Text)
+			}
+			n := float64(len(set.clips))
+			t.Logf("%s: mean WER %.4f without, %.4f with the unrelated vocabulary (%d clips)", set.name, plain/n, vocab/n, len(set.clips))
+			if vocab > plain+1e-9 {
+				t.Errorf("mean WER rose from %.4f to %.4f with an unrelated vocabulary", plain/n, vocab/n)
+			}
+		})
+	}
+}
+
+// promptRecorder passes calls to the real engine and keeps each decoder prompt.
+type promptRecorder struct {
+	whisper.Engine
+	prompts [][]int
+}
+
+func (r *promptRecorder) Generate(ctx context.Context, win engine.Window, req engine.GenerateRequest) (engine.GenerateResult, error) {
+	r.prompts = append(r.prompts, slices.Clone(req.Prompt))
+	return r.Engine.Generate(ctx, win, req)
+}
+
+// TestPromptLayout: the vocabulary and the prompt reach the decoder as
+// faster-whisper lays them out (<|startofprev|>, vocabulary, previous text,
+// then the start of transcript), and together never take more than half of
+// the 448-token context, however long they are.
+func TestPromptLayout(t *testing.T) {
+	m := openBase(t)
+	rec := &promptRecorder{Engine: m.Client}
+	tr := whisper.NewTranscriber(rec, m.Tok, m.Client.Ready().Model.NMels, slog.New(slog.DiscardHandler))
+	speech := testenv.Speech(t, "Please call me back when you get this message.")
+	sotPrev, sot := m.Tok.SOTPrev(), m.Tok.SOT()
+	encode := func(s string) []int {
+		ids, err := m.Tok.Encode(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	long := make([]string, 0, 200)
+	for i := range 200 {
+		long = append(long, fmt.Sprintf("Term%d", i))
+	}
+	cases := []struct {
+		name   string
+		vocab  []string
+		prompt string
+		want   []int // the tokens between <|startofprev|> and <|startoftranscript|>
+	}{
+		{"none", nil, "", nil},
+		{"vocabulary", []string{"Siobhan", " Kubernetes "}, "", encode(" Siobhan, Kubernetes.")},
+		{"prompt", nil, "Hello, Anna.", encode(" Hello, Anna.")},
+		{"both: vocabulary first", []string{"Siobhan"}, "Hello, Anna.", append(encode(" Siobhan."), encode(" Hello, Anna.")...)},
+		{"long vocabulary is cut to the budget", long, "Hello, Anna.", encode(" " + strings.Join(long, ", ") + ".")[:223]},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec.prompts = nil
+			opt := whisper.DefaultOptions()
+			opt.Language, opt.Vocabulary, opt.InitialPrompt = "en", tc.vocab, tc.prompt
+			res, err := tr.Transcribe(context.Background(), speech, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.prompts) == 0 {
+				t.Fatal("no decoder call")
+			}
+			p := rec.prompts[0]
+			start := slices.Index(p, sot)
+			var got []int
+			if start > 0 {
+				if p[0] != sotPrev {
+					t.Fatalf("prompt starts with %d, want <|startofprev|>", p[0])
+				}
+				got = p[1:start]
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("previous-text part %v\nwant %v", got, tc.want)
+			}
+			if start > 224 {
+				t.Errorf("%d tokens before <|startoftranscript|>, want at most 224", start)
+			}
+			if wer := whisper.WordErrorRate("Please call me back when you get this message.", res.Text); wer > 0.15 {
+				t.Errorf("WER %.2f: %q", wer, res.Text)
+			}
+		})
+	}
+}
