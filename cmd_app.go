@@ -12,10 +12,12 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/desktop"
 	"github.com/whisperkey/whisperkey/internal/hotkey/grab"
 	"github.com/whisperkey/whisperkey/internal/instance"
 	"github.com/whisperkey/whisperkey/internal/logging"
+	"github.com/whisperkey/whisperkey/internal/remote"
 )
 
 //go:embed config.example.yaml
@@ -72,8 +74,9 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	defer g.Close()
 	err = desktop.Run(ctx, desktop.Options{
 		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, StateDir: env.stateDir,
-		GuidePath: guidePath(), LogPath: logPath, Grabber: g, Version: version,
-		LogLevel: level, Verbose: *verbose,
+		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
+		LogPath: logPath, Grabber: g, Version: version, LogLevel: level, Verbose: *verbose,
+		Remote: remoteEngine(nil, log),
 	}, log)
 	if err != nil {
 		log.Error("WhisperKey stopped", "err", err)
@@ -81,19 +84,35 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	return err
 }
 
-// guidePath is the installed GPU guide (beside the exe, or in the source tree).
-func guidePath() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	for _, p := range []string{
-		filepath.Join(filepath.Dir(exe), "docs", "gpu-setup.md"),
-		filepath.Join(filepath.Dir(exe), "..", "docs", "gpu-setup.md"),
-	} {
-		if _, err := os.Stat(p); err == nil {
-			return p
+// installedDoc is docs/NAME as installed beside the exe (or in the source
+// tree), else the online copy at anchor. A local file opens without the
+// anchor: editors and viewers ignore one.
+func installedDoc(name, anchor string) string {
+	if exe, err := os.Executable(); err == nil {
+		for _, p := range []string{
+			filepath.Join(filepath.Dir(exe), "docs", name),
+			filepath.Join(filepath.Dir(exe), "..", "docs", name),
+		} {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
 		}
 	}
-	return "https://github.com/whisperkey/whisperkey/blob/main/docs/gpu-setup.md"
+	return "https://github.com/whisperkey/whisperkey/blob/main/docs/" + name + anchor
+}
+
+// remoteEngine is desktop's RemoteEngine: with remote.url set, dictation goes
+// to that server first and falls back to the local engine, telling the user
+// once per outage through notify (nil for none).
+func remoteEngine(notify func(msg string), log *slog.Logger) desktop.RemoteEngine {
+	return func(cfg config.Config, local desktop.Engine) (desktop.Engine, error) {
+		if cfg.Remote.URL == "" {
+			return local, nil
+		}
+		c, err := remote.New(remote.Config{URL: cfg.Remote.URL, APIKey: cfg.Remote.APIKey, Model: cfg.Remote.Model}, log)
+		if err != nil {
+			return nil, err
+		}
+		return remote.NewFallback(c, local, notify, log), nil
+	}
 }

@@ -27,7 +27,7 @@ type transcribeOptions struct {
 	verbose     bool
 	// remote, when set, is an OpenAI-compatible server to send the audio to.
 	remote, apiKey, remoteModel string
-	words       wordsFlags
+	words                       wordsFlags
 }
 
 func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error) {

@@ -53,9 +53,11 @@ func commands() []command {
 	return []command{
 		{name: "run", summary: "start the tray app (the default)",
 			run: func(ctx context.Context, args []string, _, stderr io.Writer) error { return runApp(ctx, args, stderr) }},
-		{name: "transcribe", args: "FILE [flags]", summary: "print the text of a WAV file (--help for flags)", run: runTranscribe},
+		{name: "transcribe", args: "FILE [flags]", summary: "print the text of an audio file (--help for flags)", run: runTranscribe},
 		{name: "serve", args: "[--listen ADDR] [--model NAME]", summary: "an OpenAI-compatible transcription server (--help for flags)",
-			run: func(ctx context.Context, args []string, _, stderr io.Writer) error { return runServe(ctx, args, stderr) }},
+			run: func(ctx context.Context, args []string, _, stderr io.Writer) error {
+				return runServe(ctx, args, stderr)
+			}},
 		{name: "doctor", args: "[--json]", summary: "GPU, engine and model check with a self-test", run: runDoctor},
 		{name: "models", args: "list|pull NAME|rm NAME", summary: "the model cache", run: runModels},
 		{name: "config", args: "path|show|validate [FILE]", summary: "the config file",

@@ -31,7 +31,9 @@ type Options struct {
 	Models *models.Cache
 	// GuidePath is docs/gpu-setup.md as installed; LogPath the log file ("" if none).
 	GuidePath, LogPath string
-	Engine             engine.Options
+	// ConfigHelpPath is docs/configuration.md as installed, or its URL.
+	ConfigHelpPath string
+	Engine         engine.Options
 	// Grabber registers hotkeys with the OS (package hotkey/grab).
 	Grabber hotkey.Grabber
 	Version string
@@ -241,6 +243,10 @@ func (d *desk) notify(title, body string) {
 func (d *desk) showReady(suffix string) {
 	if d.modelErr != nil {
 		d.status(tray.StateError, missingModelText(d.modelName, d.modelErr))
+		return
+	}
+	if st := d.dictation.status(); st != "" {
+		d.status(tray.StateIdle, st+" · ready"+suffix)
 		return
 	}
 	d.status(tray.StateIdle, readyText(d.svc.Current(), d.modelName)+suffix)

@@ -12,6 +12,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/output"
+	"github.com/whisperkey/whisperkey/internal/textproc"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -25,11 +26,13 @@ type dictation struct {
 type dictationSettings struct {
 	engine Engine
 	opts   whisper.Options
+	shape  *textproc.Processor // spoken punctuation, replacements, output style
 }
 
 func newDictation(local Engine) *dictation {
 	d := &dictation{local: local}
-	d.cur.Store(&dictationSettings{engine: local, opts: decodeOptions(config.Defaults())})
+	shape, _ := textproc.New(textproc.FromConfig(config.Defaults().Text)) // the defaults are valid
+	d.cur.Store(&dictationSettings{engine: local, opts: decodeOptions(config.Defaults()), shape: shape})
 	return d
 }
 
@@ -37,6 +40,12 @@ func newDictation(local Engine) *dictation {
 // that cannot be set up leaves dictation on the local one, and says why.
 func (d *dictation) configure(cfg config.Config, remote RemoteEngine, log *slog.Logger) {
 	s := &dictationSettings{engine: d.local, opts: decodeOptions(cfg)}
+	shape, err := textproc.New(textproc.FromConfig(cfg.Text))
+	if err != nil { // config.Load checked these settings; keep the text as heard
+		log.Warn("text settings not used", "err", err)
+		shape, _ = textproc.New(textproc.FromConfig(config.Defaults().Text))
+	}
+	s.shape = shape
 	if remote != nil {
 		e, err := remote(cfg, d.local)
 		if err != nil {
@@ -55,15 +64,24 @@ func (d *dictation) Transcribe(ctx context.Context, samples []float32) (app.Tran
 	if err != nil {
 		return app.Transcript{}, err
 	}
-	return app.Transcript{Text: res.Text, Features: res.Timings.Features, Engine: res.Timings.Engine}, nil
+	return app.Transcript{Text: s.shape.Apply(res.Text), Features: res.Timings.Features, Engine: res.Timings.Engine}, nil
+}
+
+// status is the engine's own status line ("Remote: HOST"), "" for the local one.
+func (d *dictation) status() string {
+	if s, ok := d.cur.Load().engine.(interface{ Status() string }); ok {
+		return s.Status()
+	}
+	return ""
 }
 
 func decodeOptions(cfg config.Config) whisper.Options {
 	o := whisper.DefaultOptions()
 	o.Language = cfg.Decode.Language
 	o.BeamSize = cfg.Decode.BeamSize
-	o.InitialPrompt = cfg.Decode.InitialPrompt
-	o.Hotwords = cfg.Decode.Hotwords
+	// config.Load has moved the old initial_prompt and hotwords keys here.
+	o.InitialPrompt = cfg.Decode.Prompt
+	o.Vocabulary = cfg.Decode.Vocabulary.Items()
 	return o
 }
 

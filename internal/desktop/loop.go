@@ -146,6 +146,8 @@ func (d *desk) onAction(ctx context.Context, a tray.Action) {
 		d.open(d.opt.ConfigPath)
 	case tray.OpenGuide:
 		d.open(d.opt.GuidePath)
+	case tray.OpenConfigHelp:
+		d.open(d.opt.ConfigHelpPath)
 	case tray.OpenLog:
 		d.open(d.opt.LogPath)
 	case tray.Quit:
