@@ -27,10 +27,10 @@ func (e *namedEngine) Transcribe(_ context.Context, _ []float32, o whisper.Optio
 func TestDictationEngineChoice(t *testing.T) {
 	local, remote := &namedEngine{name: "local"}, &namedEngine{name: "remote"}
 	useRemote := func(cfg config.Config, l Engine) (Engine, error) {
-		if cfg.Decode.InitialPrompt == "remote" {
+		if cfg.Decode.Prompt == "remote" {
 			return remote, nil
 		}
-		if cfg.Decode.InitialPrompt == "broken" {
+		if cfg.Decode.Prompt == "broken" {
 			return nil, errors.New("remote.url: no such host")
 		}
 		return l, nil
@@ -50,7 +50,7 @@ func TestDictationEngineChoice(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := config.Defaults()
-			cfg.Decode.InitialPrompt, cfg.Decode.Language = tt.prompt, "de"
+			cfg.Decode.Prompt, cfg.Decode.Language = tt.prompt, "de"
 			d.configure(cfg, tt.remote, testLog(t))
 			tr, err := d.Transcribe(context.Background(), make([]float32, 16000))
 			if err != nil {
