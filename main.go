@@ -55,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runModels(ctx, rest, stdout, stderr)
 	case "config":
 		return runConfig(rest, stdout, stderr)
+	case "history":
+		return runHistory(rest, stdout, stderr)
 	case "engine-worker":
 		return runWorker(stderr)
 	case "version", "--version":
@@ -75,6 +77,7 @@ Usage:
   whisperkey doctor [--json]             GPU, engine and model check with a self-test
   whisperkey models list|pull NAME|rm NAME
   whisperkey config path|show|validate
+  whisperkey history                     print the dictations kept on disk (history.keep_on_disk)
   whisperkey version
 `
 

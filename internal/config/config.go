@@ -21,6 +21,15 @@ type Config struct {
 	Sounds        bool
 	LogLevel      string // debug, info, warn or error
 	ModelCacheDir string // "" means the default per-user cache
+	Trust         Trust
+}
+
+// Trust holds what the user sees of the app's work: the indicator, notifications
+// and the kept history of dictations.
+type Trust struct {
+	Indicator     string // IndicatorBottom, IndicatorCursor or IndicatorOff
+	Notifications bool
+	KeepOnDisk    bool // history.keep_on_disk: keep the recent dictations in a file
 }
 
 // Engine holds the settings that need a new engine worker when they change.
@@ -75,6 +84,11 @@ const (
 	PastePaste     = "paste"
 	PasteClipboard = "clipboard"
 	PasteEnter     = "paste-enter"
+	PasteType      = "type" // Unicode keystrokes, for targets that refuse the clipboard
+
+	IndicatorBottom = "bottom" // bottom centre of the monitor with the focused window
+	IndicatorCursor = "cursor" // next to the mouse pointer
+	IndicatorOff    = "off"
 )
 
 // Keys as written in the file (dotted for nested ones) and accepted by Store.Set.
@@ -101,6 +115,9 @@ const (
 	KeySounds         = "sounds"
 	KeyLogLevel       = "log_level"
 	KeyModelCacheDir  = "model_cache_dir"
+	KeyIndicator      = "indicator"
+	KeyNotifications  = "notifications"
+	KeyKeepOnDisk     = "history.keep_on_disk"
 	envPrefix         = "WHISPERKEY"
 	languageDocAnchor = "docs/configuration.md#language"
 )
@@ -120,6 +137,7 @@ func Defaults() Config {
 		},
 		Sounds:   true,
 		LogLevel: "info",
+		Trust:    Trust{Indicator: IndicatorBottom, Notifications: true},
 	}
 }
 
@@ -163,7 +181,7 @@ type field struct {
 }
 
 // isGroup reports whether key holds other keys rather than a value.
-func isGroup(key string) bool { return key == "hotkeys" || key == "audio" }
+func isGroup(key string) bool { return key == "hotkeys" || key == "audio" || key == "history" }
 
 func fields() []field {
 	const combo = "modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space"
@@ -189,7 +207,7 @@ func fields() []field {
 		{key: KeyAutoSend, ptr: func(c *Config) any { return &c.Hotkeys.AutoSend }, check: checkHotkey(true),
 			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
 		enumField(KeyMode, func(c *Config) any { return &c.Hotkeys.Mode }, ModeHold, ModeToggle),
-		enumField(KeyPaste, func(c *Config) any { return &c.Paste }, PastePaste, PasteClipboard, PasteEnter),
+		enumField(KeyPaste, func(c *Config) any { return &c.Paste }, PastePaste, PasteClipboard, PasteEnter, PasteType),
 		textField(KeyInputDevice, func(c *Config) any { return &c.Audio.InputDevice }),
 		durField(KeyMinDuration, func(c *Config) any { return &c.Audio.MinDuration }, 0, 10*time.Second),
 		durField(KeyMaxDuration, func(c *Config) any { return &c.Audio.MaxDuration }, time.Second, time.Hour),
@@ -199,6 +217,9 @@ func fields() []field {
 		enumField(KeyLogLevel, func(c *Config) any { return &c.LogLevel }, "debug", "info", "warn", "error"),
 		{key: KeyModelCacheDir, ptr: func(c *Config) any { return &c.ModelCacheDir }, check: checkAbsDir,
 			allowed: `an absolute folder path (~ for your home folder works), or "" for the default cache`, hint: "an absolute folder path"},
+		enumField(KeyIndicator, func(c *Config) any { return &c.Trust.Indicator }, IndicatorBottom, IndicatorCursor, IndicatorOff),
+		boolField(KeyNotifications, func(c *Config) any { return &c.Trust.Notifications }),
+		boolField(KeyKeepOnDisk, func(c *Config) any { return &c.Trust.KeepOnDisk }),
 	}
 }
 
