@@ -11,8 +11,8 @@ func TestLevelFromRMS(t *testing.T) {
 		want float32
 	}{
 		{0, 0},
-		{0.0001, 0},  // -80 dBFS: below the scale
-		{0.001, 0},   // -60 dBFS
+		{0.0001, 0}, // -80 dBFS: below the scale
+		{0.001, 0},  // -60 dBFS
 		{0.01, 1.0 / 3},
 		{0.1, 2.0 / 3},
 		{1, 1},
