@@ -118,6 +118,8 @@ type osWindow struct {
 	quit chan struct{}
 	done chan struct{}
 
+	hwnd uintptr // set by run before New returns
+
 	mu       sync.Mutex
 	rect     Rect
 	lastView view
@@ -143,6 +145,7 @@ func (w *osWindow) run(started chan<- error) {
 		return
 	}
 	defer procDestroyWindow.Call(hwnd)
+	w.hwnd = hwnd
 	started <- nil
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
