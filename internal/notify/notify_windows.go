@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
 )
 
-// Windows: a notification-area icon of our own, added for the balloon and removed with
-// it. Windows 10 and later show a balloon as a toast (and keep it in the action centre),
+// Windows: a notification-area icon of our own, added for the balloon and removed
+// iconLinger after the last one, so no second icon sits next to the tray's for good. Windows 10 and later show a balloon as a toast (and keep it in the action centre),
 // with no console window and no COM/WinRT activation to set up. The icon lives on one
 // locked OS thread because a window belongs to the thread that created it.
 
@@ -31,6 +32,7 @@ const (
 	niifRespectQuietTime         = 0x80
 	idiApplication               = 32512
 	hwndMessage                  = ^uintptr(2) // (HWND)-3: a message-only window
+	iconLinger                   = 30 * time.Second
 )
 
 // notifyIconData is NOTIFYICONDATAW.
@@ -89,17 +91,33 @@ func (o *osNotifier) run(app string, started chan<- error) {
 	nid := notifyIconData{HWnd: hwnd, UID: 1, UFlags: nifIcon | nifTip, HIcon: icon}
 	nid.CbSize = uint32(unsafe.Sizeof(nid))
 	copy(nid.SzTip[:len(nid.SzTip)-1], windows.StringToUTF16(app))
-	if r, _, err := procNotifyIcon.Call(nimAdd, uintptr(unsafe.Pointer(&nid))); r == 0 {
-		started <- fmt.Errorf("add the notification icon: %w", err)
-		return
+	shown := false
+	remove := func() {
+		if shown {
+			procNotifyIcon.Call(nimDelete, uintptr(unsafe.Pointer(&nid)))
+			shown = false
+		}
 	}
-	defer procNotifyIcon.Call(nimDelete, uintptr(unsafe.Pointer(&nid)))
+	defer remove()
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
+	defer linger.Stop()
 	started <- nil
 	for {
 		select {
 		case <-o.quit:
 			return
+		case <-linger.C:
+			remove()
 		case r := <-o.reqs:
+			if !shown {
+				if ok, _, err := procNotifyIcon.Call(nimAdd, uintptr(unsafe.Pointer(&nid))); ok == 0 {
+					r.done <- fmt.Errorf("add the notification icon: %w", err)
+					continue
+				}
+				shown = true
+			}
+			linger.Reset(iconLinger)
 			b := nid
 			b.UFlags = nifInfo
 			b.DwInfoFlags = niifInfo | niifRespectQuietTime
