@@ -139,3 +139,17 @@ func (p *Paster) leaveOnClipboard(ctx context.Context, res Result, why error) (R
 	res.OnClipboard = true
 	return res, fmt.Errorf("%w (typing: %v)", ErrNoPaste, why)
 }
+
+// Copy puts text on the clipboard and leaves it there, as the tray's Recent menu does
+// with an earlier dictation. The text is taken as is (no joining).
+func (p *Paster) Copy(ctx context.Context, text string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return errors.New("output: paster closed")
+	}
+	if _, err := p.os.write(ctx, text); err != nil {
+		return fmt.Errorf("put the text on the clipboard: %w", err)
+	}
+	return nil
+}

@@ -182,3 +182,17 @@ func TestTypeMode(t *testing.T) {
 		t.Errorf("clipboard = %q, want %q untouched", got, previous)
 	}
 }
+
+// Copy (the Recent menu's action) leaves the text on the clipboard for any program.
+func TestCopyLeavesText(t *testing.T) {
+	p := newPaster(t, Config{})
+	ownClipboard(t, "previous")
+	const text = "  An earlier dictation, copied again. "
+	if err := p.Copy(context.Background(), text); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("xclip", "-o", "-selection", "clipboard").Output()
+	if err != nil || string(out) != text {
+		t.Errorf("xclip read %q, %v; want %q", out, err, text)
+	}
+}
