@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
 // lazyTarget focuses a Tk window that ignores the paste keystroke and reads the
@@ -125,7 +127,7 @@ func TestTargetNeverReadsLeavesText(t *testing.T) {
 func TestPasteIntoXterm(t *testing.T) {
 	p := newPaster(t, Config{})
 	if _, err := exec.LookPath("xterm"); err != nil {
-		t.Skip("xterm is not installed (make deps installs it)")
+		testenv.Require(t, "xterm", "make deps (apt-get install xterm)")
 	}
 	ownClipboard(t, "previous")
 	out := filepath.Join(t.TempDir(), "got")
