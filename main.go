@@ -64,6 +64,10 @@ func commands() []command {
 			run: func(_ context.Context, args []string, stdout, stderr io.Writer) error {
 				return runConfig(args, stdout, stderr)
 			}},
+		{name: "history", summary: "print the dictations kept with history.keep_on_disk: true",
+			run: func(_ context.Context, args []string, stdout, stderr io.Writer) error {
+				return runHistory(args, stdout, stderr)
+			}},
 		{name: "version", summary: "print the version",
 			run: func(_ context.Context, _ []string, stdout, _ io.Writer) error {
 				_, err := fmt.Fprintln(stdout, "whisperkey", version)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the Windows builds of Go unit tests under wine, so Windows-only code
 # (named mutex, %LOCALAPPDATA% paths, file rotation on Windows) runs here.
-#   bash scripts/wine-test.sh                       (internal/instance, internal/logging)
+#   bash scripts/wine-test.sh                       (instance, logging, hotkey/grab, autostart, output)
 #   bash scripts/wine-test.sh ./internal/foo ...    (other packages)
 # Idempotent: the wine prefix and the shim live in $WHISPERKEY_CACHE/wine
 # (default ~/.cache/whisperkey/wine) and are made once.
@@ -21,7 +21,7 @@ W="$CACHE/wine"
 export WINEPREFIX="$W/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 unset DISPLAY # console programs only; keeps wine from opening windows
 PKGS=("$@")
-[ ${#PKGS[@]} -gt 0 ] || PKGS=(./internal/instance ./internal/logging ./internal/hotkey/grab)
+[ ${#PKGS[@]} -gt 0 ] || PKGS=(./internal/instance ./internal/logging ./internal/hotkey/grab ./internal/autostart ./internal/output)
 
 if ! command -v wine >/dev/null; then
   echo "wine-test: installing wine (Debian wine + wine64, about 700 MB)"

@@ -169,8 +169,32 @@ func TestCapturePulseSpeech(t *testing.T) {
 	if err := r.Start(); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	if out, err := exec.Command("paplay", "-d", sink, path).CombinedOutput(); err != nil {
-		t.Fatalf("paplay: %v: %s", err, out)
+	if r.Level() != 0 {
+		t.Errorf("Level() = %v before any sound, want 0", r.Level())
+	}
+	// While the speech plays, the indicator's level follows it.
+	play := exec.Command("paplay", "-d", sink, path)
+	if err := play.Start(); err != nil {
+		t.Fatalf("paplay: %v", err)
+	}
+	played := make(chan error, 1)
+	go func() { played <- play.Wait() }()
+	var peak float32
+sample:
+	for {
+		peak = max(peak, r.Level())
+		select {
+		case err := <-played:
+			if err != nil {
+				t.Fatalf("paplay: %v", err)
+			}
+			break sample
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Logf("peak level while speaking: %.2f", peak)
+	if peak < 0.4 {
+		t.Errorf("peak Level() %.2f while speech plays, want ≥ 0.4 (about -36 dBFS)", peak)
 	}
 	time.Sleep(300 * time.Millisecond)
 	got, err := r.Stop()
@@ -191,6 +215,9 @@ func TestCapturePulseSpeech(t *testing.T) {
 	}
 	if rms(got) < 0.01 {
 		t.Errorf("rms %.4f: the capture is (nearly) silent", rms(got))
+	}
+	if l := r.Level(); l != 0 {
+		t.Errorf("Level() = %v after Stop, want 0", l)
 	}
 }
 

@@ -24,6 +24,7 @@ type Config struct {
 	LogLevel      string // debug, info, warn or error
 	ModelCacheDir string // "" means the default per-user cache
 	Remote        Remote
+	Trust         Trust
 }
 
 // Remote names an OpenAI-compatible server to transcribe on instead of the
@@ -32,6 +33,14 @@ type Remote struct {
 	URL    string // "" or an http:// or https:// URL
 	APIKey string // sent as a bearer token; never logged or shown
 	Model  string // the model name sent with each request
+}
+
+// Trust holds what the user sees of the app's work: the indicator, notifications
+// and the kept history of dictations.
+type Trust struct {
+	Indicator     string // IndicatorBottom, IndicatorCursor or IndicatorOff
+	Notifications bool
+	KeepOnDisk    bool // history.keep_on_disk: keep the recent dictations in a file
 }
 
 // Engine holds the settings that need a new engine worker when they change.
@@ -88,6 +97,11 @@ const (
 	PastePaste     = "paste"
 	PasteClipboard = "clipboard"
 	PasteEnter     = "paste-enter"
+	PasteType      = "type" // Unicode keystrokes, for targets that refuse the clipboard
+
+	IndicatorBottom = "bottom" // bottom centre of the monitor with the focused window
+	IndicatorCursor = "cursor" // next to the mouse pointer
+	IndicatorOff    = "off"
 )
 
 // Keys as written in the file (dotted for nested ones) and accepted by Store.Set.
@@ -117,6 +131,9 @@ const (
 	KeyRemoteURL      = "remote.url"
 	KeyRemoteAPIKey   = "remote.api_key"
 	KeyRemoteModel    = "remote.model"
+	KeyIndicator      = "indicator"
+	KeyNotifications  = "notifications"
+	KeyKeepOnDisk     = "history.keep_on_disk"
 	envPrefix         = "WHISPERKEY"
 	languageDocAnchor = "docs/configuration.md#language"
 )
@@ -138,6 +155,7 @@ func Defaults() Config {
 		LogLevel: "info",
 		Remote:   Remote{Model: "whisper-1"},
 		Text:     Text{Output: Output{Case: CaseAsSpoken}},
+		Trust:    Trust{Indicator: IndicatorBottom, Notifications: true},
 	}
 }
 
@@ -216,7 +234,7 @@ func fields() []field {
 		{key: KeyAutoSend, ptr: func(c *Config) any { return &c.Hotkeys.AutoSend }, check: checkHotkey(true),
 			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
 		enumField(KeyMode, func(c *Config) any { return &c.Hotkeys.Mode }, ModeHold, ModeToggle),
-		enumField(KeyPaste, func(c *Config) any { return &c.Paste }, PastePaste, PasteClipboard, PasteEnter),
+		enumField(KeyPaste, func(c *Config) any { return &c.Paste }, PastePaste, PasteClipboard, PasteEnter, PasteType),
 		textField(KeyInputDevice, func(c *Config) any { return &c.Audio.InputDevice }),
 		durField(KeyMinDuration, func(c *Config) any { return &c.Audio.MinDuration }, 0, 10*time.Second),
 		durField(KeyMaxDuration, func(c *Config) any { return &c.Audio.MaxDuration }, time.Second, time.Hour),
@@ -232,6 +250,9 @@ func fields() []field {
 		textField(KeyRemoteAPIKey, func(c *Config) any { return &c.Remote.APIKey }),
 		{key: KeyRemoteModel, ptr: func(c *Config) any { return &c.Remote.Model }, check: checkOneLine,
 			allowed: "the model name the server expects, such as whisper-1", hint: "a model name"},
+		enumField(KeyIndicator, func(c *Config) any { return &c.Trust.Indicator }, IndicatorBottom, IndicatorCursor, IndicatorOff),
+		boolField(KeyNotifications, func(c *Config) any { return &c.Trust.Notifications }),
+		boolField(KeyKeepOnDisk, func(c *Config) any { return &c.Trust.KeepOnDisk }),
 	}, wordsFields()...)
 }
 

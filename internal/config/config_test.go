@@ -60,6 +60,10 @@ func TestLoadAcceptsValues(t *testing.T) {
 		{"cancel off with empty", "hotkeys:\n  cancel: \"\"", func(c *Config) { c.Hotkeys.Cancel = HotkeyOff }},
 		{"cancel off with None", "hotkeys:\n  cancel: None", func(c *Config) { c.Hotkeys.Cancel = HotkeyOff }},
 		{"paste", "paste: paste-enter", func(c *Config) { c.Paste = PasteEnter }},
+		{"paste type", "paste: type", func(c *Config) { c.Paste = PasteType }},
+		{"feedback", "indicator: cursor\nnotifications: false\nhistory:\n  keep_on_disk: true", func(c *Config) {
+			c.Trust = Trust{Indicator: IndicatorCursor, Notifications: false, KeepOnDisk: true}
+		}},
 		{"input device", "audio:\n  input_device: USB Mic", func(c *Config) { c.Audio.InputDevice = "USB Mic" }},
 		{"seconds as number", "audio:\n  min_duration: 0.25\n  max_duration: 90", func(c *Config) {
 			c.Audio.MinDuration, c.Audio.MaxDuration = 250*time.Millisecond, 90*time.Second
@@ -138,8 +142,12 @@ func TestLoadRejectsValues(t *testing.T) {
 			nil, `{file}:3: key "hotkeys.cancel": "Ctrl+X" is not allowed: it is the same combination as hotkeys.record (allowed: modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space, or none to turn it off); fix: choose another combination for hotkeys.cancel, or none to turn it off`},
 		{"mode", "hotkeys:\n  mode: push",
 			nil, `{file}:2: key "hotkeys.mode": "push" is not allowed (allowed: hold, toggle); fix: set hotkeys.mode to one of them or remove the line to use hold`},
-		{"paste", "paste: type",
-			nil, `{file}:1: key "paste": "type" is not allowed (allowed: paste, clipboard, paste-enter); fix: set paste to one of them or remove the line to use paste`},
+		{"paste", "paste: typing",
+			nil, `{file}:1: key "paste": "typing" is not allowed (allowed: paste, clipboard, paste-enter, type); fix: set paste to one of them or remove the line to use paste`},
+		{"indicator", "indicator: top",
+			nil, `{file}:1: key "indicator": "top" is not allowed (allowed: bottom, cursor, off); fix: set indicator to one of them or remove the line to use bottom`},
+		{"keep on disk", "history:\n  keep_on_disk: sometimes",
+			nil, `{file}:2: key "history.keep_on_disk": "sometimes" is not allowed (allowed: true, false); fix: set history.keep_on_disk to true or false or remove the line to use false`},
 		{"min duration text", "audio:\n  min_duration: fast",
 			nil, `{file}:2: key "audio.min_duration": "fast" is not allowed (allowed: a duration from 0s to 10s, such as 300ms); fix: set audio.min_duration to a duration in that range or remove the line to use 300ms`},
 		{"max duration too long", "audio:\n  max_duration: 2h",

@@ -14,6 +14,8 @@ const (
 	xkControlL = 0xffe3
 	xkV        = 0x0076
 	xkReturn   = 0xff0d
+	xkShiftL   = 0xffe1
+	xkInsert   = 0xff63
 )
 
 var xkModifiers = []uint64{
@@ -35,6 +37,9 @@ type osBackend struct {
 	xErr error
 	pk   pasteKeys
 	mods map[uint32]bool
+	// owner serves pasted text itself to see the target read it; nil without cgo or X.
+	owner         *xOwner
+	shift, insert uint32 // keycodes for the terminals' paste keys
 }
 
 func newOSBackend(log *slog.Logger) (*osBackend, error) {
@@ -53,6 +58,10 @@ func newOSBackend(log *slog.Logger) (*osBackend, error) {
 	if b.pk.ctrl == 0 || b.pk.v == 0 || b.pk.enter == 0 {
 		b.xErr = errors.New("the keyboard layout lacks Control_L, v or Return")
 	}
+	b.shift, b.insert = x.keycode(xkShiftL), x.keycode(xkInsert)
+	if b.owner, err = newXOwner(log); err != nil {
+		log.Warn("cannot watch the target read the clipboard; restoring after a fixed delay", "err", err)
+	}
 	b.mods = map[uint32]bool{}
 	for _, ks := range xkModifiers {
 		if kc := x.keycode(ks); kc != 0 {
@@ -63,6 +72,9 @@ func newOSBackend(log *slog.Logger) (*osBackend, error) {
 }
 
 func (b *osBackend) close() error {
+	if b.owner != nil {
+		b.owner.close()
+	}
 	if b.x != nil {
 		b.x.close()
 	}
@@ -109,6 +121,9 @@ func (b *osBackend) stillOurs(o *ownership) bool { return o.stillOurs() }
 // restore puts the snapshot back if our text is still on the clipboard. An empty
 // snapshot empties the clipboard again.
 func (b *osBackend) restore(ctx context.Context, s *snapshot, o *ownership) (bool, error) {
+	if o.primary && b.owner != nil {
+		b.owner.releasePrimary()
+	}
 	if !o.stillOurs() {
 		return false, nil
 	}

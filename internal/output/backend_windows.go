@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -58,6 +59,7 @@ type osBackend struct {
 	selfElevated bool
 	// registered formats that keep our temporary text out of clipboard history
 	exclude, history, cloud uint32
+	render                  *renderer // delayed rendering, to see the target read; nil if unavailable
 }
 
 // snapshot holds every clipboard format that is plain memory or an enhanced metafile.
@@ -69,14 +71,24 @@ type winItem struct {
 	data   []byte
 }
 
-// ownership is the clipboard sequence number right after our write.
-type ownership struct{ seq uintptr }
+// ownership is the clipboard sequence number right after our write; read (nil where
+// unknown) closes when a program asked for the delayed-rendered text.
+type ownership struct {
+	seq      uintptr
+	read     <-chan struct{}
+	rendered *atomic.Uintptr // the sequence number after rendering the text; nil without delayed rendering
+}
 
 func newOSBackend(log *slog.Logger) (*osBackend, error) {
 	b := &osBackend{log: log, selfElevated: windows.GetCurrentProcessToken().IsElevated()}
 	b.exclude = registerFormat(fmtExcludeFromMonitors)
 	b.history = registerFormat(fmtIncludeInHistory)
 	b.cloud = registerFormat(fmtUploadToCloud)
+	r, err := newRenderer(log)
+	if err != nil {
+		log.Warn("cannot watch the target read the clipboard; restoring after a fixed delay", "err", err)
+	}
+	b.render = r
 	return b, nil
 }
 
@@ -86,7 +98,12 @@ func registerFormat(name string) uint32 {
 	return uint32(r)
 }
 
-func (b *osBackend) close() error    { return nil }
+func (b *osBackend) close() error {
+	if b.render != nil {
+		b.render.close()
+	}
+	return nil
+}
 func (b *osBackend) canPaste() error { return nil }
 func (b *osBackend) keys() pasteKeys { return pasteKeys{ctrl: vkControl, v: vkV, enter: vkReturn} }
 
@@ -296,14 +313,14 @@ func (b *osBackend) write(ctx context.Context, text string) (*ownership, error) 
 	return &ownership{seq: sequence()}, nil
 }
 
-func (b *osBackend) stillOurs(o *ownership) bool { return sequence() == o.seq }
+func (b *osBackend) stillOurs(o *ownership) bool { return o.matches(sequence()) }
 
 // restore puts the snapshot back if nobody wrote to the clipboard since our text. The
 // check happens with the clipboard open, so nothing can slip in between.
 func (b *osBackend) restore(ctx context.Context, s *snapshot, o *ownership) (bool, error) {
 	restored := false
 	err := withClipboard(ctx, func() error {
-		if sequence() != o.seq {
+		if !o.matches(sequence()) {
 			return nil
 		}
 		if r, _, err := procEmptyClipboard.Call(); r == 0 {

@@ -15,8 +15,13 @@ import (
 // snapshot is the clipboard as it was: every format x/clipboard can read back.
 type snapshot struct{ items []clipboard.Item }
 
-// ownership is our write: the channel fires when another program takes the clipboard.
-type ownership struct{ lost <-chan struct{} }
+// ownership is our write: lost fires when another program takes the clipboard, read
+// (nil where unknown) when the target asked for the text.
+type ownership struct {
+	lost    <-chan struct{}
+	read    <-chan struct{}
+	primary bool // PRIMARY is ours too (a terminal's paste reads it)
+}
 
 // saveClipboard reads every format the clipboard offers (text, image/png, files and any other
 // MIME type). An unresponsive owner costs at most two seconds.

@@ -31,9 +31,11 @@ const (
 	ModeClipboard
 	// ModePasteEnter pastes, then presses Enter (chat boxes, terminals).
 	ModePasteEnter
+	// ModeType sends the text as Unicode keystrokes, for targets that refuse the clipboard.
+	ModeType
 )
 
-var modeNames = []string{"paste", "clipboard", "paste-enter"}
+var modeNames = []string{"paste", "clipboard", "paste-enter", "type"}
 
 // String returns the config spelling.
 func (m Mode) String() string {
@@ -54,7 +56,7 @@ func ParseMode(s string) (Mode, error) {
 			return Mode(i), nil
 		}
 	}
-	return 0, fmt.Errorf(`%w %q: use "paste" (paste at the cursor), "clipboard" (only copy) or "paste-enter" (paste, then press Enter)`, ErrInvalidMode, s)
+	return 0, fmt.Errorf(`%w %q: use "paste" (paste at the cursor), "clipboard" (only copy), "paste-enter" (paste, then press Enter) or "type" (send keystrokes)`, ErrInvalidMode, s)
 }
 
 // ValidateMode reports whether s is a usable mode; config validation calls it.
@@ -82,6 +84,10 @@ type Config struct {
 	// JoinWindow: a dictation into the same window within this time of the previous one
 	// gets a separating space (see Joiner). Default 60s; negative turns joining off.
 	JoinWindow time.Duration
+	// ReadTimeout is how long the target gets to ask for the clipboard where we can see
+	// it ask (X11, Windows); without a request the text stays on the clipboard and
+	// Output returns ErrNotRead. Default 3s. RestoreDelay applies where we cannot see.
+	ReadTimeout time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -96,6 +102,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.JoinWindow == 0 {
 		c.JoinWindow = 60 * time.Second
+	}
+	if c.ReadTimeout <= 0 {
+		c.ReadTimeout = 3 * time.Second
 	}
 	return c
 }
@@ -116,6 +125,9 @@ type Result struct {
 	// PastedAt is when the paste keystroke went out: when the text appears,
 	// before the clipboard is restored.
 	PastedAt time.Time
+	Verified bool   // the target was seen reading the clipboard
+	Typed    bool   // the text went out as keystrokes (ModeType)
+	PasteKey string // the paste keystroke sent: "ctrl+v", "ctrl+shift+v" (terminals) or "shift+insert"
 }
 
 // Paster delivers dictated text. Output calls are serialised.
@@ -204,12 +216,16 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 		res.OnClipboard = true
 		return res, nil
 	}
+	if p.mode == ModeType {
+		return p.typeOut(ctx, res, opt)
+	}
 
 	saved, err := p.os.save(ctx)
 	if err != nil {
 		p.log.Warn("cannot save the clipboard; it will not be restored", "err", err)
 	}
-	own, err := p.os.write(ctx, res.Text)
+	style := p.os.pasteStyle(target)
+	own, err := p.os.writeFor(ctx, res.Text, target, style)
 	if err != nil {
 		return res, fmt.Errorf("put the text on the clipboard: %w", err)
 	}
@@ -229,19 +245,18 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 		return res, err
 	}
 	enter := p.mode == ModePasteEnter || opt.PressEnter
-	if err := p.sendPaste(ctx, lifted, enter); err != nil {
+	if err := p.sendPaste(ctx, lifted, enter, style); err != nil {
 		return res, fmt.Errorf("%w (%v)", ErrNoPaste, err)
 	}
-	res.Pasted, res.PressedEnter, res.PastedAt = true, enter, time.Now()
+	res.Pasted, res.PressedEnter, res.PastedAt, res.PasteKey = true, enter, time.Now(), style.String()
 	if p.afterPaste != nil {
 		p.afterPaste()
 	}
 
-	// Let the target fetch the text before the old content comes back. On cancel,
+	// The old content comes back only once the target has fetched the text. On cancel,
 	// restore at once: the user's clipboard matters more than a late paste.
-	select {
-	case <-time.After(p.cfg.RestoreDelay):
-	case <-ctx.Done():
+	if !p.awaitRead(ctx, own, &res) {
+		return res, ErrNotRead
 	}
 	res.Restored, res.OnClipboard = p.restore(ctx, saved, own)
 	return res, ctx.Err()
@@ -300,14 +315,15 @@ func (p *Paster) waitKeysReleased(ctx context.Context) ([]uint32, error) {
 	}
 }
 
-// sendPaste sends Ctrl+V (and Enter), with the lifted modifiers up around it.
-func (p *Paster) sendPaste(ctx context.Context, lifted []uint32, enter bool) error {
+// sendPaste sends the paste keystroke (Ctrl+V, or a terminal's) and Enter, with the
+// lifted modifiers up around it.
+func (p *Paster) sendPaste(ctx context.Context, lifted []uint32, enter bool, style pasteStyle) error {
 	k := p.os.keys()
 	var seq []keyEvent
 	for _, m := range lifted {
 		seq = append(seq, keyEvent{code: m, down: false})
 	}
-	seq = append(seq, keyEvent{k.ctrl, true}, keyEvent{k.v, true}, keyEvent{k.v, false}, keyEvent{k.ctrl, false})
+	seq = append(seq, p.os.pasteSeq(style)...)
 	if err := p.os.send(seq); err != nil {
 		return err
 	}

@@ -168,7 +168,8 @@ func TestParseMode(t *testing.T) {
 		{name: "paste", in: "Paste", want: ModePaste},
 		{name: "clipboard", in: "clipboard", want: ModeClipboard},
 		{name: "paste-enter", in: "paste-enter", want: ModePasteEnter},
-		{name: "unknown", in: "type", wantErr: true},
+		{name: "type", in: "type", want: ModeType},
+		{name: "unknown", in: "typing", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -183,5 +184,30 @@ func TestParseMode(t *testing.T) {
 				t.Fatalf("ParseMode(%q) = %v, %v", tt.in, got, err)
 			}
 		})
+	}
+}
+
+func TestTerminalStyle(t *testing.T) {
+	tests := []struct {
+		class, name string
+		want        pasteStyle
+	}{
+		{"XTerm", "xterm", pasteShiftInsert},
+		{"URxvt", "urxvt", pasteShiftInsert},
+		{"Gnome-terminal", "gnome-terminal-server", pasteCtrlShiftV},
+		{"kitty", "kitty", pasteCtrlShiftV},
+		{"Alacritty", "Alacritty", pasteCtrlShiftV},
+		{"konsole", "konsole", pasteCtrlShiftV},
+		{"CASCADIA_HOSTING_WINDOW_CLASS", "", pasteCtrlShiftV},
+		{"ConsoleWindowClass", "", pasteShiftInsert},
+		{"mintty", "", pasteShiftInsert},
+		{"firefox", "Navigator", pasteCtrlV},
+		{"Chrome_WidgetWin_1", "", pasteCtrlV},
+		{"", "", pasteCtrlV},
+	}
+	for _, tt := range tests {
+		if got := terminalStyle(tt.class, tt.name); got != tt.want {
+			t.Errorf("terminalStyle(%q, %q) = %s, want %s", tt.class, tt.name, got, tt.want)
+		}
 	}
 }

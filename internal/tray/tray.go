@@ -43,6 +43,11 @@ const (
 	// OpenConfigHelp opens the settings reference (docs/configuration.md) where
 	// vocabulary, replacements and output style are explained.
 	OpenConfigHelp
+	// CopyRecent: a dictation in the Recent submenu was chosen; Value is its history ID.
+	CopyRecent
+	// ToggleStartAtLogin: the "Start at login" checkbox was clicked; Value is "on" or
+	// "off", what the user asked for (the opposite of what was shown).
+	ToggleStartAtLogin
 )
 
 func (k ActionKind) String() string {
@@ -69,6 +74,10 @@ func (k ActionKind) String() string {
 		return "Quit"
 	case OpenConfigHelp:
 		return "OpenConfigHelp"
+	case CopyRecent:
+		return "CopyRecent"
+	case ToggleStartAtLogin:
+		return "ToggleStartAtLogin"
 	}
 	return fmt.Sprintf("ActionKind(%d)", int(k))
 }
@@ -90,6 +99,17 @@ type Item struct {
 // Menu holds the choices of each submenu. An empty list hides its submenu.
 type Menu struct {
 	Models, Devices, ComputeTypes, Languages, InputDevices, PasteModes []Item
+	// Recent lists the last dictations, newest first (ID: the history ID, Label: the
+	// first ~40 characters); choosing one sends CopyRecent.
+	Recent []Item
+	// StartAtLogin is the "Start at login" checkbox; hidden unless Available.
+	StartAtLogin Toggle
+}
+
+// Toggle is an on/off menu item.
+type Toggle struct {
+	Available bool // shown at all (false where the platform has no autostart)
+	On        bool // checked
 }
 
 func (m Menu) list(k ActionKind) []Item {
@@ -106,6 +126,8 @@ func (m Menu) list(k ActionKind) []Item {
 		return m.InputDevices
 	case SelectPasteMode:
 		return m.PasteModes
+	case CopyRecent:
+		return m.Recent
 	}
 	return nil
 }
@@ -118,6 +140,7 @@ type entry struct {
 // submenus lists the submenus in menu order.
 func submenus() []entry {
 	return []entry{
+		{CopyRecent, "Recent"},
 		{SelectModel, "Model"},
 		{SelectDevice, "Device"},
 		{SelectComputeType, "Compute type"},
@@ -198,6 +221,7 @@ type Tray struct {
 	shownTooltip string
 	statusItem   *systray.MenuItem
 	groups       map[ActionKind]*group
+	login        *slot // the "Start at login" checkbox
 }
 
 type group struct {
@@ -304,6 +328,8 @@ func (t *Tray) build() {
 		t.groups[s.kind] = &group{kind: s.kind, parent: systray.AddMenuItem(s.title, ""), visible: true}
 	}
 	systray.AddSeparator()
+	t.login = &slot{item: systray.AddMenuItemCheckbox("Start at login", "", false), visible: true}
+	t.watch(t.login)
 	for _, c := range commands() {
 		t.watchFixed(systray.AddMenuItem(c.title, ""), c.kind)
 	}
@@ -419,7 +445,7 @@ func (t *Tray) SetMenu(m Menu) {
 // clone copies the lists so a caller reusing its slices cannot change ours.
 func (m Menu) clone() Menu {
 	c := func(items []Item) []Item { return append([]Item(nil), items...) }
-	return Menu{c(m.Models), c(m.Devices), c(m.ComputeTypes), c(m.Languages), c(m.InputDevices), c(m.PasteModes)}
+	return Menu{c(m.Models), c(m.Devices), c(m.ComputeTypes), c(m.Languages), c(m.InputDevices), c(m.PasteModes), c(m.Recent), m.StartAtLogin}
 }
 
 func (t *Tray) applyMenu() {
@@ -453,6 +479,22 @@ func (t *Tray) applyMenu() {
 			g.visible = want
 		}
 	}
+	t.applyLogin()
+}
+
+// applyLogin shows the "Start at login" checkbox as t.menu says; a click asks for the opposite.
+func (t *Tray) applyLogin() {
+	sl, tg := t.login, t.menu.StartAtLogin
+	if !tg.Available {
+		if sl.visible {
+			sl.action.Store(nil)
+			sl.item.Hide()
+			sl.visible = false
+		}
+		return
+	}
+	want := map[bool]string{true: "off", false: "on"}[tg.On]
+	t.showItem(ToggleStartAtLogin, sl, Item{ID: want, Label: "Start at login", Checked: tg.On})
 }
 
 // showItem makes sl show it. Setters run only on visible items, because on
@@ -531,6 +573,8 @@ func (m Menu) withLabel(kind ActionKind, i int, label string) Menu {
 		m.InputDevices = items
 	case SelectPasteMode:
 		m.PasteModes = items
+	case CopyRecent:
+		m.Recent = items
 	}
 	return m
 }

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/whisperkey/whisperkey/internal/history"
+)
+
+// runHistory prints the dictations kept on disk (history.keep_on_disk), oldest first
+// so the newest ends next to the prompt.
+func runHistory(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		return usageError{"whisperkey history takes no arguments"}
+	}
+	cfgPath, err := configPath()
+	if err != nil {
+		return err
+	}
+	env, err := newEnvironment(cliLogger(stderr, false), cfgPath)
+	if err != nil {
+		return err
+	}
+	path := history.Path(env.stateDir)
+	entries, err := history.Read(path)
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		_, err := fmt.Fprintf(stdout, "No dictations are kept on disk (%s).\n"+
+			"The tray's Recent menu holds the last %d in memory; set history.keep_on_disk: true to keep them across restarts.\n",
+			path, history.DefaultMax)
+		return err
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if _, err := fmt.Fprintf(stdout, "%s  %s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Text); err != nil {
+			return err
+		}
+	}
+	return nil
+}

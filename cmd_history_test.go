@@ -1,0 +1,42 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/history"
+)
+
+// whisperkey history prints what the app kept on disk, oldest first, and says how to
+// keep dictations when none are.
+func TestHistoryCLI(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("WHISPERKEY_CACHE", cache) // the child inherits it: the state folder is here
+
+	r := whisperkey(t, "history")
+	if r.code != 0 || !strings.Contains(r.stdout, "No dictations are kept on disk") || !strings.Contains(r.stdout, "history.keep_on_disk: true") {
+		t.Fatalf("empty history: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+
+	h, err := history.New(history.Config{File: history.Path(cache)}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 25, 4, 0, 0, 0, time.Local)
+	for i, s := range []string{"first dictation", "second dictation"} {
+		if _, err := h.Add(s, at.Add(time.Duration(i)*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = whisperkey(t, "history")
+	want := "2026-11-25 04:00:00  first dictation\n2026-11-25 04:01:00  second dictation\n"
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("history: code %d, stdout %q, want %q (stderr %q)", r.code, r.stdout, want, r.stderr)
+	}
+	if r = whisperkey(t, "history", "extra"); r.code != 2 || !strings.Contains(r.stderr, "takes no arguments") {
+		t.Errorf("history extra: code %d, stderr %q", r.code, r.stderr)
+	}
+}

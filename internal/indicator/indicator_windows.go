@@ -1,0 +1,319 @@
+package indicator
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+)
+
+// Windows: a layered, topmost tool window that is never activated
+// (WS_EX_NOACTIVATE) and lets the mouse through (WS_EX_TRANSPARENT with
+// WS_EX_LAYERED). It is painted through GetDC on every change, so its class can use
+// DefWindowProc and no Go callback is needed. One goroutine on a locked OS thread
+// owns it, since a window belongs to the thread that created it.
+
+var (
+	user32                  = windows.NewLazySystemDLL("user32.dll")
+	gdi32                   = windows.NewLazySystemDLL("gdi32.dll")
+	kernel32                = windows.NewLazySystemDLL("kernel32.dll")
+	procRegisterClassEx     = user32.NewProc("RegisterClassExW")
+	procCreateWindowEx      = user32.NewProc("CreateWindowExW")
+	procDestroyWindow       = user32.NewProc("DestroyWindow")
+	procDefWindowProc       = user32.NewProc("DefWindowProcW")
+	procSetLayeredAttrs     = user32.NewProc("SetLayeredWindowAttributes")
+	procSetWindowPos        = user32.NewProc("SetWindowPos")
+	procShowWindow          = user32.NewProc("ShowWindow")
+	procGetDC               = user32.NewProc("GetDC")
+	procReleaseDC           = user32.NewProc("ReleaseDC")
+	procFillRect            = user32.NewProc("FillRect")
+	procDrawText            = user32.NewProc("DrawTextW")
+	procPeekMessage         = user32.NewProc("PeekMessageW")
+	procTranslateMessage    = user32.NewProc("TranslateMessage")
+	procDispatchMessage     = user32.NewProc("DispatchMessageW")
+	procGetForegroundWindow = user32.NewProc("GetForegroundWindow")
+	procMonitorFromWindow   = user32.NewProc("MonitorFromWindow")
+	procMonitorFromPoint    = user32.NewProc("MonitorFromPoint")
+	procGetMonitorInfo      = user32.NewProc("GetMonitorInfoW")
+	procGetCursorPos        = user32.NewProc("GetCursorPos")
+	procCreateSolidBrush    = gdi32.NewProc("CreateSolidBrush")
+	procDeleteObject        = gdi32.NewProc("DeleteObject")
+	procSelectObject        = gdi32.NewProc("SelectObject")
+	procGetStockObject      = gdi32.NewProc("GetStockObject")
+	procEllipse             = gdi32.NewProc("Ellipse")
+	procSetBkMode           = gdi32.NewProc("SetBkMode")
+	procSetTextColor        = gdi32.NewProc("SetTextColor")
+	procGetModuleHandle     = kernel32.NewProc("GetModuleHandleW")
+)
+
+const (
+	wsPopup            = 0x80000000
+	wsExTopmost        = 0x00000008
+	wsExTransparent    = 0x00000020
+	wsExToolWindow     = 0x00000080
+	wsExLayered        = 0x00080000
+	wsExNoActivate     = 0x08000000
+	lwaAlpha           = 0x2
+	swHide             = 0
+	swpNoActivate      = 0x0010
+	swpShowWindow      = 0x0040
+	hwndTopmost        = ^uintptr(0) // (HWND)-1
+	monitorNearest     = 2
+	pmRemove           = 1
+	nullPen            = 8
+	bkTransparent      = 1
+	dtLeft, dtVCenter  = 0x0, 0x4
+	dtSingleLine       = 0x20
+	dtEndEllipsis      = 0x8000
+	dtNoPrefix         = 0x800
+	className          = "WhisperKeyIndicator"
+	windowAlpha        = 235
+	classAlreadyExists = 1410 // ERROR_CLASS_ALREADY_EXISTS
+)
+
+type wndClassEx struct {
+	Size       uint32
+	Style      uint32
+	WndProc    uintptr
+	ClsExtra   int32
+	WndExtra   int32
+	Instance   windows.Handle
+	Icon       windows.Handle
+	Cursor     windows.Handle
+	Background windows.Handle
+	MenuName   *uint16
+	ClassName  *uint16
+	IconSm     windows.Handle
+}
+
+type rect struct{ Left, Top, Right, Bottom int32 }
+
+type point struct{ X, Y int32 }
+
+type monitorInfo struct {
+	Size    uint32
+	Monitor rect
+	Work    rect
+	Flags   uint32
+}
+
+type msg struct {
+	HWnd    uintptr
+	Message uint32
+	WParam  uintptr
+	LParam  uintptr
+	Time    uint32
+	Pt      point
+	Private uint32
+}
+
+type osWindow struct {
+	cfg  Config
+	log  *slog.Logger
+	reqs chan func(hwnd uintptr)
+	quit chan struct{}
+	done chan struct{}
+
+	hwnd uintptr // set by run before New returns
+
+	mu       sync.Mutex
+	rect     Rect
+	lastView view
+}
+
+func newOSWindow(cfg Config, log *slog.Logger) (*osWindow, error) {
+	w := &osWindow{cfg: cfg, log: log, reqs: make(chan func(uintptr)), quit: make(chan struct{}), done: make(chan struct{})}
+	started := make(chan error, 1)
+	go w.run(started)
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *osWindow) run(started chan<- error) {
+	defer close(w.done)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	hwnd, err := createWindow()
+	if err != nil {
+		started <- fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return
+	}
+	defer procDestroyWindow.Call(hwnd)
+	w.hwnd = hwnd
+	started <- nil
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	var m msg
+	for {
+		select {
+		case <-w.quit:
+			return
+		case f := <-w.reqs:
+			f(hwnd)
+		case <-tick.C:
+			// Pump what the system sends the window; repaint what it may have erased.
+			repaint := false
+			for {
+				r, _, _ := procPeekMessage.Call(uintptr(unsafe.Pointer(&m)), 0, 0, 0, pmRemove)
+				if r == 0 {
+					break
+				}
+				repaint = true
+				procTranslateMessage.Call(uintptr(unsafe.Pointer(&m)))
+				procDispatchMessage.Call(uintptr(unsafe.Pointer(&m)))
+			}
+			w.mu.Lock()
+			v := w.lastView
+			w.mu.Unlock()
+			if repaint && v.state != Hidden {
+				paint(hwnd, v)
+			}
+		}
+	}
+}
+
+func createWindow() (uintptr, error) {
+	inst, _, _ := procGetModuleHandle.Call(0)
+	name, _ := windows.UTF16PtrFromString(className)
+	bg, _, _ := procCreateSolidBrush.Call(colorRef(colourBackground))
+	wc := wndClassEx{WndProc: procDefWindowProc.Addr(), Instance: windows.Handle(inst), ClassName: name, Background: windows.Handle(bg)}
+	wc.Size = uint32(unsafe.Sizeof(wc))
+	if r, _, err := procRegisterClassEx.Call(uintptr(unsafe.Pointer(&wc))); r == 0 && err != windows.Errno(classAlreadyExists) {
+		return 0, fmt.Errorf("register the indicator window class: %w", err)
+	}
+	title, _ := windows.UTF16PtrFromString("WhisperKey indicator")
+	hwnd, _, err := procCreateWindowEx.Call(wsExLayered|wsExNoActivate|wsExTransparent|wsExTopmost|wsExToolWindow,
+		uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(title)), wsPopup, 0, 0, Width, Height, 0, 0, inst, 0)
+	if hwnd == 0 {
+		return 0, fmt.Errorf("create the indicator window: %w", err)
+	}
+	procSetLayeredAttrs.Call(hwnd, 0, windowAlpha, lwaAlpha)
+	return hwnd, nil
+}
+
+// colorRef turns 0xRRGGBB into a COLORREF (0x00BBGGRR).
+func colorRef(c uint32) uintptr {
+	return uintptr(c>>16&0xff | c&0xff00 | (c&0xff)<<16)
+}
+
+func fill(dc uintptr, r rect, c uint32) {
+	b, _, _ := procCreateSolidBrush.Call(colorRef(c))
+	procFillRect.Call(dc, uintptr(unsafe.Pointer(&r)), b)
+	procDeleteObject.Call(b)
+}
+
+func paint(hwnd uintptr, v view) {
+	dc, _, _ := procGetDC.Call(hwnd)
+	if dc == 0 {
+		return
+	}
+	defer procReleaseDC.Call(hwnd, dc)
+	fill(dc, rect{0, 0, Width, Height}, colourBackground)
+	fill(dc, rect{0, 0, 4, Height}, DotColour(v.state))
+	const r = 14
+	top := int32(Height-r) / 2
+	b, _, _ := procCreateSolidBrush.Call(colorRef(DotColour(v.state)))
+	pen, _, _ := procGetStockObject.Call(nullPen)
+	oldB, _, _ := procSelectObject.Call(dc, b)
+	oldP, _, _ := procSelectObject.Call(dc, pen)
+	procEllipse.Call(dc, 12, uintptr(top), 12+r+1, uintptr(top+r+1))
+	procSelectObject.Call(dc, oldB)
+	procSelectObject.Call(dc, oldP)
+	procDeleteObject.Call(b)
+	left, right := int32(12+r+12), int32(Width-14)
+	if v.state == Recording {
+		const h = 8
+		y := int32(Height-h) / 2
+		fill(dc, rect{left, y, right, y + h}, colourLevelTrack)
+		if n := int32(float32(right-left) * v.level); n > 0 {
+			fill(dc, rect{left, y, left + n, y + h}, colourLevel)
+		}
+		return
+	}
+	text, _ := windows.UTF16FromString(v.label())
+	procSetBkMode.Call(dc, bkTransparent)
+	procSetTextColor.Call(dc, colorRef(colourText))
+	tr := rect{left, 0, right, Height}
+	procDrawText.Call(dc, uintptr(unsafe.Pointer(&text[0])), ^uintptr(0), uintptr(unsafe.Pointer(&tr)),
+		dtLeft|dtVCenter|dtSingleLine|dtEndEllipsis|dtNoPrefix)
+}
+
+// do runs f on the window's thread and waits for it.
+func (w *osWindow) do(f func(uintptr)) {
+	ran := make(chan struct{})
+	select {
+	case w.reqs <- func(h uintptr) { f(h); close(ran) }:
+		<-ran
+	case <-w.done:
+	}
+}
+
+// monitor returns the work area of the monitor with the foreground window (or the
+// pointer, for PlaceCursor), and the pointer position.
+func (w *osWindow) monitor() (Rect, int, int) {
+	var p point
+	procGetCursorPos.Call(uintptr(unsafe.Pointer(&p)))
+	var mon uintptr
+	if fg, _, _ := procGetForegroundWindow.Call(); fg != 0 && w.cfg.Placement != PlaceCursor {
+		mon, _, _ = procMonitorFromWindow.Call(fg, monitorNearest)
+	} else {
+		mon, _, _ = procMonitorFromPoint.Call(uintptr(uint32(p.X))|uintptr(uint32(p.Y))<<32, monitorNearest)
+	}
+	mi := monitorInfo{}
+	mi.Size = uint32(unsafe.Sizeof(mi))
+	if r, _, _ := procGetMonitorInfo.Call(mon, uintptr(unsafe.Pointer(&mi))); r == 0 {
+		return Rect{W: 1280, H: 800}, int(p.X), int(p.Y)
+	}
+	a := mi.Work
+	return Rect{int(a.Left), int(a.Top), int(a.Right - a.Left), int(a.Bottom - a.Top)}, int(p.X), int(p.Y)
+}
+
+func (w *osWindow) show(v view, relocate bool) {
+	w.mu.Lock()
+	w.lastView = v
+	w.mu.Unlock()
+	w.do(func(hwnd uintptr) {
+		if relocate {
+			mon, px, py := w.monitor()
+			r := place(w.cfg.Placement, mon, px, py, Width, Height, w.cfg.Margin)
+			w.mu.Lock()
+			w.rect = r
+			w.mu.Unlock()
+		}
+		r := w.bounds()
+		procSetWindowPos.Call(hwnd, hwndTopmost, uintptr(r.X), uintptr(r.Y), Width, Height, swpNoActivate|swpShowWindow)
+		paint(hwnd, v)
+	})
+}
+
+func (w *osWindow) draw(v view) {
+	w.mu.Lock()
+	w.lastView = v
+	w.mu.Unlock()
+	w.do(func(hwnd uintptr) { paint(hwnd, v) })
+}
+
+func (w *osWindow) hide() {
+	w.mu.Lock()
+	w.lastView = view{}
+	w.mu.Unlock()
+	w.do(func(hwnd uintptr) { procShowWindow.Call(hwnd, swHide) })
+}
+
+func (w *osWindow) bounds() Rect {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.rect
+}
+
+func (w *osWindow) close() error {
+	close(w.quit)
+	<-w.done
+	return nil
+}

@@ -1,0 +1,187 @@
+package notify
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Kind groups messages for rate limiting: a kind shows at most once per Config.Interval.
+type Kind int
+
+// Kinds of message.
+const (
+	KindMicLost Kind = iota + 1
+	KindMicBack
+	KindModelDownloaded
+	KindGPUNotUsed
+	KindEngineRestarted
+	KindRecordingCut
+	KindNotPasted
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindMicLost:
+		return "mic-lost"
+	case KindMicBack:
+		return "mic-back"
+	case KindModelDownloaded:
+		return "model-downloaded"
+	case KindGPUNotUsed:
+		return "gpu-not-used"
+	case KindEngineRestarted:
+		return "engine-restarted"
+	case KindRecordingCut:
+		return "recording-cut"
+	case KindNotPasted:
+		return "not-pasted"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// group is the kind whose notification m replaces on screen: "back" takes the place of "lost".
+func (k Kind) group() Kind {
+	if k == KindMicBack {
+		return KindMicLost
+	}
+	return k
+}
+
+// Message is one notification. Build them with the constructors below so the wording stays in one place.
+type Message struct {
+	Kind    Kind
+	Summary string // the title line
+	Body    string // one or two sentences; plain text
+	Urgent  bool   // stays until dismissed where the desktop supports it
+}
+
+// MicrophoneLost says the input device went away; device may be empty.
+func MicrophoneLost(device string) Message {
+	body := "The microphone is gone, so dictation cannot record. WhisperKey keeps running and picks it up again when it returns."
+	if device != "" {
+		body = fmt.Sprintf("%q is gone, so dictation cannot record. WhisperKey keeps running and picks it up again when it returns.", device)
+	}
+	return Message{Kind: KindMicLost, Summary: "Microphone lost", Body: body, Urgent: true}
+}
+
+// MicrophoneBack says the input device returned.
+func MicrophoneBack(device string) Message {
+	body := "The microphone is back; dictation works again."
+	if device != "" {
+		body = fmt.Sprintf("%q is back; dictation works again.", device)
+	}
+	return Message{Kind: KindMicBack, Summary: "Microphone back", Body: body}
+}
+
+// ModelDownloaded says a model finished downloading and is ready.
+func ModelDownloaded(model string) Message {
+	return Message{Kind: KindModelDownloaded, Summary: "Model downloaded", Body: fmt.Sprintf("The %s model is downloaded and ready.", model)}
+}
+
+// GPUNotUsed says transcription runs on the CPU, why, and where the guide is.
+func GPUNotUsed(reason, guideURL string) Message {
+	body := "Transcription runs on the CPU: " + reason + "."
+	if guideURL != "" {
+		body += " How to fix it: " + guideURL
+	}
+	return Message{Kind: KindGPUNotUsed, Summary: "GPU not used", Body: body}
+}
+
+// EngineCrashed says the transcription engine stopped and was started again.
+func EngineCrashed(detail string) Message {
+	body := "The transcription engine stopped unexpectedly and was restarted; the last dictation may be lost."
+	if detail != "" {
+		body += " (" + detail + ")"
+	}
+	return Message{Kind: KindEngineRestarted, Summary: "Engine restarted", Body: body}
+}
+
+// RecordingCut says a recording hit the maximum length and was stopped there.
+func RecordingCut(maxLen time.Duration) Message {
+	return Message{Kind: KindRecordingCut, Summary: "Recording cut",
+		Body: fmt.Sprintf("The recording reached the maximum length (%s) and was stopped there; raise audio.max_duration to record longer.", maxLen)}
+}
+
+// TextNotPasted says the target never read the clipboard, so the text waits there.
+func TextNotPasted() Message {
+	return Message{Kind: KindNotPasted, Summary: "Text not pasted",
+		Body: "The window did not take the text. It is on the clipboard: paste it with Ctrl+V.", Urgent: true}
+}
+
+// Config configures a Notifier. Zero fields take the defaults.
+type Config struct {
+	AppName  string        // default "WhisperKey"
+	Interval time.Duration // minimum time between two messages of one kind; default 30s
+	Timeout  time.Duration // how long a call to the desktop may take; default 2s
+}
+
+func (c Config) withDefaults() Config {
+	if c.AppName == "" {
+		c.AppName = "WhisperKey"
+	}
+	if c.Interval <= 0 {
+		c.Interval = 30 * time.Second
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 2 * time.Second
+	}
+	return c
+}
+
+// Notifier sends Messages to the desktop. Its methods are safe for concurrent use.
+type Notifier struct {
+	cfg Config
+	log *slog.Logger
+	os  *osNotifier
+
+	mu     sync.Mutex
+	last   map[Kind]time.Time
+	closed bool
+}
+
+// New connects to the desktop's notification service (Linux: the session D-Bus;
+// Windows: a notification-area icon of its own that shows balloons as toasts).
+func New(cfg Config, log *slog.Logger) (*Notifier, error) {
+	cfg = cfg.withDefaults()
+	log = log.With("pkg", "notify")
+	o, err := newOSNotifier(cfg, log)
+	if err != nil {
+		return nil, fmt.Errorf("notifications: %w", err)
+	}
+	return &Notifier{cfg: cfg, log: log, os: o, last: map[Kind]time.Time{}}, nil
+}
+
+// Notify shows m unless a message of its kind was shown less than Interval ago.
+// It reports whether m was shown. A failure is logged, not returned: a missing
+// notification must never stop dictation.
+func (n *Notifier) Notify(m Message) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return false
+	}
+	now := time.Now()
+	if t, ok := n.last[m.Kind]; ok && now.Sub(t) < n.cfg.Interval {
+		n.log.Debug("notification rate-limited", "kind", m.Kind)
+		return false
+	}
+	if err := n.os.show(m); err != nil {
+		n.log.Warn("cannot show a notification", "kind", m.Kind, "err", err)
+		return false
+	}
+	n.last[m.Kind] = now
+	return true
+}
+
+// Close disconnects from the notification service. Idempotent.
+func (n *Notifier) Close() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return nil
+	}
+	n.closed = true
+	return n.os.close()
+}
