@@ -27,6 +27,11 @@ type Options struct {
 	Env []string
 	// StartTimeout bounds loading the library and model; default 3 minutes.
 	StartTimeout time.Duration
+	// RequestTimeout bounds one request; a worker that does not answer in
+	// time is taken as hung, killed, restarted and sent the request again.
+	// Default 2 minutes: a 30-s window of a large model on a slow CPU takes
+	// well under one.
+	RequestTimeout time.Duration
 	// MaxCrashes within CrashWindow make the supervisor give up; defaults 4 and 1 minute.
 	MaxCrashes  int
 	CrashWindow time.Duration
@@ -45,6 +50,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 3 * time.Minute
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = 2 * time.Minute
 	}
 	if o.MaxCrashes == 0 {
 		o.MaxCrashes = 4
@@ -171,8 +179,8 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// do sends one request, restarting a crashed worker and re-sending until it
-// answers, the crash budget is spent, or ctx ends.
+// do sends one request, restarting a crashed or hung worker and re-sending
+// until it answers, the crash budget is spent, or ctx ends.
 func (c *Client) do(ctx context.Context, req request, payload []float32, out any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -185,7 +193,7 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 				return err
 			}
 		}
-		resp, err := c.w.roundTrip(ctx, req, payload)
+		resp, hung, err := c.roundTripLocked(ctx, req, payload)
 		if err == nil {
 			if resp.Err != "" {
 				return errors.New(resp.Err)
@@ -202,12 +210,35 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 		}
 		dead := c.w
 		c.stopLocked()
-		c.log.Warn("engine worker crashed; restarting and re-sending the request",
-			"op", req.Op, "err", err, "stderr", dead.stderrTail())
+		if hung {
+			c.log.Warn("engine worker did not answer in time; killed it, restarting and re-sending the request",
+				"op", req.Op, "timeout", c.opt.RequestTimeout, "pid", dead.cmd.Process.Pid)
+		} else {
+			c.log.Warn("engine worker crashed; restarting and re-sending the request",
+				"op", req.Op, "err", err, "stderr", dead.stderrTail())
+		}
 		if err := c.noteCrashLocked(ctx); err != nil {
 			return err
 		}
 	}
+}
+
+// roundTripLocked sends req to the current worker under the request deadline.
+// When the deadline or ctx ends first the worker is killed, which also
+// unblocks a write to a worker that stopped reading; hung says it was the
+// deadline.
+func (c *Client) roundTripLocked(ctx context.Context, req request, payload []float32) (resp response, hung bool, err error) {
+	rctx, cancel := context.WithTimeout(ctx, c.opt.RequestTimeout)
+	defer cancel()
+	w := c.w
+	stopWatch := context.AfterFunc(rctx, w.kill)
+	resp, err = w.roundTrip(rctx, req, payload)
+	if !stopWatch() && err == nil {
+		// The answer raced the kill: keep it, but the worker is gone.
+		c.stopLocked()
+	}
+	hung = err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded)
+	return resp, hung, err
 }
 
 // noteCrashLocked records a crash and waits n² × 100 ms (+ jitter) before
@@ -371,6 +402,9 @@ func (p *proc) roundTrip(ctx context.Context, req request, payload []float32) (r
 		return response{}, ctx.Err()
 	}
 }
+
+// kill ends the process at once; it works on a stopped (SIGSTOP) process too.
+func (p *proc) kill() { _ = p.cmd.Process.Kill() }
 
 func (p *proc) stderrTail() string {
 	p.tailMu.Lock()
