@@ -116,24 +116,6 @@ func (c *Client) WorkerPID() int {
 	return c.w.cmd.Process.Pid
 }
 
-// Switch replaces the worker with one running spec. A request in flight
-// finishes on the old worker first. The old process exits rather than
-// unloading its model in place (a GPU teardown can crash, CTranslate2 #1782).
-func (c *Client) Switch(ctx context.Context, spec Spec) (Ready, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return Ready{}, ErrClosed
-	}
-	c.stopLocked()
-	c.spec = spec
-	c.crashes = nil
-	if err := c.startLocked(ctx); err != nil {
-		return Ready{}, err
-	}
-	return c.ready, nil
-}
-
 // DetectLanguage returns language probabilities for a window, best first.
 func (c *Client) DetectLanguage(ctx context.Context, win Window) ([]LangProb, error) {
 	var pairs [][2]json.RawMessage
@@ -161,13 +143,6 @@ func (c *Client) Generate(ctx context.Context, win Window, g GenerateRequest) (G
 	req := request{Op: "generate", Window: win.ID, NMels: win.NMels, Frames: win.Frames, Generate: &g}
 	err := c.do(ctx, req, win.Features, &res)
 	return res, err
-}
-
-// Devices asks the library which devices and compute types it supports.
-func (c *Client) Devices(ctx context.Context) ([]DeviceReport, error) {
-	var d []DeviceReport
-	err := c.do(ctx, request{Op: "devices"}, nil, &d)
-	return d, err
 }
 
 // Close stops the worker. It is safe to call more than once.

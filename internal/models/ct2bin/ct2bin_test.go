@@ -259,34 +259,6 @@ func TestWriteModelRejects(t *testing.T) {
 	}
 }
 
-func TestCommand(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "m")
-	tests := []struct {
-		name    string
-		args    []string
-		out     string
-		wantErr string
-	}{
-		{"tiny", []string{"tiny", "-mels", "128", "-seed", "3", dir}, "128 mels, d_model 64", ""},
-		{"inspect", []string{"inspect", dir}, dir + ": WhisperSpec rev 3 (binary v6): 128 mels", ""},
-		{"no dir", []string{"inspect"}, "", "inspect takes one model directory"},
-		{"unknown", []string{"frob", "x"}, "", `unknown subcommand "frob"`},
-		{"nothing", nil, "", "missing subcommand"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			err := Command(tt.args, &out, &errOut)
-			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
-				t.Fatalf("Command(%q) error = %v, want %q", tt.args, err, tt.wantErr)
-			}
-			if !strings.Contains(out.String(), tt.out) {
-				t.Errorf("output %q lacks %q", out.String(), tt.out)
-			}
-		})
-	}
-}
-
 func TestInspectRealBase(t *testing.T) {
 	dir := testenv.Model(t, "base")
 	got, err := Inspect(dir)
