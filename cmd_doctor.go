@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"os"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/envvars"
 )
 
 func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -30,6 +32,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if derr != nil {
 		r.Error = derr.Error()
 	}
+	r.Environment = envvars.Set(os.Environ())
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +30,7 @@ var build struct {
 // binary builds the real whisperkey once per test run.
 func binary(t testing.TB) string {
 	t.Helper()
+	testenv.Short(t, "the built app")
 	build.once.Do(func() {
 		build.exe = filepath.Join(testenv.RepoRoot(t), "build", "whisperkey-test")
 		if out, err := exec.Command("go", "build", "-o", build.exe, ".").CombinedOutput(); err != nil {
@@ -192,10 +194,15 @@ func TestDoctorJSONMatchesSchema(t *testing.T) {
 		t.Fatalf("doctor --json does not match docs/doctor.schema.json: %v\n%s", err, r.stdout)
 	}
 	var rep struct {
-		Message  string
-		SelfTest struct{ OK bool } `json:"self_test"`
+		Message     string
+		SelfTest    struct{ OK bool } `json:"self_test"`
+		Environment []string
 	}
 	_ = json.Unmarshal([]byte(r.stdout), &rep)
+	// doctor lists the WhisperKey variables set; the test sets this one.
+	if !slices.ContainsFunc(rep.Environment, func(e string) bool { return strings.HasPrefix(e, "WHISPERKEY_ENGINE_ROOT=") }) {
+		t.Errorf("doctor's environment %q lacks WHISPERKEY_ENGINE_ROOT", rep.Environment)
+	}
 	if !gpuMessageMatches(t, rep.Message) || !rep.SelfTest.OK {
 		t.Fatalf("message %q, self-test ok %v", rep.Message, rep.SelfTest.OK)
 	}

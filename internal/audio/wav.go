@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"time"
 )
 
 // SampleRate is the rate Whisper expects and the rate of every clip the
@@ -53,14 +52,6 @@ func (c *Clip) Frames() int {
 		return 0
 	}
 	return len(c.Samples) / c.Channels
-}
-
-// Duration is the playing time of the clip.
-func (c *Clip) Duration() time.Duration {
-	if c.Rate <= 0 {
-		return 0
-	}
-	return time.Duration(c.Frames()) * time.Second / time.Duration(c.Rate)
 }
 
 // Mono averages the channels into one; a mono clip's samples are returned as is.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -27,16 +27,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-func testLog(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type tWriter struct{ t *testing.T }
-
-func (w tWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
+func testLog(t *testing.T) *slog.Logger { return testlog.New(t, slog.LevelDebug) }
 
 func testOptions() engine.Options { return testenv.WorkerOptions() }
 
@@ -164,7 +155,7 @@ func TestLoadErrors(t *testing.T) {
 // A worker that dies while starting is reported with what it printed.
 func TestWorkerStartFailureSaysWhy(t *testing.T) {
 	opt := engine.Options{Exe: "/bin/sh", Args: []string{"-c", "echo boom >&2; exit 7"}, MaxCrashes: 2}
-	_, err := engine.Start(context.Background(), engine.Spec{Device: "cpu"}, opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	_, err := engine.Start(context.Background(), engine.Spec{Device: "cpu"}, opt, testlog.Discard())
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Fatalf("err = %v, want the worker's stderr in it", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -38,7 +39,7 @@ func openBase(t *testing.T) *whisper.Model {
 	t.Helper()
 	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8"}
 	opt := testenv.WorkerOptions()
-	m, err := whisper.Open(context.Background(), spec, opt, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	m, err := whisper.Open(context.Background(), spec, opt, testlog.New(t, slog.LevelWarn))
 	if err != nil {
 		t.Fatalf("open model: %v", err)
 	}
