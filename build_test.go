@@ -147,3 +147,37 @@ func TestTestenvLeavesForeignPulseAudio(t *testing.T) {
 		t.Fatalf("testenv.sh ran pulseaudio %q though it never started its own", got)
 	}
 }
+
+// Every fuzz target runs in CI: scripts/fuzz.sh lists each Fuzz function.
+func TestFuzzTargetsRunInCI(t *testing.T) {
+	root := testenv.RepoRoot(t)
+	script, err := os.ReadFile(filepath.Join(root, "scripts", "fuzz.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fuzz := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(`)
+	n := 0
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range fuzz.FindAllSubmatch(b, -1) {
+			n++
+			pkg, _ := filepath.Rel(root, filepath.Dir(path))
+			if !strings.Contains(string(script), "./"+filepath.ToSlash(pkg)+":"+string(m[1])+"\n") {
+				t.Errorf("%s (%s) is not in scripts/fuzz.sh", m[1], pkg)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 7 {
+		t.Fatalf("found %d fuzz targets, want at least 7", n)
+	}
+}

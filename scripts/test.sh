@@ -22,3 +22,6 @@ go test -count=1 -p 2 -timeout 40m $(go list ./... | grep -v '^github.com/whispe
 # CPU-heavy packages above.
 step "go test (end to end: the real app)"
 go test -count=1 -timeout 20m . 2>&1 | tee -a /tmp/whisperkey-test.log
+
+step "fuzz every parser of untrusted bytes briefly"
+bash scripts/fuzz.sh

@@ -325,8 +325,21 @@ func (t *Tokenizer) Encode(text string) ([]int, error) {
 }
 
 // Decode turns ids into text: ids at or above EOT (specials, timestamps) are
-// dropped, byte-level tokens become bytes and invalid UTF-8 becomes U+FFFD.
+// dropped, byte-level tokens become bytes, and invalid UTF-8 (a sequence cut
+// off mid-character) is dropped rather than shown as U+FFFD.
 func (t *Tokenizer) Decode(ids []int) string {
+	return dropInvalidUTF8(t.bytes(ids))
+}
+
+// decodeReplacing is Decode with invalid UTF-8 as U+FFFD, exactly as Hugging
+// Face tokenizers decodes: the compression ratio that decides temperature
+// fallback is computed on this text, as faster-whisper does.
+func (t *Tokenizer) decodeReplacing(ids []int) string {
+	return lossyUTF8(t.bytes(ids))
+}
+
+// bytes concatenates the bytes of the text tokens among ids.
+func (t *Tokenizer) bytes(ids []int) []byte {
 	var buf []byte
 	for _, id := range ids {
 		if id < 0 || id >= t.eot || id >= len(t.vocab) {
@@ -334,5 +347,5 @@ func (t *Tokenizer) Decode(ids []int) string {
 		}
 		buf = appendByteLevel(buf, t.vocab[id])
 	}
-	return lossyUTF8(buf)
+	return buf
 }

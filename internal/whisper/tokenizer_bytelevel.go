@@ -75,6 +75,24 @@ func lossyUTF8(b []byte) string {
 	return sb.String()
 }
 
+// dropInvalidUTF8 removes each maximal invalid subsequence of b.
+func dropInvalidUTF8(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r != utf8.RuneError || size > 1 {
+			out = append(out, b[i:i+size]...)
+			i += size
+			continue
+		}
+		i += invalidPrefixLen(b[i:])
+	}
+	return string(out)
+}
+
 // invalidPrefixLen is the length of the maximal prefix of b that could start
 // a valid UTF-8 sequence (at least 1), given that b does not start with one.
 func invalidPrefixLen(b []byte) int {

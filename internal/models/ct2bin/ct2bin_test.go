@@ -164,6 +164,22 @@ func TestInspectInvalid(t *testing.T) {
 		{name: "missing activation scalar", setup: rewriteModel(func(v []Variable, _ map[string]string) []Variable {
 			return slices.DeleteFunc(v, func(v Variable) bool { return v.Name == "decoder/activation" })
 		}), want: []string{`lacks variable "decoder/activation"`}},
+		{name: "zero attention heads", setup: rewriteModel(func(v []Variable, _ map[string]string) []Variable {
+			for i := range v {
+				if v[i].Name == "decoder/num_heads" {
+					v[i].Data = []byte{0, 0}
+				}
+			}
+			return v
+		}), want: []string{`decoder/num_heads is 0`, "at least one attention head", "re-download or reconvert"}},
+		{name: "heads not dividing d_model", setup: rewriteModel(func(v []Variable, _ map[string]string) []Variable {
+			for i := range v {
+				if v[i].Name == "encoder/num_heads" {
+					v[i].Data = []byte{3, 0}
+				}
+			}
+			return v
+		}), want: []string{`encoder/num_heads is 3`, "d_model 64"}},
 		{name: "no projection alias", setup: rewriteModel(func(v []Variable, a map[string]string) []Variable { clear(a); return v }),
 			want: []string{`lacks variable "decoder/projection/weight"`}},
 		{name: "alias to missing variable", setup: rewriteModel(func(v []Variable, a map[string]string) []Variable {
