@@ -21,6 +21,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
+	if err := backend.ValidateDevice(*device); err != nil {
+		return usageError{"--device: " + err.Error()}
+	}
 	log := cliLogger(stderr, *verbose)
 	env, err := newEnvironment(log)
 	if err != nil {

@@ -155,6 +155,11 @@ func TestTranscribeBadInputs(t *testing.T) {
 		{"missing WAV", []string{"transcribe", filepath.Join(dir, "gone.wav"), "--model", model}, "gone.wav"},
 		{"no file", []string{"transcribe", "--model", model}, "exactly one WAV file"},
 		{"bad beam size", []string{"transcribe", good, "--beam-size", "0"}, "--beam-size"},
+		{"huge beam size", []string{"transcribe", good, "--model", model, "--beam-size", "100000"}, "--beam-size: beam size 100000 is out of range: use 1 to 16"},
+		{"negative threads", []string{"transcribe", good, "--model", model, "--threads", "-5"}, "--threads: threads -5 is negative"},
+		{"device gpu", []string{"transcribe", good, "--model", model, "--device", "gpu"}, `--device: device "gpu" is not one of auto, cpu, cuda, rocm`},
+		{"empty device", []string{"transcribe", good, "--model", model, "--device", ""}, `device "" is not one of auto, cpu, cuda, rocm`},
+		{"doctor with a bogus device", []string{"doctor", "--model", model, "--device", "bogus"}, `device "bogus" is not one of auto, cpu, cuda, rocm`},
 		{"unknown language", []string{"transcribe", good, "--model", model, "--language", "xx"}, "language"},
 		{"unknown command", []string{"transcibe"}, "unknown command"},
 	}
@@ -220,4 +225,32 @@ func gpuMessageMatches(t testing.TB, msg string) bool {
 		return strings.Contains(msg, d.Message)
 	}
 	return strings.Contains(msg, "Detected "+d.GPU.Label())
+}
+
+// An explicit --device cuda that cannot be met says so on stderr, and --json
+// carries it; on a machine where CUDA is usable the request is met instead.
+func TestTranscribeUnmetDevice(t *testing.T) {
+	model := testenv.Model(t, "base")
+	opt := backend.Options{EngineRoot: filepath.Dir(testenv.EngineDir(t)), Device: "cuda"}
+	if d := backend.Decide(backend.Detect(context.Background(), opt, slog.New(slog.DiscardHandler)), opt); d.Device != "cpu" {
+		t.Skipf("this machine can run device cuda (%s); the unmet request cannot happen here", d.Message)
+	}
+	r := whisperkey(t, "transcribe", speechWAV(t, "hello there"), "--model", model, "--device", "cuda", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	const want = "device cuda was requested but cannot be used"
+	if !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr %q lacks %q", r.stderr, want)
+	}
+	var j struct {
+		Device      string `json:"device"`
+		DeviceUnmet string `json:"device_unmet"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, r.stdout)
+	}
+	if j.Device != "cpu" || !strings.Contains(j.DeviceUnmet, want) {
+		t.Fatalf("JSON device %q, device_unmet %q", j.Device, j.DeviceUnmet)
+	}
 }

@@ -11,10 +11,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/logging"
 )
 
 // Options configure how the worker process is started and supervised.
@@ -32,6 +35,10 @@ type Options struct {
 	// Default 2 minutes: a 30-s window of a large model on a slow CPU takes
 	// well under one.
 	RequestTimeout time.Duration
+	// CrashDir receives the full output of a worker that fails to start
+	// (a Go or C++ trace), so the error shows one line and this file's path.
+	// Default: the per-user log directory.
+	CrashDir string
 	// MaxCrashes within CrashWindow make the supervisor give up; defaults 4 and 1 minute.
 	MaxCrashes  int
 	CrashWindow time.Duration
@@ -50,6 +57,13 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 3 * time.Minute
+	}
+	if o.CrashDir == "" {
+		if d, err := logging.Dir(); err == nil {
+			o.CrashDir = d
+		} else {
+			o.CrashDir = os.TempDir()
+		}
 	}
 	if o.RequestTimeout == 0 {
 		o.RequestTimeout = 2 * time.Minute
@@ -259,7 +273,7 @@ func (c *Client) startLocked(ctx context.Context) error {
 			return le
 		}
 		if tail != "" {
-			return fmt.Errorf("start engine worker: %w (worker said: %s)", err, tail)
+			return fmt.Errorf("start engine worker: %w (worker said: %s)", err, c.crashSummary(p, tail))
 		}
 		return fmt.Errorf("start engine worker: %w", err)
 	}
@@ -272,6 +286,32 @@ func (c *Client) startLocked(ctx context.Context) error {
 	c.log.Info("engine worker ready", "pid", ready.PID, "model", c.spec.ModelDir,
 		"device", c.spec.Device, "load_ms", ready.LoadMillis)
 	return nil
+}
+
+// crashSummary is one line of the worker's last output: the panic or fatal
+// error line of a trace, else its last line. A longer output goes to the log
+// and to a file in CrashDir, whose path the line names.
+func (c *Client) crashSummary(p *proc, tail string) string {
+	lines := strings.Split(tail, "\n")
+	if len(lines) == 1 {
+		return tail
+	}
+	line := lines[len(lines)-1]
+	for _, l := range lines {
+		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") || strings.Contains(l, "terminate called") {
+			line = l
+			break
+		}
+	}
+	c.log.Error("engine worker failed to start", "pid", p.cmd.Process.Pid, "output", tail)
+	path := filepath.Join(c.opt.CrashDir, fmt.Sprintf("engine-worker-%d.log", p.cmd.Process.Pid))
+	if err := os.MkdirAll(c.opt.CrashDir, 0o700); err != nil {
+		return line + " (its full output is in the log)"
+	}
+	if err := os.WriteFile(path, []byte(tail+"\n"), 0o600); err != nil {
+		return line + " (its full output is in the log)"
+	}
+	return line + "; full output in " + path
 }
 
 func (c *Client) stopLocked() {

@@ -152,12 +152,37 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-// A worker that dies while starting is reported with what it printed.
+// A worker that dies while starting is reported in one line with what it
+// printed; a long output (a runtime trace) is kept whole in a file that the
+// line names, not shown.
 func TestWorkerStartFailureSaysWhy(t *testing.T) {
-	opt := engine.Options{Exe: "/bin/sh", Args: []string{"-c", "echo boom >&2; exit 7"}, MaxCrashes: 2}
-	_, err := engine.Start(context.Background(), engine.Spec{Device: "cpu"}, opt, testlog.Discard())
-	if err == nil || !strings.Contains(err.Error(), "boom") {
-		t.Fatalf("err = %v, want the worker's stderr in it", err)
+	trace := `echo "panic: runtime error: integer divide by zero" >&2; echo >&2; echo "goroutine 1 [running]:" >&2
+for i in $(seq 90); do echo "main.f$i(...)" >&2; done; exit 2`
+	tests := []struct {
+		name     string
+		script   string
+		want     string
+		wantFile bool
+	}{
+		{"one line", "echo boom >&2; exit 7", "(worker said: boom)", false},
+		{"a runtime trace", trace, "(worker said: panic: runtime error: integer divide by zero; full output in ", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := engine.Options{Exe: "/bin/sh", Args: []string{"-c", tc.script}, MaxCrashes: 2, CrashDir: t.TempDir()}
+			_, err := engine.Start(context.Background(), engine.Spec{Device: "cpu"}, opt, testlog.Discard())
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %q, want one line containing %q", err, tc.want)
+			}
+			if !tc.wantFile {
+				return
+			}
+			path := strings.TrimSuffix(err.Error()[strings.Index(err.Error(), "full output in ")+len("full output in "):], ")")
+			b, rerr := os.ReadFile(path)
+			if rerr != nil || !strings.Contains(string(b), "main.f90(...)") {
+				t.Fatalf("crash file %s: %v, %d bytes; want the whole trace", path, rerr, len(b))
+			}
+		})
 	}
 }
 

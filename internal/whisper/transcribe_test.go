@@ -147,3 +147,15 @@ func TestSilenceAndNoiseGiveNoText(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateBeamSize(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{1, ""}, {5, ""}, {16, ""}, {0, "use 1 to 16"}, {17, "beam size 17 is out of range: use 1 to 16"}, {100000, "use 1 to 16"}} {
+		err := whisper.ValidateBeamSize(tc.n)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("ValidateBeamSize(%d) = %v, want %q", tc.n, err, tc.want)
+		}
+	}
+}
