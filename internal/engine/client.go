@@ -337,7 +337,7 @@ const tailMax = 4 << 10
 
 func startProc(opt Options, spec Spec, log *slog.Logger) (*proc, error) {
 	cmd := exec.Command(opt.Exe, opt.Args...)
-	cmd.Env = workerEnv(runtime.GOOS, append([]string{spec.LibDir}, spec.ExtraLibDirs...), append(os.Environ(), opt.Env...))
+	cmd.Env = workerEnv(runtime.GOOS, spec.Device != "cpu", append([]string{spec.LibDir}, spec.ExtraLibDirs...), append(os.Environ(), opt.Env...))
 	hideWindow(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

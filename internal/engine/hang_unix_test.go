@@ -4,7 +4,9 @@ package engine_test
 
 import (
 	"context"
+	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -72,5 +75,35 @@ func TestHungWorkerIsRestarted(t *testing.T) {
 	}
 	if took < opt.RequestTimeout || took > opt.RequestTimeout+time.Minute {
 		t.Fatalf("request took %s; want just over the %s deadline", took, opt.RequestTimeout)
+	}
+}
+
+// The worker process of a GPU variant runs with CT2_CUDA_ALLOCATOR=cub_caching
+// unless the user chose an allocator; a CPU worker is left as it was.
+func TestWorkerProcessAllocator(t *testing.T) {
+	tests := []struct {
+		name   string
+		device string
+		user   string // the user's CT2_CUDA_ALLOCATOR, "" for unset
+		want   string
+	}{
+		{"GPU worker", "cuda", "", "allocator=cub_caching"},
+		{"GPU worker with the user's choice", "cuda", "cuda_malloc_async", "allocator=cuda_malloc_async"},
+		{"CPU worker", "cpu", "", "allocator="},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.user != "" {
+				t.Setenv("CT2_CUDA_ALLOCATOR", tc.user)
+			} else {
+				t.Setenv("CT2_CUDA_ALLOCATOR", "") // restored afterwards
+				os.Unsetenv("CT2_CUDA_ALLOCATOR")
+			}
+			opt := engine.Options{Exe: "/bin/sh", Args: []string{"-c", `echo "allocator=$CT2_CUDA_ALLOCATOR" >&2; exit 3`}, CrashDir: t.TempDir()}
+			_, err := engine.Start(context.Background(), engine.Spec{Device: tc.device}, opt, testlog.Discard())
+			if err == nil || !strings.HasSuffix(strings.TrimSuffix(err.Error(), ")"), tc.want) {
+				t.Fatalf("err = %v, want the worker to print %q", err, tc.want)
+			}
+		})
 	}
 }
