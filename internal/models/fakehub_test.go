@@ -353,6 +353,9 @@ func snapshot(t *testing.T, dir string) string {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
+		if rel == lockDir || strings.HasPrefix(rel, lockDir+string(filepath.Separator)) {
+			return nil // empty lock files, kept: removing one under a lock races
+		}
 		fmt.Fprintf(&b, "%s %d %v\n", rel, info.Size(), info.IsDir())
 		return nil
 	})
