@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -141,6 +144,28 @@ func TestTranscribeBadInputs(t *testing.T) {
 	}
 	f.Close()
 	write("truncated/model.bin", head)
+	var nanWAV bytes.Buffer
+	if err := audio.EncodeWAVFloat(&nanWAV, []float32{float32(math.NaN()), float32(math.Inf(1))}, 16000, 1); err != nil {
+		t.Fatal(err)
+	}
+	nan := write("nan.wav", nanWAV.Bytes())
+	// A model whose decoder has 0 attention heads: CTranslate2 would divide by it.
+	noHeads := filepath.Join(dir, "noheads")
+	if err := ct2bin.GenerateTiny(noHeads, ct2bin.TinyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := os.ReadFile(filepath.Join(noHeads, "model.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// name, then rank (u8), dtype (u8), byte count (u32), then the int16 value.
+	at := bytes.Index(bin, []byte("decoder/num_heads\x00"))
+	if at < 0 {
+		t.Fatal("tiny model has no decoder/num_heads")
+	}
+	at += len("decoder/num_heads\x00") + 6
+	bin[at], bin[at+1] = 0, 0
+	write("noheads/model.bin", bin)
 
 	cases := []struct {
 		name string
@@ -150,7 +175,9 @@ func TestTranscribeBadInputs(t *testing.T) {
 		{"missing model dir", []string{"transcribe", good, "--model", filepath.Join(dir, "nope")}, "does not exist"},
 		{"model dir without model.bin", []string{"transcribe", good, "--model", noBin}, "model.bin"},
 		{"truncated model.bin", []string{"transcribe", good, "--model", truncated}, "truncated"},
+		{"model.bin with 0 attention heads", []string{"transcribe", good, "--model", noHeads}, "decoder/num_heads is 0, but a Whisper model needs at least one attention head"},
 		{"text file as WAV", []string{"transcribe", text, "--model", model}, "not a WAV file"},
+		{"float WAV of NaN and infinity", []string{"transcribe", nan, "--model", model}, "float samples that are not a number (NaN)"},
 		{"0-byte WAV", []string{"transcribe", empty, "--model", model}, "empty"},
 		{"missing WAV", []string{"transcribe", filepath.Join(dir, "gone.wav"), "--model", model}, "gone.wav"},
 		{"no file", []string{"transcribe", "--model", model}, "exactly one WAV file"},
