@@ -280,7 +280,7 @@ func (f *wavFormat) decode(r io.Reader, size int64, name string) (*Clip, error) 
 	bps := f.bits / 8
 	if size != math.MaxInt64 {
 		// Trust the declared size only so far: a bogus header must not allocate gigabytes.
-		clip.Samples = make([]float32, 0, min(size/int64(bps), 1<<24))
+		clip.Samples = make([]float32, 0, min(size/int64(bps), 1<<20))
 	}
 	buf := make([]byte, max(f.blockAlign, (64<<10)/f.blockAlign*f.blockAlign))
 	var have int // bytes in buf carried over (an incomplete frame)
