@@ -9,7 +9,7 @@ GOFLAGS_BUILD := -trimpath -ldflags "-X main.version=$(VERSION)"
 export ENGINE_BACKEND ?= wheel
 ENGINE_LIB := build/engine/cpu/libct2engine.so
 
-.PHONY: all deps model engine build run test test-go lint bench windows installer clean
+.PHONY: all deps model engine build run test check lint bench windows installer clean FORCE
 
 all: build engine
 
@@ -23,7 +23,19 @@ model:
 
 engine: $(ENGINE_LIB)
 
-$(ENGINE_LIB): $(wildcard native/ct2engine/src/*) native/ct2engine/Cargo.toml native/ct2engine/build.rs scripts/engine.sh
+# Holds the ENGINE_BACKEND the library was built with; rewritten (so newer than
+# the library) only when the value changes, which then rebuilds the engine. A
+# build from before the stamp existed is adopted when its BACKEND file agrees.
+ENGINE_STAMP := build/engine-backend
+FORCE:
+
+$(ENGINE_STAMP): FORCE
+	@mkdir -p $(@D)
+	@if [ ! -f $@ ] && [ -f $(ENGINE_LIB) ] && [ "$$(cat $(dir $(ENGINE_LIB))BACKEND 2>/dev/null)" = "$(ENGINE_BACKEND)" ]; then \
+	  echo "$(ENGINE_BACKEND)" > $@; touch -r $(ENGINE_LIB) $@; fi
+	@[ "$$(cat $@ 2>/dev/null)" = "$(ENGINE_BACKEND)" ] || echo "$(ENGINE_BACKEND)" > $@
+
+$(ENGINE_LIB): $(wildcard native/ct2engine/src/*) native/ct2engine/Cargo.toml native/ct2engine/build.rs scripts/engine.sh $(ENGINE_STAMP)
 	bash scripts/engine.sh
 
 build:
@@ -37,10 +49,13 @@ run: deps model engine build
 test: deps model engine build
 	bash scripts/testenv.sh bash scripts/test.sh
 
+# The fast unit tests alone: no engine, model, desktop or built app (-short).
+check:
+	go test -short -count=1 ./...
+
+# gofmt, go vet (Linux and Windows), cargo fmt and clippy, staticcheck, dead code.
 lint:
-	test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
-	go vet ./...
-	cd native/ct2engine && cargo fmt --check
+	bash scripts/lint.sh
 
 bench: deps model engine build
 	bash scripts/bench.sh

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,10 +13,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
-// utterance makes espeak-ng speech of about the given length from whole sentences.
-func utterance(b *testing.B, seconds float64) (string, float64) {
+// utterance makes espeak-ng speech of about the given length from whole
+// sentences; it returns the WAV, its length and the text spoken.
+func utterance(b *testing.B, seconds float64) (string, float64, string) {
 	b.Helper()
 	sentences := []string{
 		"Call me back later.",
@@ -25,7 +29,7 @@ func utterance(b *testing.B, seconds float64) (string, float64) {
 		"Our new website will launch next month with a fresh design.",
 	}
 	dir := b.TempDir()
-	var parts []string
+	var parts, said []string
 	total := 0.0
 	for i := 0; total < seconds-0.5; i++ {
 		p := filepath.Join(dir, strconv.Itoa(i)+".wav")
@@ -40,6 +44,7 @@ func utterance(b *testing.B, seconds float64) (string, float64) {
 		v, _ := strconv.ParseFloat(strings.TrimSpace(string(d)), 64)
 		total += v
 		parts = append(parts, p)
+		said = append(said, s)
 		if seconds <= 2 {
 			break
 		}
@@ -48,7 +53,7 @@ func utterance(b *testing.B, seconds float64) (string, float64) {
 	if o, err := exec.Command("sox", append(parts, out)...).CombinedOutput(); err != nil {
 		b.Fatalf("sox: %v %s", err, o)
 	}
-	return out, total
+	return out, total, strings.Join(said, " ")
 }
 
 // BenchmarkReleaseToPaste measures the real app from the hotkey release to
@@ -58,14 +63,15 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 	for _, seconds := range []float64{2, 5, 15} {
 		b.Run(strconv.Itoa(int(seconds))+"s", func(b *testing.B) {
 			desktopSession(b)
-			wav, length := utterance(b, seconds)
+			wav, length, text := utterance(b, seconds)
 			a := startApp(b, "")
 			tg := openTarget(b)
 			type row struct{ total, stop, feat, eng, paste float64 }
 			var rows []row
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				before := countLines(a.log, "dictated")
+				tg.clear(b)
+				before := len(records(a.log, "dictated"))
 				xdo(b, "keydown", "ctrl+shift+F9")
 				time.Sleep(200 * time.Millisecond)
 				if out, err := exec.Command("paplay", "--latency-msec=1000", "-d", "vmic", wav).CombinedOutput(); err != nil {
@@ -73,10 +79,11 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 				}
 				time.Sleep(200 * time.Millisecond)
 				xdo(b, "keyup", "ctrl+shift+F9")
-				line := waitLine(b, a.log, "dictated", before, 60*time.Second)
-				rows = append(rows, row{field(line, "release_to_paste_ms"), field(line, "capture_stop_ms"),
-					field(line, "features_ms"), field(line, "engine_ms"), field(line, "paste_ms")})
-				_ = tg
+				r := waitRecord(b, a.log, "dictated", before, 60*time.Second)
+				if got := tg.waitText(b, 10*time.Second); whisper.WordErrorRate(text, got) > 0.2 {
+					b.Fatalf("pasted %q, want %q", got, text)
+				}
+				rows = append(rows, row{r.ReleaseToPaste, r.CaptureStop, r.Features, r.Engine, r.Paste})
 			}
 			b.StopTimer()
 			med := func(get func(row) float64) float64 {
@@ -99,53 +106,46 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 	}
 }
 
-func countLines(path, word string) int {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	n := 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), "msg="+word) {
-			n++
-		}
-	}
-	return n
+// dictatedRecord is the fields of the app's "dictated" log record.
+type dictatedRecord struct {
+	Msg            string  `json:"msg"`
+	ReleaseToPaste float64 `json:"release_to_paste_ms"`
+	CaptureStop    float64 `json:"capture_stop_ms"`
+	Features       float64 `json:"features_ms"`
+	Engine         float64 `json:"engine_ms"`
+	Paste          float64 `json:"paste_ms"`
 }
 
-func waitLine(b *testing.B, path, word string, skip int, limit time.Duration) string {
+// records reads the JSON log (WHISPERKEY_LOG_FORMAT=json) and returns the
+// records with message msg.
+func records(path, msg string) []dictatedRecord {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []dictatedRecord
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var r dictatedRecord
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Msg == msg {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// waitRecord waits for record number skip (from 0) with message msg.
+func waitRecord(b *testing.B, path, msg string, skip int, limit time.Duration) dictatedRecord {
 	b.Helper()
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		f, err := os.Open(path)
-		if err == nil {
-			sc := bufio.NewScanner(f)
-			n := 0
-			for sc.Scan() {
-				if strings.Contains(sc.Text(), "msg="+word) {
-					if n == skip {
-						f.Close()
-						return sc.Text()
-					}
-					n++
-				}
-			}
-			f.Close()
+		if rs := records(path, msg); len(rs) > skip {
+			return rs[skip]
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	b.Fatalf("no %q line in %s", word, path)
-	return ""
-}
-
-func field(line, key string) float64 {
-	for _, f := range strings.Fields(line) {
-		if v, ok := strings.CutPrefix(f, key+"="); ok {
-			x, _ := strconv.ParseFloat(v, 64)
-			return x
-		}
-	}
-	return 0
+	b.Fatalf("no %q record in %s", msg, path)
+	return dictatedRecord{}
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"os"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/envvars"
 )
 
 func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -18,6 +20,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	verbose := fs.Bool("verbose", false, "log every probe to stderr")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
+	}
+	if err := backend.ValidateDevice(*device); err != nil {
+		return usageError{"--device: " + err.Error()}
 	}
 	log := cliLogger(stderr, *verbose)
 	cfgPath, err := configPath()
@@ -34,6 +39,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if derr != nil {
 		r.Error = derr.Error()
 	}
+	r.Environment = envvars.Set(os.Environ())
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -65,8 +66,14 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	if len(files) != 1 {
 		return o, usageError{"transcribe takes exactly one audio file (WAV, FLAC, MP3, Ogg, or anything ffmpeg reads); run `whisperkey transcribe --help`"}
 	}
-	if o.beamSize < 1 {
-		return o, usageError{fmt.Sprintf("--beam-size %d: must be 1 or more", o.beamSize)}
+	for _, c := range []struct {
+		flag string
+		err  error
+	}{{"--beam-size", whisper.ValidateBeamSize(o.beamSize)}, {"--threads", backend.ValidateThreads(o.threads)},
+		{"--device", backend.ValidateDevice(o.device)}} {
+		if c.err != nil {
+			return o, usageError{c.flag + ": " + c.err.Error()}
+		}
 	}
 	o.file = files[0]
 	return o, nil
@@ -116,6 +123,10 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	defer m.Close()
+	unmet := backend.UnmetRequest(o.device, m)
+	if unmet != "" {
+		fmt.Fprintln(stderr, "whisperkey:", unmet)
+	}
 	load := time.Since(loadStart)
 	res, err := m.Transcribe(ctx, samples, opt)
 	if err != nil {
@@ -134,8 +145,10 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		GPUMessage  string  `json:"gpu_message"`
 		LoadSeconds float64 `json:"load_seconds"`
 		RTF         float64 `json:"real_time_factor"`
+		// DeviceUnmet says why an explicitly requested GPU device is not used.
+		DeviceUnmet string `json:"device_unmet,omitempty"`
 	}{res, modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
-		res.Timings.Total.Seconds() / max(res.Duration, 1e-9)}
+		res.Timings.Total.Seconds() / max(res.Duration, 1e-9), unmet}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)

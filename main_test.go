@@ -5,15 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -27,6 +33,7 @@ var build struct {
 // binary builds the real whisperkey once per test run.
 func binary(t testing.TB) string {
 	t.Helper()
+	testenv.Short(t, "the built app")
 	build.once.Do(func() {
 		build.exe = filepath.Join(testenv.RepoRoot(t), "build", "whisperkey-test")
 		if out, err := exec.Command("go", "build", "-o", build.exe, ".").CombinedOutput(); err != nil {
@@ -137,6 +144,28 @@ func TestTranscribeBadInputs(t *testing.T) {
 	}
 	f.Close()
 	write("truncated/model.bin", head)
+	var nanWAV bytes.Buffer
+	if err := audio.EncodeWAVFloat(&nanWAV, []float32{float32(math.NaN()), float32(math.Inf(1))}, 16000, 1); err != nil {
+		t.Fatal(err)
+	}
+	nan := write("nan.wav", nanWAV.Bytes())
+	// A model whose decoder has 0 attention heads: CTranslate2 would divide by it.
+	noHeads := filepath.Join(dir, "noheads")
+	if err := ct2bin.GenerateTiny(noHeads, ct2bin.TinyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := os.ReadFile(filepath.Join(noHeads, "model.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// name, then rank (u8), dtype (u8), byte count (u32), then the int16 value.
+	at := bytes.Index(bin, []byte("decoder/num_heads\x00"))
+	if at < 0 {
+		t.Fatal("tiny model has no decoder/num_heads")
+	}
+	at += len("decoder/num_heads\x00") + 6
+	bin[at], bin[at+1] = 0, 0
+	write("noheads/model.bin", bin)
 
 	cases := []struct {
 		name string
@@ -146,11 +175,18 @@ func TestTranscribeBadInputs(t *testing.T) {
 		{"missing model dir", []string{"transcribe", good, "--model", filepath.Join(dir, "nope")}, "does not exist"},
 		{"model dir without model.bin", []string{"transcribe", good, "--model", noBin}, "model.bin"},
 		{"truncated model.bin", []string{"transcribe", good, "--model", truncated}, "truncated"},
+		{"model.bin with 0 attention heads", []string{"transcribe", good, "--model", noHeads}, "decoder/num_heads is 0, but a Whisper model needs at least one attention head"},
 		{"text file as WAV", []string{"transcribe", text, "--model", model}, "is not audio"},
+		{"float WAV of NaN and infinity", []string{"transcribe", nan, "--model", model}, "float samples that are not a number (NaN)"},
 		{"0-byte WAV", []string{"transcribe", empty, "--model", model}, "empty"},
 		{"missing WAV", []string{"transcribe", filepath.Join(dir, "gone.wav"), "--model", model}, "gone.wav"},
 		{"no file", []string{"transcribe", "--model", model}, "exactly one audio file"},
 		{"bad beam size", []string{"transcribe", good, "--beam-size", "0"}, "--beam-size"},
+		{"huge beam size", []string{"transcribe", good, "--model", model, "--beam-size", "100000"}, "--beam-size: beam size 100000 is out of range: use 1 to 16"},
+		{"negative threads", []string{"transcribe", good, "--model", model, "--threads", "-5"}, "--threads: threads -5 is negative"},
+		{"device gpu", []string{"transcribe", good, "--model", model, "--device", "gpu"}, `--device: device "gpu" is not one of auto, cpu, cuda, rocm`},
+		{"empty device", []string{"transcribe", good, "--model", model, "--device", ""}, `device "" is not one of auto, cpu, cuda, rocm`},
+		{"doctor with a bogus device", []string{"doctor", "--model", model, "--device", "bogus"}, `device "bogus" is not one of auto, cpu, cuda, rocm`},
 		{"unknown language", []string{"transcribe", good, "--model", model, "--language", "xx"}, "language"},
 		{"unknown command", []string{"transcibe"}, "unknown command"},
 	}
@@ -190,11 +226,58 @@ func TestDoctorJSONMatchesSchema(t *testing.T) {
 		t.Fatalf("doctor --json does not match docs/doctor.schema.json: %v\n%s", err, r.stdout)
 	}
 	var rep struct {
-		Message  string
-		SelfTest struct{ OK bool } `json:"self_test"`
+		Message     string
+		SelfTest    struct{ OK bool } `json:"self_test"`
+		Environment []string
 	}
 	_ = json.Unmarshal([]byte(r.stdout), &rep)
-	if rep.Message != "No supported GPU found — using CPU mode" || !rep.SelfTest.OK {
+	// doctor lists the WhisperKey variables set; the test sets this one.
+	if !slices.ContainsFunc(rep.Environment, func(e string) bool { return strings.HasPrefix(e, "WHISPERKEY_ENGINE_ROOT=") }) {
+		t.Errorf("doctor's environment %q lacks WHISPERKEY_ENGINE_ROOT", rep.Environment)
+	}
+	if !gpuMessageMatches(t, rep.Message) || !rep.SelfTest.OK {
 		t.Fatalf("message %q, self-test ok %v", rep.Message, rep.SelfTest.OK)
+	}
+}
+
+// gpuMessageMatches reports whether msg is what the app and doctor should say
+// about the GPU on this machine, derived from the same detection they run:
+// the CPU decision's exact sentence, or for a usable GPU "Detected <GPU>…"
+// (its verification may still send it to the CPU with a reason).
+func gpuMessageMatches(t testing.TB, msg string) bool {
+	t.Helper()
+	opt := backend.Options{EngineRoot: filepath.Dir(testenv.EngineDir(t))}
+	d := backend.Decide(backend.Detect(context.Background(), opt, slog.New(slog.DiscardHandler)), opt)
+	if d.Device == "cpu" {
+		return strings.Contains(msg, d.Message)
+	}
+	return strings.Contains(msg, "Detected "+d.GPU.Label())
+}
+
+// An explicit --device cuda that cannot be met says so on stderr, and --json
+// carries it; on a machine where CUDA is usable the request is met instead.
+func TestTranscribeUnmetDevice(t *testing.T) {
+	model := testenv.Model(t, "base")
+	opt := backend.Options{EngineRoot: filepath.Dir(testenv.EngineDir(t)), Device: "cuda"}
+	if d := backend.Decide(backend.Detect(context.Background(), opt, slog.New(slog.DiscardHandler)), opt); d.Device != "cpu" {
+		t.Skipf("this machine can run device cuda (%s); the unmet request cannot happen here", d.Message)
+	}
+	r := whisperkey(t, "transcribe", speechWAV(t, "hello there"), "--model", model, "--device", "cuda", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	const want = "device cuda was requested but cannot be used"
+	if !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr %q lacks %q", r.stderr, want)
+	}
+	var j struct {
+		Device      string `json:"device"`
+		DeviceUnmet string `json:"device_unmet"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, r.stdout)
+	}
+	if j.Device != "cpu" || !strings.Contains(j.DeviceUnmet, want) {
+		t.Fatalf("JSON device %q, device_unmet %q", j.Device, j.DeviceUnmet)
 	}
 }

@@ -6,78 +6,165 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // Every package has exactly one package comment, one sentence in doc.go.
 func TestPackageDocs(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", "./...").Output()
+	out, err := exec.Command("go", "list", "-f", `{{.Name}}|{{.Dir}}|{{join .GoFiles ","}}`, "./...").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, dir := range strings.Fields(string(out)) {
-		pkgs, err := parser.ParseDir(token.NewFileSet(), dir, func(fi os.FileInfo) bool {
-			return !strings.HasSuffix(fi.Name(), "_test.go")
-		}, parser.ParseComments|parser.PackageClauseOnly)
-		if err != nil {
-			t.Fatal(err)
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.SplitN(line, "|", 3)
+		name, dir := f[0], f[1]
+		var docs []string
+		for _, file := range strings.Split(f[2], ",") {
+			af, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, file), nil, parser.ParseComments|parser.PackageClauseOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if af.Doc != nil {
+				docs = append(docs, file)
+			}
 		}
-		for name, pkg := range pkgs {
-			var docs []string
-			for file, f := range pkg.Files {
-				if f.Doc != nil {
-					docs = append(docs, filepath.Base(file))
-				}
-			}
-			rel, _ := filepath.Rel(mustGetwd(t), dir)
-			switch {
-			case len(docs) != 1:
-				t.Errorf("package %s (%s) has package docs in %v, want exactly one", name, rel, docs)
-			case name != "main" && docs[0] != "doc.go":
-				t.Errorf("package %s (%s) has its doc in %s, want doc.go", name, rel, docs[0])
-			}
+		rel, _ := filepath.Rel(mustGetwd(t), dir)
+		switch {
+		case len(docs) != 1:
+			t.Errorf("package %s (%s) has package docs in %v, want exactly one", name, rel, docs)
+		case name != "main" && docs[0] != "doc.go":
+			t.Errorf("package %s (%s) has its doc in %s, want doc.go", name, rel, docs[0])
 		}
 	}
 }
 
-// Layering: the state machine owns no OS calls, and only internal/engine
-// touches the native library.
-func TestLayering(t *testing.T) {
-	forbidden := map[string][]string{
-		"internal/app": {"github.com/gen2brain/malgo", "fyne.io/systray", "golang.design/x/hotkey",
-			"golang.design/x/clipboard", "os/exec", "github.com/ebitengine/purego",
-			"github.com/whisperkey/whisperkey/internal/engine"},
-		"internal/whisper": {"github.com/ebitengine/purego", "os/exec", "fyne.io/systray", "github.com/gen2brain/malgo"},
-		"internal/config":  {"golang.design/x/hotkey", "github.com/whisperkey/whisperkey/internal/hotkey/grab", "fyne.io/systray"},
-		"internal/gpu":     {"github.com/ebitengine/purego", "github.com/whisperkey/whisperkey/internal/engine"},
-		"internal/models":  {"github.com/whisperkey/whisperkey/internal/engine", "github.com/ebitengine/purego"},
-	}
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports ","}}`, "./...").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	const mod = "github.com/whisperkey/whisperkey/"
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		pkg, imports, _ := strings.Cut(line, " ")
-		rel := strings.TrimPrefix(pkg, mod)
-		for _, imp := range strings.Split(imports, ",") {
-			if imp == "github.com/ebitengine/purego" && !strings.HasPrefix(rel, "internal/engine") &&
-				!strings.HasPrefix(rel, "internal/output") && !strings.HasPrefix(rel, "internal/hotkey") {
-				// purego loads the engine library (engine) and X11/XTest (output, hotkey) only.
-				t.Errorf("%s imports purego; only internal/engine, internal/output and internal/hotkey may", rel)
+// pkgDeps is one package with its direct imports and all its dependencies.
+type pkgDeps struct {
+	path    string // relative to the module, e.g. internal/tray
+	imports []string
+	deps    []string // transitive
+}
+
+// layerRules says what a layer may not depend on: direct lists what its own
+// files may not import; transitive what it may not reach through any path.
+type layerRules struct{ direct, transitive []string }
+
+const mod = "github.com/whisperkey/whisperkey/"
+
+// layers: the state machine owns no OS calls and no engine; the decoder
+// reaches the native library only through internal/engine; the tray is a
+// widget that knows nothing of what it controls; desktop composes the parts
+// and touches no OS library itself.
+var layers = map[string]layerRules{
+	"internal/app": {transitive: []string{"github.com/gen2brain/malgo", "fyne.io/systray", "golang.design/x/hotkey",
+		"golang.design/x/clipboard", "os/exec", "github.com/ebitengine/purego", "github.com/godbus/dbus/v5",
+		mod + "internal/engine", mod + "internal/whisper", mod + "internal/audio", mod + "internal/output",
+		mod + "internal/hotkey", mod + "internal/tray", mod + "internal/backend"}},
+	"internal/whisper": {
+		direct: []string{"github.com/ebitengine/purego", "os/exec"},
+		transitive: []string{"fyne.io/systray", "github.com/gen2brain/malgo", "golang.design/x/clipboard",
+			"github.com/godbus/dbus/v5", mod + "internal/audio", mod + "internal/output", mod + "internal/tray",
+			mod + "internal/desktop", mod + "internal/config"}},
+	"internal/config": {transitive: []string{"golang.design/x/hotkey", mod + "internal/hotkey/grab", "fyne.io/systray",
+		"github.com/ebitengine/purego", mod + "internal/engine"}},
+	"internal/gpu":    {transitive: []string{"github.com/ebitengine/purego", mod + "internal/engine"}},
+	"internal/models": {transitive: []string{mod + "internal/engine", "github.com/ebitengine/purego"}},
+	"internal/tray": {transitive: []string{mod + "internal/engine", mod + "internal/whisper", mod + "internal/backend",
+		mod + "internal/audio", mod + "internal/output", mod + "internal/hotkey", mod + "internal/models",
+		mod + "internal/config", mod + "internal/app", mod + "internal/desktop", "github.com/ebitengine/purego",
+		"github.com/gen2brain/malgo"}},
+	"internal/desktop": {direct: []string{"github.com/ebitengine/purego", "github.com/gen2brain/malgo",
+		"fyne.io/systray", "golang.design/x/clipboard", "golang.design/x/hotkey", "github.com/godbus/dbus/v5"}},
+}
+
+// purego loads the engine library (engine) and X11/XTest (output, hotkey) only.
+var puregoUsers = []string{"internal/engine", "internal/output", "internal/hotkey"}
+
+func under(rel, prefix string) bool { return rel == prefix || strings.HasPrefix(rel, prefix+"/") }
+
+// layerViolations lists every rule that pkgs break.
+func layerViolations(pkgs []pkgDeps, rules map[string]layerRules) []string {
+	var bad []string
+	for _, p := range pkgs {
+		if slices.Contains(p.imports, "github.com/ebitengine/purego") &&
+			!slices.ContainsFunc(puregoUsers, func(u string) bool { return under(p.path, u) }) {
+			bad = append(bad, p.path+" imports purego; only "+strings.Join(puregoUsers, ", ")+" may")
+		}
+		for prefix, r := range rules {
+			if !under(p.path, prefix) {
+				continue
 			}
-			for prefix, bad := range forbidden {
-				if rel != prefix && !strings.HasPrefix(rel, prefix+"/") {
-					continue
+			for _, b := range r.direct {
+				if slices.Contains(p.imports, b) {
+					bad = append(bad, p.path+" imports "+b+", which its layer forbids")
 				}
-				for _, b := range bad {
-					if imp == b {
-						t.Errorf("%s imports %s, which its layer forbids", rel, imp)
-					}
+			}
+			for _, b := range r.transitive {
+				if slices.Contains(p.deps, b) {
+					bad = append(bad, p.path+" depends on "+b+" (directly or through another package), which its layer forbids")
 				}
 			}
 		}
+	}
+	slices.Sort(bad)
+	return bad
+}
+
+// TestLayering checks every package's direct and transitive imports.
+func TestLayering(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{join .Imports ","}}|{{join .Deps ","}}`, "./...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkgs []pkgDeps
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.SplitN(line, "|", 3)
+		p := pkgDeps{path: strings.TrimPrefix(f[0], mod), imports: strings.Split(f[1], ","), deps: strings.Split(f[2], ",")}
+		seen[p.path] = true
+		pkgs = append(pkgs, p)
+	}
+	for layer := range layers {
+		if !seen[layer] {
+			t.Errorf("layer %s names no package", layer)
+		}
+	}
+	for _, v := range layerViolations(pkgs, layers) {
+		t.Error(v)
+	}
+}
+
+// The rules catch a dependency that only arrives through another package.
+func TestLayerViolations(t *testing.T) {
+	tests := []struct {
+		name string
+		pkgs []pkgDeps
+		want []string
+	}{
+		{"tray reaching the engine through a helper", []pkgDeps{{path: "internal/tray",
+			imports: []string{mod + "internal/tray/helper"}, deps: []string{mod + "internal/tray/helper", mod + "internal/engine"}}},
+			[]string{"internal/tray depends on " + mod + "internal/engine (directly or through another package), which its layer forbids"}},
+		{"app reaching os/exec through a dependency", []pkgDeps{{path: "internal/app",
+			imports: []string{mod + "internal/x"}, deps: []string{mod + "internal/x", "os/exec"}}},
+			[]string{"internal/app depends on os/exec (directly or through another package), which its layer forbids"}},
+		{"whisper may reach purego through the engine", []pkgDeps{{path: "internal/whisper",
+			imports: []string{mod + "internal/engine"}, deps: []string{mod + "internal/engine", "github.com/ebitengine/purego"}}}, nil},
+		{"whisper may not import purego itself", []pkgDeps{{path: "internal/whisper",
+			imports: []string{"github.com/ebitengine/purego"}, deps: []string{"github.com/ebitengine/purego"}}},
+			[]string{"internal/whisper imports github.com/ebitengine/purego, which its layer forbids",
+				"internal/whisper imports purego; only internal/engine, internal/output, internal/hotkey may"}},
+		{"desktop imports malgo directly", []pkgDeps{{path: "internal/desktop",
+			imports: []string{"github.com/gen2brain/malgo"}, deps: []string{"github.com/gen2brain/malgo"}}},
+			[]string{"internal/desktop imports github.com/gen2brain/malgo, which its layer forbids"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := layerViolations(tc.pkgs, layers); !slices.Equal(got, tc.want) {
+				t.Fatalf("violations\n got %q\nwant %q", got, tc.want)
+			}
+		})
 	}
 }
 

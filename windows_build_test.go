@@ -14,7 +14,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )

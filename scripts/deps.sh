@@ -25,3 +25,8 @@ fi
 for tool in go cargo; do
   command -v "$tool" >/dev/null || { echo "deps: $tool is not installed (Go ≥ 1.26 and Rust ≥ 1.85 are needed; see README)" >&2; exit 1; }
 done
+# make lint runs cargo fmt and clippy; rustup adds them when missing.
+if ! cargo clippy --version >/dev/null 2>&1 || ! cargo fmt --version >/dev/null 2>&1; then
+  command -v rustup >/dev/null && rustup component add clippy rustfmt ||
+    { echo "deps: cargo clippy and cargo fmt are needed by make lint (rustup component add clippy rustfmt)" >&2; exit 1; }
+fi

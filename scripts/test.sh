@@ -7,12 +7,8 @@ export WHISPERKEY_TEST_DISALLOW_SKIP="${WHISPERKEY_TEST_DISALLOW_SKIP:-1}"
 export WHISPERKEY_REQUIRE_INSTALLER=1
 step() { printf '\n== %s\n' "$*"; }
 
-step "format and vet (Linux and Windows)"
-unformatted=$(gofmt -l $(git ls-files '*.go') 2>/dev/null || true)
-[ -z "$unformatted" ] || { echo "gofmt would change: $unformatted"; exit 1; }
-go vet ./...
-GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc go vet ./...
-(cd native/ct2engine && cargo fmt --check)
+step "lint: gofmt, vet (Linux and Windows), cargo fmt and clippy, staticcheck, dead code"
+bash scripts/lint.sh
 
 step "Windows exe, installer, and Windows unit tests under wine"
 bash scripts/windows.sh
@@ -26,3 +22,6 @@ go test -count=1 -p 2 -timeout 40m $(go list ./... | grep -v '^github.com/whispe
 # CPU-heavy packages above.
 step "go test (end to end: the real app)"
 go test -count=1 -timeout 20m . 2>&1 | tee -a /tmp/whisperkey-test.log
+
+step "fuzz every parser of untrusted bytes briefly"
+bash scripts/fuzz.sh

@@ -6,8 +6,10 @@
 set -euo pipefail
 W=$(mktemp -d /tmp/whisperkey-env.XXXXXX)
 PIDS=()
+PULSE=0 # 1 once our own PulseAudio runs under $W/xdg
 cleanup() {
-  pulseaudio --kill >/dev/null 2>&1 || true
+  # Only our own server: a bare --kill would stop the user's desktop sound.
+  [ "$PULSE" = 1 ] && { XDG_RUNTIME_DIR="$W/xdg" pulseaudio --kill >/dev/null 2>&1 || true; }
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   rm -rf "$W"
 }
@@ -15,13 +17,15 @@ trap cleanup EXIT
 # A free display number.
 for n in $(seq 90 140); do [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || { D=$n; break; }; done
 export DISPLAY=":$D"
-Xvfb "$DISPLAY" -screen 0 1280x800x24 -nolisten tcp -r >"$W/xvfb.log" 2>&1 & PIDS+=($!)
-for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+Xvfb "$DISPLAY" -screen 0 1280x800x24 -nolisten tcp -r >"$W/xvfb.log" 2>&1 & XPID=$!; PIDS+=($XPID)
+for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && break; kill -0 "$XPID" 2>/dev/null || break; sleep 0.1; done
 xdpyinfo >/dev/null 2>&1 || { echo "testenv: Xvfb did not start:"; cat "$W/xvfb.log"; exit 1; }
 mapfile -t DB < <(dbus-daemon --session --fork --print-address=1 --print-pid=1)
 export DBUS_SESSION_BUS_ADDRESS="${DB[0]}"; PIDS+=("${DB[1]}")
 export XDG_RUNTIME_DIR="$W/xdg"; mkdir -p -m 700 "$XDG_RUNTIME_DIR"
-pulseaudio --start --exit-idle-time=-1 --log-target=file:"$W/pulse.log" >/dev/null 2>&1
+pulseaudio --start --exit-idle-time=-1 --log-target=file:"$W/pulse.log" >/dev/null 2>&1 ||
+  { echo "testenv: PulseAudio did not start:"; cat "$W/pulse.log" 2>/dev/null; exit 1; }
+PULSE=1
 pactl load-module module-null-sink sink_name=vmic sink_properties=device.description=VirtualMic rate=16000 channels=1 >/dev/null
 pactl set-default-sink vmic
 pactl set-default-source vmic.monitor

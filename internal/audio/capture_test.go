@@ -2,7 +2,6 @@ package audio
 
 import (
 	"errors"
-	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/gen2brain/malgo"
 	"go.uber.org/goleak"
+
+	"github.com/whisperkey/whisperkey/internal/testlog"
 )
 
 func TestMain(m *testing.M) {
@@ -17,19 +18,7 @@ func TestMain(m *testing.M) {
 }
 
 // testLog sends the recorder's log to t.Log.
-func testLog(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
-
-type tWriter struct{ t *testing.T }
-
-func (w tWriter) Write(p []byte) (int, error) {
-	w.t.Helper()
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
-
-var _ io.Writer = tWriter{}
+func testLog(t *testing.T) *slog.Logger { return testlog.New(t, slog.LevelInfo) }
 
 func newRecorder(t *testing.T, cfg Config) *Recorder {
 	t.Helper()

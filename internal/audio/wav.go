@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"time"
 )
 
 // SampleRate is the rate Whisper expects and the rate of every clip the
@@ -53,14 +52,6 @@ func (c *Clip) Frames() int {
 		return 0
 	}
 	return len(c.Samples) / c.Channels
-}
-
-// Duration is the playing time of the clip.
-func (c *Clip) Duration() time.Duration {
-	if c.Rate <= 0 {
-		return 0
-	}
-	return time.Duration(c.Frames()) * time.Second / time.Duration(c.Rate)
 }
 
 // Mono averages the channels into one; a mono clip's samples are returned as is.
@@ -264,6 +255,11 @@ func parseFmt(b []byte, name string) (*wavFormat, error) {
 	// Samples sit in containers of blockAlign/channels bytes; writers disagree
 	// on whether bits counts the container or the valid bits, so trust blockAlign.
 	if f.blockAlign > 0 && f.blockAlign%f.channels == 0 {
+		// Valid bits sit left-justified in the container (12 in 16, 7 in 8),
+		// so decoding the container is right, unless it cannot hold them.
+		if container := 8 * f.blockAlign / f.channels; f.bits > container {
+			return nil, kindErr(ErrCorruptWAV, "%s declares %d-bit samples in %d-byte frames, which cannot hold them; %s", name, f.bits, f.blockAlign, convert)
+		}
 		f.bits = 8 * f.blockAlign / f.channels
 	} else {
 		f.bits = (f.bits + 7) / 8 * 8
@@ -284,7 +280,7 @@ func (f *wavFormat) decode(r io.Reader, size int64, name string) (*Clip, error) 
 	bps := f.bits / 8
 	if size != math.MaxInt64 {
 		// Trust the declared size only so far: a bogus header must not allocate gigabytes.
-		clip.Samples = make([]float32, 0, min(size/int64(bps), 1<<24))
+		clip.Samples = make([]float32, 0, min(size/int64(bps), 1<<20))
 	}
 	buf := make([]byte, max(f.blockAlign, (64<<10)/f.blockAlign*f.blockAlign))
 	var have int // bytes in buf carried over (an incomplete frame)
@@ -307,10 +303,33 @@ func (f *wavFormat) decode(r io.Reader, size int64, name string) (*Clip, error) 
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
 	}
+	if f.code == wavFloat {
+		if err := checkFinite(clip.Samples, name); err != nil {
+			return nil, err
+		}
+	}
 	if len(clip.Samples) == 0 && size > 0 {
 		return nil, kindErr(ErrCorruptWAV, "%s is cut short: its data chunk holds no complete sample frame", name)
 	}
 	return clip, nil
+}
+
+// checkFinite rejects float samples that are NaN or infinite: no audio
+// device or editor makes them, and the decoder would turn them into noise.
+func checkFinite(samples []float32, name string) error {
+	for i, v := range samples {
+		what := ""
+		switch {
+		case v != v:
+			what = "not a number (NaN)"
+		case math.IsInf(float64(v), 0):
+			what = "infinite"
+		default:
+			continue
+		}
+		return kindErr(ErrCorruptWAV, "%s has float samples that are %s (the first at sample %d); the file is damaged — re-export or re-record it", name, what, i)
+	}
+	return nil
 }
 
 // convert appends the samples in b (whole frames) as float32 in [-1, 1].

@@ -139,6 +139,11 @@ func TestDecodeWAVHandMade(t *testing.T) {
 	half := pcm16Bytes(16384, -16384, 0, 32767)
 	want := []float32{0.5, -0.5, 0, 32767.0 / 32768}
 	int24in32 := []byte{0, 0, 0, 0x40, 0, 0, 0, 0xC0} // 24 valid bits, left-justified: 0.5, -0.5
+	// 12 valid bits left-justified in 16-bit containers, as the WAVE spec says.
+	fmt12in16 := fmtBody(1, 1, 16000, 16)
+	binary.LittleEndian.PutUint16(fmt12in16[14:], 12)
+	nan32 := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, math.Float32bits(0.25)), math.Float32bits(float32(math.NaN())))
+	inf64 := binary.LittleEndian.AppendUint64(nil, math.Float64bits(math.Inf(-1)))
 	tests := []struct {
 		name     string
 		data     []byte
@@ -161,6 +166,11 @@ func TestDecodeWAVHandMade(t *testing.T) {
 			binary.LittleEndian.PutUint32(b[40:], 0xFFFFFFFF)
 			return b
 		}(), want: want, channels: 1},
+		{name: "12-bit PCM in 16-bit containers", data: riff(chunk("fmt ", fmt12in16), chunk("data", pcm16Bytes(16384, -16384))), want: []float32{0.5, -0.5}, channels: 1},
+		{name: "12-bit PCM with frames too small to hold it", data: riff(chunk("fmt ", fmtBody(1, 1, 16000, 12)), chunk("data", half)), wantErr: ErrCorruptWAV, errHas: "12-bit samples in 1-byte frames"},
+		{name: "7-bit PCM in bytes", data: riff(chunk("fmt ", fmtBody(1, 1, 16000, 7)), chunk("data", []byte{0xC0, 0x40})), want: []float32{0.5, -0.5}, channels: 1},
+		{name: "NaN float samples", data: riff(chunk("fmt ", fmtBody(3, 1, 16000, 32)), chunk("data", nan32)), wantErr: ErrCorruptWAV, errHas: "not a number"},
+		{name: "infinite float64 samples", data: riff(chunk("fmt ", fmtBody(3, 1, 16000, 64)), chunk("data", inf64)), wantErr: ErrCorruptWAV, errHas: "infinite"},
 		{name: "empty data chunk", data: riff(chunk("fmt ", fmtBody(1, 1, 16000, 16)), chunk("data", nil)), want: []float32{}, channels: 1},
 		{name: "header only", data: riff(chunk("fmt ", fmtBody(1, 1, 16000, 16)), chunk("data", half))[:44], wantErr: ErrCorruptWAV, errHas: "cut short"},
 		{name: "no data chunk", data: riff(chunk("fmt ", fmtBody(1, 1, 16000, 16))), wantErr: ErrCorruptWAV, errHas: "no data chunk"},

@@ -14,6 +14,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -88,7 +89,7 @@ func TestGPUUnusableFallsBackToCPU(t *testing.T) {
 				EngineRoot: engineRoot(t, tc.cuda), StateDir: t.TempDir(), Device: "auto", Sources: rtx3060(t),
 				Engine: testenv.WorkerOptions(),
 			}
-			l, err := backend.Open(context.Background(), model, opt, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+			l, err := backend.Open(context.Background(), model, opt, testlog.New(t, slog.LevelWarn))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +119,7 @@ func TestCachedBadVerdictSkipsGPU(t *testing.T) {
 		EngineRoot: engineRoot(t, "broken"), StateDir: t.TempDir(), Device: "auto", Sources: rtx3060(t),
 		Engine: testenv.WorkerOptions(),
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := testlog.New(t, slog.LevelWarn)
 	d := backend.Decide(backend.Detect(context.Background(), opt, log), opt)
 	if d.Variant != gpu.VariantCUDA {
 		t.Fatalf("decision %+v, want cuda", d)

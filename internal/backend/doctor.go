@@ -28,7 +28,9 @@ type DoctorReport struct {
 	Message      string            `json:"message"`
 	Engine       *EngineReport     `json:"engine"`
 	SelfTest     *SelfTest         `json:"self_test"`
-	Error        string            `json:"error,omitempty"`
+	// Environment is the WhisperKey variables set ("NAME=value"; secrets hidden).
+	Environment []string `json:"environment,omitempty"`
+	Error       string   `json:"error,omitempty"`
 }
 
 // EngineReport is the running engine's own account of itself.
@@ -134,6 +136,12 @@ func (r DoctorReport) Print(w io.Writer) {
 				fmt.Fprintf(w, " — fix: %s", c.Fix)
 			}
 			fmt.Fprintln(w)
+		}
+	}
+	if len(r.Environment) > 0 {
+		fmt.Fprintln(w, "\nEnvironment variables set:")
+		for _, e := range r.Environment {
+			fmt.Fprintf(w, "  %s\n", e)
 		}
 	}
 	fmt.Fprintln(w, "\nEngine variants installed:")

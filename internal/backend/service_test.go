@@ -18,6 +18,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -74,7 +75,7 @@ func TestTwentyModelSwitches(t *testing.T) {
 	if filepath.Base(testenv.EngineDir(t)) != "cpu" {
 		t.Fatalf("engine dir %s is not a cpu variant folder", testenv.EngineDir(t))
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := testlog.New(t, slog.LevelWarn)
 	ctx := context.Background()
 	s, err := backend.NewService(ctx, base, opt, log)
 	if err != nil {

@@ -11,10 +11,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/logging"
 )
 
 // Options configure how the worker process is started and supervised.
@@ -27,6 +30,15 @@ type Options struct {
 	Env []string
 	// StartTimeout bounds loading the library and model; default 3 minutes.
 	StartTimeout time.Duration
+	// RequestTimeout bounds one request; a worker that does not answer in
+	// time is taken as hung, killed, restarted and sent the request again.
+	// Default 2 minutes: a 30-s window of a large model on a slow CPU takes
+	// well under one.
+	RequestTimeout time.Duration
+	// CrashDir receives the full output of a worker that fails to start
+	// (a Go or C++ trace), so the error shows one line and this file's path.
+	// Default: the per-user log directory.
+	CrashDir string
 	// MaxCrashes within CrashWindow make the supervisor give up; defaults 4 and 1 minute.
 	MaxCrashes  int
 	CrashWindow time.Duration
@@ -45,6 +57,16 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = 3 * time.Minute
+	}
+	if o.CrashDir == "" {
+		if d, err := logging.Dir(); err == nil {
+			o.CrashDir = d
+		} else {
+			o.CrashDir = os.TempDir()
+		}
+	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = 2 * time.Minute
 	}
 	if o.MaxCrashes == 0 {
 		o.MaxCrashes = 4
@@ -108,24 +130,6 @@ func (c *Client) WorkerPID() int {
 	return c.w.cmd.Process.Pid
 }
 
-// Switch replaces the worker with one running spec. A request in flight
-// finishes on the old worker first. The old process exits rather than
-// unloading its model in place (a GPU teardown can crash, CTranslate2 #1782).
-func (c *Client) Switch(ctx context.Context, spec Spec) (Ready, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return Ready{}, ErrClosed
-	}
-	c.stopLocked()
-	c.spec = spec
-	c.crashes = nil
-	if err := c.startLocked(ctx); err != nil {
-		return Ready{}, err
-	}
-	return c.ready, nil
-}
-
 // DetectLanguage returns language probabilities for a window, best first.
 func (c *Client) DetectLanguage(ctx context.Context, win Window) ([]LangProb, error) {
 	var pairs [][2]json.RawMessage
@@ -155,13 +159,6 @@ func (c *Client) Generate(ctx context.Context, win Window, g GenerateRequest) (G
 	return res, err
 }
 
-// Devices asks the library which devices and compute types it supports.
-func (c *Client) Devices(ctx context.Context) ([]DeviceReport, error) {
-	var d []DeviceReport
-	err := c.do(ctx, request{Op: "devices"}, nil, &d)
-	return d, err
-}
-
 // Close stops the worker. It is safe to call more than once.
 func (c *Client) Close() error {
 	c.mu.Lock()
@@ -171,8 +168,8 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// do sends one request, restarting a crashed worker and re-sending until it
-// answers, the crash budget is spent, or ctx ends.
+// do sends one request, restarting a crashed or hung worker and re-sending
+// until it answers, the crash budget is spent, or ctx ends.
 func (c *Client) do(ctx context.Context, req request, payload []float32, out any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -185,7 +182,7 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 				return err
 			}
 		}
-		resp, err := c.w.roundTrip(ctx, req, payload)
+		resp, hung, err := c.roundTripLocked(ctx, req, payload)
 		if err == nil {
 			if resp.Err != "" {
 				return errors.New(resp.Err)
@@ -202,12 +199,35 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 		}
 		dead := c.w
 		c.stopLocked()
-		c.log.Warn("engine worker crashed; restarting and re-sending the request",
-			"op", req.Op, "err", err, "stderr", dead.stderrTail())
+		if hung {
+			c.log.Warn("engine worker did not answer in time; killed it, restarting and re-sending the request",
+				"op", req.Op, "timeout", c.opt.RequestTimeout, "pid", dead.cmd.Process.Pid)
+		} else {
+			c.log.Warn("engine worker crashed; restarting and re-sending the request",
+				"op", req.Op, "err", err, "stderr", dead.stderrTail())
+		}
 		if err := c.noteCrashLocked(ctx); err != nil {
 			return err
 		}
 	}
+}
+
+// roundTripLocked sends req to the current worker under the request deadline.
+// When the deadline or ctx ends first the worker is killed, which also
+// unblocks a write to a worker that stopped reading; hung says it was the
+// deadline.
+func (c *Client) roundTripLocked(ctx context.Context, req request, payload []float32) (resp response, hung bool, err error) {
+	rctx, cancel := context.WithTimeout(ctx, c.opt.RequestTimeout)
+	defer cancel()
+	w := c.w
+	stopWatch := context.AfterFunc(rctx, w.kill)
+	resp, err = w.roundTrip(rctx, req, payload)
+	if !stopWatch() && err == nil {
+		// The answer raced the kill: keep it, but the worker is gone.
+		c.stopLocked()
+	}
+	hung = err != nil && ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded)
+	return resp, hung, err
 }
 
 // noteCrashLocked records a crash and waits n² × 100 ms (+ jitter) before
@@ -253,7 +273,7 @@ func (c *Client) startLocked(ctx context.Context) error {
 			return le
 		}
 		if tail != "" {
-			return fmt.Errorf("start engine worker: %w (worker said: %s)", err, tail)
+			return fmt.Errorf("start engine worker: %w (worker said: %s)", err, c.crashSummary(p, tail))
 		}
 		return fmt.Errorf("start engine worker: %w", err)
 	}
@@ -266,6 +286,32 @@ func (c *Client) startLocked(ctx context.Context) error {
 	c.log.Info("engine worker ready", "pid", ready.PID, "model", c.spec.ModelDir,
 		"device", c.spec.Device, "load_ms", ready.LoadMillis)
 	return nil
+}
+
+// crashSummary is one line of the worker's last output: the panic or fatal
+// error line of a trace, else its last line. A longer output goes to the log
+// and to a file in CrashDir, whose path the line names.
+func (c *Client) crashSummary(p *proc, tail string) string {
+	lines := strings.Split(tail, "\n")
+	if len(lines) == 1 {
+		return tail
+	}
+	line := lines[len(lines)-1]
+	for _, l := range lines {
+		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") || strings.Contains(l, "terminate called") {
+			line = l
+			break
+		}
+	}
+	c.log.Error("engine worker failed to start", "pid", p.cmd.Process.Pid, "output", tail)
+	path := filepath.Join(c.opt.CrashDir, fmt.Sprintf("engine-worker-%d.log", p.cmd.Process.Pid))
+	if err := os.MkdirAll(c.opt.CrashDir, 0o700); err != nil {
+		return line + " (its full output is in the log)"
+	}
+	if err := os.WriteFile(path, []byte(tail+"\n"), 0o600); err != nil {
+		return line + " (its full output is in the log)"
+	}
+	return line + "; full output in " + path
 }
 
 func (c *Client) stopLocked() {
@@ -291,7 +337,7 @@ const tailMax = 4 << 10
 
 func startProc(opt Options, spec Spec, log *slog.Logger) (*proc, error) {
 	cmd := exec.Command(opt.Exe, opt.Args...)
-	cmd.Env = workerEnv(runtime.GOOS, append([]string{spec.LibDir}, spec.ExtraLibDirs...), append(os.Environ(), opt.Env...))
+	cmd.Env = workerEnv(runtime.GOOS, spec.Device != "cpu", append([]string{spec.LibDir}, spec.ExtraLibDirs...), append(os.Environ(), opt.Env...))
 	hideWindow(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -371,6 +417,9 @@ func (p *proc) roundTrip(ctx context.Context, req request, payload []float32) (r
 		return response{}, ctx.Err()
 	}
 }
+
+// kill ends the process at once; it works on a stopped (SIGSTOP) process too.
+func (p *proc) kill() { _ = p.cmd.Process.Kill() }
 
 func (p *proc) stderrTail() string {
 	p.tailMu.Lock()

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +17,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -26,16 +27,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-func testLog(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type tWriter struct{ t *testing.T }
-
-func (w tWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
+func testLog(t *testing.T) *slog.Logger { return testlog.New(t, slog.LevelDebug) }
 
 func testOptions() engine.Options { return testenv.WorkerOptions() }
 
@@ -160,12 +152,37 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-// A worker that dies while starting is reported with what it printed.
+// A worker that dies while starting is reported in one line with what it
+// printed; a long output (a runtime trace) is kept whole in a file that the
+// line names, not shown.
 func TestWorkerStartFailureSaysWhy(t *testing.T) {
-	opt := engine.Options{Exe: "/bin/sh", Args: []string{"-c", "echo boom >&2; exit 7"}, MaxCrashes: 2}
-	_, err := engine.Start(context.Background(), engine.Spec{Device: "cpu"}, opt, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err == nil || !strings.Contains(err.Error(), "boom") {
-		t.Fatalf("err = %v, want the worker's stderr in it", err)
+	trace := `echo "panic: runtime error: integer divide by zero" >&2; echo >&2; echo "goroutine 1 [running]:" >&2
+for i in $(seq 90); do echo "main.f$i(...)" >&2; done; exit 2`
+	tests := []struct {
+		name     string
+		script   string
+		want     string
+		wantFile bool
+	}{
+		{"one line", "echo boom >&2; exit 7", "(worker said: boom)", false},
+		{"a runtime trace", trace, "(worker said: panic: runtime error: integer divide by zero; full output in ", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := engine.Options{Exe: "/bin/sh", Args: []string{"-c", tc.script}, MaxCrashes: 2, CrashDir: t.TempDir()}
+			_, err := engine.Start(context.Background(), engine.Spec{Device: "cpu"}, opt, testlog.Discard())
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %q, want one line containing %q", err, tc.want)
+			}
+			if !tc.wantFile {
+				return
+			}
+			path := strings.TrimSuffix(err.Error()[strings.Index(err.Error(), "full output in ")+len("full output in "):], ")")
+			b, rerr := os.ReadFile(path)
+			if rerr != nil || !strings.Contains(string(b), "main.f90(...)") {
+				t.Fatalf("crash file %s: %v, %d bytes; want the whole trace", path, rerr, len(b))
+			}
+		})
 	}
 }
 
@@ -237,5 +254,45 @@ func TestTinyRandomModel(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// lockedBuffer is a log sink the worker's reader goroutines may write to.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A worker asked to quit frees its CPU model through the library's close
+// (ct2e_close) before it exits; the worker's own log says so.
+func TestQuitClosesCPUModel(t *testing.T) {
+	dir := t.TempDir()
+	if err := ct2bin.GenerateTiny(dir, ct2bin.TinyOptions{NMels: 80}); err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: dir, Device: "cpu", ComputeType: "float32"}
+	c, err := engine.Start(context.Background(), spec, testOptions(), log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "model closed") {
+		t.Fatalf("the worker did not close its model at quit; log:\n%s", logs.String())
 	}
 }

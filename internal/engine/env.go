@@ -4,11 +4,18 @@ import (
 	"strings"
 )
 
+// allocatorEnv selects CTranslate2's GPU memory allocator. Its default
+// (CUDA's async allocator, HIP's on ROCm) is behind the model-teardown crash
+// (CTranslate2 #1782) and, on ROCm under Linux, dropped transcript text
+// (#2090) and crashes at load (#2012); cub_caching avoids all three.
+const allocatorEnv = "CT2_CUDA_ALLOCATOR"
+
 // workerEnv returns the worker's environment: the variant folder and the
 // library's extra dirs go first on the OS's library search path, and HIP_PATH
 // is dropped because it may name an SDK the variant was not built for (a HIP
-// SDK 7.1 beside the 6.2 that RDNA 1 needs).
-func workerEnv(goos string, libDirs []string, env []string) []string {
+// SDK 7.1 beside the 6.2 that RDNA 1 needs). A GPU worker gets
+// CT2_CUDA_ALLOCATOR=cub_caching unless the user set the variable.
+func workerEnv(goos string, gpu bool, libDirs []string, env []string) []string {
 	key, sep := "LD_LIBRARY_PATH", ":"
 	switch goos {
 	case "windows":
@@ -22,10 +29,12 @@ func workerEnv(goos string, libDirs []string, env []string) []string {
 			dirs = append(dirs, d)
 		}
 	}
-	out := make([]string, 0, len(env)+1)
+	out := make([]string, 0, len(env)+2)
 	prev := ""
+	allocator := false
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
+		allocator = allocator || k == allocatorEnv
 		switch {
 		case strings.EqualFold(k, "HIP_PATH"):
 			continue
@@ -40,6 +49,9 @@ func workerEnv(goos string, libDirs []string, env []string) []string {
 	}
 	if len(dirs) > 0 {
 		out = append(out, key+"="+strings.Join(dirs, sep))
+	}
+	if gpu && !allocator {
+		out = append(out, allocatorEnv+"=cub_caching")
 	}
 	return out
 }

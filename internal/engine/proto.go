@@ -17,7 +17,7 @@ import (
 const maxFrame = 64 << 20
 
 type request struct {
-	Op       string           `json:"op"` // open, detect, generate, devices, quit
+	Op       string           `json:"op"` // open, detect, generate, quit
 	Spec     *Spec            `json:"spec,omitempty"`
 	Window   uint64           `json:"window,omitempty"`
 	NMels    int              `json:"n_mels,omitempty"`
@@ -26,9 +26,8 @@ type request struct {
 }
 
 type response struct {
-	Err     string          `json:"error,omitempty"`
-	LoadErr bool            `json:"load_error,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
+	Err    string          `json:"error,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
 }
 
 type frame struct {

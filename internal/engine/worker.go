@@ -32,8 +32,7 @@ func Serve(in io.Reader, out io.Writer, log *slog.Logger) error {
 			return fmt.Errorf("decode request: %w", err)
 		}
 		if req.Op == "quit" {
-			// The model is left to the OS: tearing a GPU model down can crash
-			// or hang (CTranslate2 #1782), and exiting frees everything anyway.
+			w.close()
 			return nil
 		}
 		resp := w.handle(req, f.payload)
@@ -48,6 +47,7 @@ func Serve(in io.Reader, out io.Writer, log *slog.Logger) error {
 
 type server struct {
 	log     *slog.Logger
+	device  string
 	n       *native
 	engine  uintptr
 	encID   uint64
@@ -56,29 +56,19 @@ type server struct {
 
 func (s *server) handle(req request, payload []byte) response {
 	var (
-		out     any
-		err     error
-		loadErr bool
+		out any
+		err error
 	)
 	switch req.Op {
 	case "open":
 		out, err = s.open(req.Spec)
-		loadErr = err != nil
-	case "devices":
-		if s.n == nil {
-			err = errors.New("no library loaded")
-			break
-		}
-		var d []DeviceReport
-		err = s.n.callJSON(&d, s.n.devices)
-		out = d
 	case "detect", "generate":
 		out, err = s.infer(req, payload)
 	default:
 		err = fmt.Errorf("unknown op %q", req.Op)
 	}
 	if err != nil {
-		return response{Err: err.Error(), LoadErr: loadErr}
+		return response{Err: err.Error()}
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -111,7 +101,7 @@ func (s *server) open(spec *Spec) (*Ready, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load model %s on %s: %w", spec.ModelDir, spec.Device, err)
 	}
-	s.engine = e
+	s.engine, s.device = e, spec.Device
 	ready := &Ready{PID: os.Getpid()}
 	if err := n.callJSON(&ready.Model, func() *byte { return n.info(e) }); err != nil {
 		return nil, err
@@ -122,6 +112,26 @@ func (s *server) open(spec *Spec) (*Ready, error) {
 	ready.LoadMillis = time.Since(start).Milliseconds()
 	s.log.Info("model loaded", "model", spec.ModelDir, "device", spec.Device, "compute_type", ct, "ms", ready.LoadMillis)
 	return ready, nil
+}
+
+// close frees a CPU model before the worker exits. A GPU model is left to
+// the OS: tearing one down can crash or hang (CTranslate2 #1782), and the
+// exit frees it anyway.
+func (s *server) close() {
+	if s.engine == 0 {
+		return
+	}
+	if s.device != "cpu" {
+		s.log.Info("model left to the OS at exit", "device", s.device)
+		return
+	}
+	if s.encoded != 0 {
+		s.n.encodedFree(s.encoded)
+		s.encoded = 0
+	}
+	s.n.close(s.engine)
+	s.engine = 0
+	s.log.Info("model closed")
 }
 
 func (s *server) infer(req request, payload []byte) (any, error) {

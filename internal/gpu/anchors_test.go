@@ -188,3 +188,38 @@ func guideLinks(root string) (found map[string]bool, broken []string, err error)
 	})
 	return found, broken, err
 }
+
+// The guide's table of the rocm engine's targets is exactly the list
+// detection uses, and gfx1010 is the rocm-rdna1 engine's.
+func TestGuideROCmTargetsMatchDetection(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "gpu-setup.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(b)
+	start := strings.Index(section, "## AMD RDNA 2 and newer")
+	end := strings.Index(section, "## AMD RDNA 1")
+	if start < 0 || end < start {
+		t.Fatal("guide lacks the AMD sections")
+	}
+	rows := regexp.MustCompile(`(?m)^\| (gfx\d+) \|`).FindAllStringSubmatch(section[start:end], -1)
+	var listed []string
+	for _, r := range rows {
+		listed = append(listed, r[1])
+		if v := rocmVariant(r[1]); v != VariantROCm {
+			t.Errorf("guide lists %s for the rocm engine; detection gives %q", r[1], v)
+		}
+	}
+	for _, arch := range []string{"gfx1010", "gfx1012", "gfx1030", "gfx1031", "gfx1032", "gfx1034", "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1200", "gfx1201"} {
+		inGuide := false
+		for _, l := range listed {
+			inGuide = inGuide || l == arch
+		}
+		switch v := rocmVariant(arch); {
+		case arch == "gfx1010" && v != VariantRDNA1:
+			t.Errorf("gfx1010 gets %q, want %s", v, VariantRDNA1)
+		case arch != "gfx1010" && (v == VariantROCm) != inGuide:
+			t.Errorf("%s: detection gives %q, guide lists it: %v", arch, v, inGuide)
+		}
+	}
+}

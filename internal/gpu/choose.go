@@ -56,6 +56,22 @@ func rocmVariant(arch string) string {
 	return ""
 }
 
+// rocmOfficial is the targets of CTranslate2's official ROCm builds, as text.
+const rocmOfficial = "gfx1030, gfx1100–1102, gfx1150/1151, gfx1200/1201"
+
+// noBuildFor says why no engine variant fits an AMD gfx target: an RDNA chip
+// near a built one is not covered by that build (an RX 6600 is gfx1032, not
+// the gfx1030 the ROCm build carries code for).
+func noBuildFor(arch string) string {
+	switch {
+	case strings.HasPrefix(arch, "gfx101"):
+		return "the RDNA 1 engine is built for gfx1010 only, not " + arch
+	case strings.HasPrefix(arch, "gfx103"), strings.HasPrefix(arch, "gfx11"), strings.HasPrefix(arch, "gfx120"):
+		return "CTranslate2's official ROCm builds have no GPU code for " + arch + " (they cover " + rocmOfficial + " only)"
+	}
+	return "no WhisperKey GPU engine supports " + arch
+}
+
 // Decision is which engine variant to load and the one sentence that says why.
 type Decision struct {
 	Variant string `json:"variant"` // cpu, cuda, rocm or rocm-rdna1: the folder to load
@@ -260,7 +276,7 @@ func evalAMD(r Report, g GPU, have func(string) bool) eval {
 			"the AMD graphics driver is not installed", section})
 	}
 	arch := req{Check{"GPU architecture supported (" + strings.Trim(g.Arch+", "+g.Family, ", ") + ")", e.supported, "Use CPU mode; the guide lists the AMD GPUs that work."},
-		"no WhisperKey GPU engine supports " + g.Arch, docOther}
+		noBuildFor(g.Arch), docOther}
 	if g.Arch == "" {
 		arch.Name, arch.missing = "GPU architecture known", "its architecture is not known to WhisperKey"
 	}

@@ -158,7 +158,7 @@ func TestDetectAndChoose(t *testing.T) {
 			m:       machine{goos: "windows", dxgi: "laptop-780m-rtx4060.json", smi: "rtx4060-laptop", cuda: "win-cuda-12.4", rocm: "win-7.1-only"},
 			pref:    "rocm",
 			variant: VariantCPU,
-			message: "Detected AMD Radeon 780M Graphics (RDNA 3, integrated), but no WhisperKey GPU engine supports gfx1103" + cpuSuffix + "docs/gpu-setup.md#other-gpus",
+			message: "Detected AMD Radeon 780M Graphics (RDNA 3, integrated), but CTranslate2's official ROCm builds have no GPU code for gfx1103 (they cover gfx1030, gfx1100–1102, gfx1150/1151, gfx1200/1201 only)" + cpuSuffix + "docs/gpu-setup.md#other-gpus",
 		},
 		{
 			name:    "win-rtx3060-device-cpu",

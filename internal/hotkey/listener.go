@@ -41,12 +41,6 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf(`%w mode %q: use "hold" (record while the hotkey is held) or "toggle" (press to start, press again to stop)`, ErrInvalid, s)
 }
 
-// ValidateMode reports whether s is a usable mode; config validation calls it.
-func ValidateMode(s string) error {
-	_, err := ParseMode(s)
-	return err
-}
-
 // Hotkey names which hotkey an event belongs to.
 type Hotkey int
 

@@ -2,7 +2,6 @@ package hotkey
 
 import (
 	"errors"
-	"io"
 	"log/slog"
 	"slices"
 	"sync"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/whisperkey/whisperkey/internal/testlog"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -108,16 +109,7 @@ func (k *keyboardGrabber) set(s string, down bool) {
 	k.down[MustParse(s)] = down
 }
 
-func testLogger(t *testing.T) *slog.Logger {
-	if testing.Verbose() {
-		return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
-
-type tWriter struct{ t *testing.T }
-
-func (w tWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
+func testLogger(t *testing.T) *slog.Logger { return testlog.New(t, slog.LevelDebug) }
 
 func next(t *testing.T, l *Listener) Event {
 	t.Helper()

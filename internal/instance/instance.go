@@ -3,7 +3,6 @@ package instance
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -52,6 +51,3 @@ func once(f func()) func() {
 	var o sync.Once
 	return func() { o.Do(f) }
 }
-
-// runtimeDir is $XDG_RUNTIME_DIR, the per-user directory for such files.
-func runtimeDir() string { return os.Getenv("XDG_RUNTIME_DIR") }

@@ -31,3 +31,6 @@ func Acquire(name string) (release func(), err error) {
 		f.Close()
 	}), nil
 }
+
+// runtimeDir is $XDG_RUNTIME_DIR, the per-user directory for such files.
+func runtimeDir() string { return os.Getenv("XDG_RUNTIME_DIR") }

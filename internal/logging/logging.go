@@ -12,6 +12,11 @@ import (
 	"strings"
 )
 
+// FormatEnv names the environment variable that, set to "json", writes the
+// log as JSON records (one per line) for tools and tests to read without
+// parsing the text format.
+const FormatEnv = "WHISPERKEY_LOG_FORMAT"
+
 // FileName is the name of the current log file; older ones get .1, .2 appended.
 const FileName = "whisperkey.log"
 
@@ -80,10 +85,10 @@ func Open(dir string, level slog.Leveler) (*slog.Logger, io.Closer, string, erro
 	if isTerminal(os.Stderr) {
 		extra = os.Stderr
 	}
-	return open(dir, level, extra, maxFileSize, keepFiles)
+	return open(dir, level, extra, os.Getenv(FormatEnv) == "json", maxFileSize, keepFiles)
 }
 
-func open(dir string, level slog.Leveler, extra io.Writer, maxSize int64, keep int) (*slog.Logger, io.Closer, string, error) {
+func open(dir string, level slog.Leveler, extra io.Writer, jsonRecords bool, maxSize int64, keep int) (*slog.Logger, io.Closer, string, error) {
 	if dir == "" {
 		return nil, nil, "", errors.New("open log: no directory given")
 	}
@@ -99,8 +104,12 @@ func open(dir string, level slog.Leveler, extra io.Writer, maxSize int64, keep i
 	if extra != nil {
 		w = tee{primary: rf, secondary: extra}
 	}
-	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
-	return log, rf, p, nil
+	ho := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(w, ho)
+	if jsonRecords {
+		h = slog.NewJSONHandler(w, ho)
+	}
+	return slog.New(h), rf, p, nil
 }
 
 // tee writes to primary and, best effort, to secondary: a console that went

@@ -2,6 +2,7 @@ package logging
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -64,7 +65,7 @@ func TestDirOnThisOS(t *testing.T) {
 func TestOpenWritesLevelledRecords(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "nested", "logs")
 	var console bytes.Buffer
-	log, closer, path, err := open(dir, slog.LevelInfo, &console, maxFileSize, keepFiles)
+	log, closer, path, err := open(dir, slog.LevelInfo, &console, false, maxFileSize, keepFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +95,44 @@ func TestOpenWritesLevelledRecords(t *testing.T) {
 	log.Info("after close") // must not panic; the record is dropped
 }
 
+// With WHISPERKEY_LOG_FORMAT=json every record is one JSON object, so tests
+// and tools read fields without parsing the text format.
+func TestOpenJSONRecords(t *testing.T) {
+	t.Setenv(FormatEnv, "json")
+	dir := t.TempDir()
+	log, closer, path, err := Open(dir, slog.LevelInfo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Info("dictated", "chars", 12, "engine_ms", 345.5)
+	if err := closer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Msg      string  `json:"msg"`
+		Level    string  `json:"level"`
+		Chars    int     `json:"chars"`
+		EngineMS float64 `json:"engine_ms"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(data), &rec); err != nil {
+		t.Fatalf("log is not one JSON record: %v\n%s", err, data)
+	}
+	if rec.Msg != "dictated" || rec.Level != "INFO" || rec.Chars != 12 || rec.EngineMS != 345.5 {
+		t.Fatalf("record = %+v", rec)
+	}
+}
+
 func TestOpenAppendsToExistingLog(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, FileName)
 	if err := os.WriteFile(path, []byte("earlier run\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	log, closer, _, err := open(dir, slog.LevelInfo, nil, maxFileSize, keepFiles)
+	log, closer, _, err := open(dir, slog.LevelInfo, nil, false, maxFileSize, keepFiles)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // DefaultEndpoint is the Hugging Face hub; HF_ENDPOINT overrides it.
@@ -329,8 +331,44 @@ func (c *Cache) removeEmptyPartialRoot() {
 	_ = os.Remove(filepath.Join(c.opts.Dir, partialDir)) // fails while not empty, as intended
 }
 
-// lock serialises Pull and Remove of one repository within this process.
+// lockDir holds one lock file per repository under the cache directory.
+const lockDir = ".locks"
+
+// lock serialises Pull and Remove of one repository, within this process and
+// across processes (`whisperkey models pull` beside the running app), so two
+// downloads never write the same partial files.
 func (c *Cache) lock(ctx context.Context, key string) (unlock func(), err error) {
+	local, err := c.lockLocal(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(c.opts.Dir, lockDir), 0o755); err != nil {
+		local()
+		return nil, diskErr("create the lock folder", err)
+	}
+	fl := flock.New(filepath.Join(c.opts.Dir, lockDir, key+".lock"))
+	ok, err := fl.TryLock()
+	if err == nil && !ok {
+		c.log.Info("another WhisperKey process is downloading this model; waiting for it", "lock", fl.Path())
+		ok, err = fl.TryLockContext(ctx, 100*time.Millisecond)
+	}
+	if err != nil || !ok {
+		local()
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, fmt.Errorf("lock %s: %w", fl.Path(), err)
+	}
+	return func() {
+		if err := fl.Unlock(); err != nil {
+			c.log.Warn("unlock model download", "lock", fl.Path(), "err", err)
+		}
+		local()
+	}, nil
+}
+
+// lockLocal serialises Pull and Remove of one repository within this process.
+func (c *Cache) lockLocal(ctx context.Context, key string) (unlock func(), err error) {
 	for {
 		unlock, ok := c.tryLock(key)
 		if ok {

@@ -406,6 +406,40 @@ func TestConcurrentPullsDownloadOnce(t *testing.T) {
 	}
 }
 
+// Two Cache instances on one directory stand for two processes (`models
+// pull` and the app): the file lock lets one download while the other
+// waits, so the partial files are written once and both get the model.
+func TestPullsFromTwoCachesDownloadOnce(t *testing.T) {
+	h := newFakeHub(t)
+	h.addRepo(tinyRepo, 4<<20, "vocabulary.json")
+	dir := t.TempDir()
+	caches := []*Cache{newTestCache(t, h, dir, nil), newTestCache(t, h, dir, nil)}
+	var wg sync.WaitGroup
+	dirs := make([]string, len(caches))
+	errs := make([]error, len(caches))
+	for i, c := range caches {
+		wg.Go(func() { dirs[i], errs[i] = c.Pull(t.Context(), "tiny.en", nil) })
+	}
+	wg.Wait()
+	for i := range dirs {
+		if errs[i] != nil || dirs[i] != dirs[0] {
+			t.Fatalf("pull %d = %q, %v", i, dirs[i], errs[i])
+		}
+	}
+	var cdn int
+	for _, r := range h.requests() {
+		if r.Server == "cdn" {
+			cdn++
+		}
+	}
+	if cdn != 1 {
+		t.Fatalf("model.bin fetched %d times, want 1: the two caches downloaded side by side", cdn)
+	}
+	if st, err := os.Stat(filepath.Join(dirs[0], "model.bin")); err != nil || st.Size() != 4<<20 {
+		t.Fatalf("installed model.bin: %v", err)
+	}
+}
+
 func TestRemove(t *testing.T) {
 	h := newFakeHub(t)
 	h.addRepo(tinyRepo, 1000, "vocabulary.json")

@@ -147,6 +147,9 @@ func (c *Cache) listFiles(ctx context.Context, repo string) (commit string, file
 			if e.LFS != nil {
 				f.SHA256, f.Size, f.GitOID = strings.ToLower(e.LFS.OID), e.LFS.Size, ""
 			}
+			if f.Size < 0 {
+				return "", nil, fmt.Errorf("hub answer for %s lists %s with size %d: is %s a Hugging Face endpoint?", repo, e.Path, f.Size, c.opts.Endpoint)
+			}
 			byPath[e.Path] = f
 		}
 	}

@@ -15,6 +15,14 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// Registered formats that keep our temporary text out of clipboard history (Win+V),
+// cloud clipboard and clipboard monitors.
+const (
+	fmtExcludeFromMonitors = "ExcludeClipboardContentFromMonitorProcessing"
+	fmtIncludeInHistory    = "CanIncludeInClipboardHistory"
+	fmtUploadToCloud       = "CanUploadToCloudClipboard"
+)
+
 var (
 	user32                         = windows.NewLazySystemDLL("user32.dll")
 	kernel32                       = windows.NewLazySystemDLL("kernel32.dll")

@@ -59,12 +59,6 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf(`%w %q: use "paste" (paste at the cursor), "clipboard" (only copy), "paste-enter" (paste, then press Enter) or "type" (send keystrokes)`, ErrInvalidMode, s)
 }
 
-// ValidateMode reports whether s is a usable mode; config validation calls it.
-func ValidateMode(s string) error {
-	_, err := ParseMode(s)
-	return err
-}
-
 // Config says how text is delivered. Zero fields take the defaults.
 type Config struct {
 	// Mode is "paste" (default), "clipboard" or "paste-enter".

@@ -23,6 +23,7 @@ import (
 	"golang.design/x/clipboard"
 
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 )
 
 // These tests paste into a real Tk window on an X display (Xvfb in CI).
@@ -39,19 +40,7 @@ func requireX(t *testing.T) {
 	}
 }
 
-func logger(t *testing.T) *slog.Logger {
-	if testing.Verbose() {
-		return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
+func logger(t *testing.T) *slog.Logger { return testlog.New(t, slog.LevelDebug) }
 
 func xdotool(t *testing.T, args ...string) {
 	t.Helper()

@@ -40,11 +40,3 @@ func winFormatKindOf(format uint32) winFormatKind {
 	}
 	return winGlobal
 }
-
-// Registered formats that keep our temporary text out of clipboard history (Win+V),
-// cloud clipboard and clipboard monitors.
-const (
-	fmtExcludeFromMonitors = "ExcludeClipboardContentFromMonitorProcessing"
-	fmtIncludeInHistory    = "CanIncludeInClipboardHistory"
-	fmtUploadToCloud       = "CanUploadToCloudClipboard"
-)

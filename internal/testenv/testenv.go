@@ -9,11 +9,22 @@ import (
 	"testing"
 )
 
+// Short skips a test that needs what (the engine, a model, a desktop, the
+// built app) when it runs with -short: `make check` runs the fast unit tests
+// alone that way.
+func Short(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("needs %s; not run with -short (make check)", what)
+	}
+}
+
 // Require stops the test because what is missing: in CI (CI=true or
 // WHISPERKEY_TEST_DISALLOW_SKIP=1) that is a failure, since the project's own
 // scripts install everything a test needs; elsewhere it is a skip saying how to get it.
 func Require(t testing.TB, what, how string) {
 	t.Helper()
+	Short(t, what)
 	if os.Getenv("CI") == "true" || os.Getenv("WHISPERKEY_TEST_DISALLOW_SKIP") == "1" {
 		t.Fatalf("missing %s (install it with: %s)", what, how)
 	}
@@ -32,6 +43,7 @@ func Cache() string {
 // Python returns the venv interpreter made by scripts/pyenv.sh, or stops the test.
 func Python(t testing.TB) string {
 	t.Helper()
+	Short(t, "the python venv")
 	p := filepath.Join(Cache(), "venv", "bin", "python")
 	if _, err := os.Stat(p); err != nil {
 		Require(t, "python venv "+p, "make deps (scripts/pyenv.sh)")
@@ -42,6 +54,7 @@ func Python(t testing.TB) string {
 // Model returns the cached real Whisper model directory by name ("base", "small"), or stops the test.
 func Model(t testing.TB, name string) string {
 	t.Helper()
+	Short(t, "a Whisper model")
 	dir := filepath.Join(Cache(), "models", "whisper-"+name)
 	if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
 		Require(t, "model whisper-"+name, "make model (scripts/model.sh "+name+")")
@@ -72,6 +85,7 @@ func RepoRoot(t testing.TB) string {
 // build/engine/cpu made by `make engine`), or stops the test.
 func EngineDir(t testing.TB) string {
 	t.Helper()
+	Short(t, "the engine library")
 	dir := os.Getenv("WHISPERKEY_ENGINE_DIR")
 	if dir == "" {
 		dir = filepath.Join(RepoRoot(t), "build", "engine", "cpu")
@@ -86,6 +100,7 @@ func EngineDir(t testing.TB) string {
 // float32 samples (resampled by sox), or stops the test.
 func Speech(t testing.TB, text string) []float32 {
 	t.Helper()
+	Short(t, "espeak-ng speech")
 	for _, tool := range []string{"espeak-ng", "sox"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			Require(t, tool, "make deps (apt-get install espeak-ng sox)")

@@ -43,12 +43,12 @@ func PrivateXvfb() (stop func(), err error) {
 	case n := <-num:
 		if n == "" {
 			stop()
-			return func() {}, errors.New("Xvfb did not report a display")
+			return func() {}, errors.New("start Xvfb: it reported no display")
 		}
 		os.Setenv("DISPLAY", ":"+n)
 		return stop, nil
 	case <-time.After(10 * time.Second):
 		stop()
-		return func() {}, errors.New("Xvfb did not start within 10s")
+		return func() {}, errors.New("start Xvfb: no display within 10s")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"go.uber.org/goleak"
 
@@ -139,8 +140,12 @@ func TestTokenizerMatchesHF(t *testing.T) {
 	}
 	t.Run("decode", func(t *testing.T) {
 		for i, ids := range decode {
-			if got := tok.Decode(ids); got != ref.Decode[i] {
-				t.Errorf("Decode(%v) = %q, want %q", ids, got, ref.Decode[i])
+			if got := tok.decodeReplacing(ids); got != ref.Decode[i] {
+				t.Errorf("decodeReplacing(%v) = %q, want %q", ids, got, ref.Decode[i])
+			}
+			// Decode drops what tokenizers shows as U+FFFD (a character cut off).
+			if got, want := tok.Decode(ids), strings.ReplaceAll(ref.Decode[i], "\uFFFD", ""); got != want {
+				t.Errorf("Decode(%v) = %q, want %q", ids, got, want)
 			}
 		}
 	})
@@ -446,4 +451,40 @@ func TestTokenizerSyntheticBPE(t *testing.T) {
 	if got := tok.SuppressTokens(); !slices.Equal(got, ref.Suppress) {
 		t.Errorf("SuppressTokens() = %v, want %v", got, ref.Suppress)
 	}
+}
+
+// Token sequences that end (or start) inside a character decode to the
+// complete characters only, never U+FFFD; a real U+FFFD in the text stays.
+func TestDecodeDropsIncompleteUTF8(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"cut after the first byte of 你", []byte("ok \xe4"), "ok "},
+		{"cut after two bytes of 👍", []byte("hi \xf0\x9f"), "hi "},
+		{"starts with continuation bytes", []byte("\x91\x8d fox"), " fox"},
+		{"invalid in the middle", []byte("a\xffb"), "ab"},
+		{"a real replacement character stays", []byte("x\xef\xbf\xbdy"), "x\uFFFDy"},
+		{"valid text unchanged", []byte("Café 你好"), "Café 你好"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := dropInvalidUTF8(tc.in); got != tc.want {
+				t.Fatalf("dropInvalidUTF8(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+	t.Run("real tokens", func(t *testing.T) {
+		tok := loadTestTokenizer(t)
+		ids, err := tok.Encode(" 你好")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i <= len(ids); i++ {
+			if got := tok.Decode(ids[:i]); strings.ContainsRune(got, utf8.RuneError) {
+				t.Fatalf("Decode(%v) = %q contains U+FFFD", ids[:i], got)
+			}
+		}
+	})
 }

@@ -367,7 +367,7 @@ func (t *Transcriber) generateWithFallback(ctx context.Context, win engine.Windo
 		n := float64(len(tokens))
 		avg := float64(res.Scores[0]) * math.Pow(n, float64(opt.LengthPenalty)) / (n + 1)
 		d := decoded{res: res, tokens: tokens, avgLogProb: avg, temperature: temp,
-			compression: compressionRatio(strings.TrimSpace(t.tok.Decode(tokens)))}
+			compression: compressionRatio(strings.TrimSpace(t.tok.decodeReplacing(tokens)))}
 		all = append(all, d)
 		fallback := false
 		if opt.CompressionRatioThreshold != 0 {

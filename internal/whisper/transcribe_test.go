@@ -11,6 +11,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -38,7 +39,7 @@ func openBase(t *testing.T) *whisper.Model {
 	t.Helper()
 	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8"}
 	opt := testenv.WorkerOptions()
-	m, err := whisper.Open(context.Background(), spec, opt, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	m, err := whisper.Open(context.Background(), spec, opt, testlog.New(t, slog.LevelWarn))
 	if err != nil {
 		t.Fatalf("open model: %v", err)
 	}
@@ -144,5 +145,17 @@ func TestSilenceAndNoiseGiveNoText(t *testing.T) {
 				t.Fatalf("got %q, want no text", res.Text)
 			}
 		})
+	}
+}
+
+func TestValidateBeamSize(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{1, ""}, {5, ""}, {16, ""}, {0, "use 1 to 16"}, {17, "beam size 17 is out of range: use 1 to 16"}, {100000, "use 1 to 16"}} {
+		err := whisper.ValidateBeamSize(tc.n)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("ValidateBeamSize(%d) = %v, want %q", tc.n, err, tc.want)
+		}
 	}
 }

@@ -25,10 +25,6 @@ const (
 	vkLMenu    = 0xA4
 	vkRMenu    = 0xA5
 
-	// vkMask is an unassigned key. Pressed while Win or Alt is held, it tells Windows
-	// the modifier took part in a shortcut, so releasing it opens neither the Start
-	// menu nor the window's menu bar.
-	vkMask = 0xE8
 	// maskTag marks the events we inject (dwExtraInfo), so we never match our own.
 	maskTag = 0x574B4D4B
 
@@ -283,13 +279,6 @@ func (c *chords) mods() hotkey.Mods {
 
 func (c *chords) othersHeld() bool {
 	return slices.ContainsFunc(c.held, func(k heldKey) bool { return modOf(k.vk) == 0 })
-}
-
-// deliver queues the edges of v on their grabs.
-func deliver(v verdict) {
-	for _, f := range v.fired {
-		f.g.push(f.edge)
-	}
 }
 
 // hookGrab is a combination registered with the hook. Its queue is unbounded, so the

@@ -373,7 +373,7 @@ func (s *osState) grab(c hotkey.Combo) (hotkey.Grab, error) {
 			if code == C.BadAccess {
 				taken = hotkey.ErrTaken
 			} else if other == nil {
-				other = fmt.Errorf("X error grabbing keycode %d: %s", r.code, s.errorText(code))
+				other = fmt.Errorf("grab keycode %d: X error %s", r.code, s.errorText(code))
 			}
 			s.log.Debug("registration failed", "hotkey", c.String(), "keycode", r.code, "mods", r.mods, "err", s.errorText(code))
 			continue

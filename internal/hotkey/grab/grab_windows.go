@@ -16,6 +16,18 @@ import (
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 )
 
+// vkMask is an unassigned key. Pressed while Win or Alt is held, it tells Windows
+// the modifier took part in a shortcut, so releasing it opens neither the Start
+// menu nor the window's menu bar.
+const vkMask = 0xE8
+
+// deliver queues the edges of v on their grabs.
+func deliver(v verdict) {
+	for _, f := range v.fired {
+		f.g.push(f.edge)
+	}
+}
+
 var (
 	user32                       = windows.NewLazySystemDLL("user32.dll")
 	wtsapi32                     = windows.NewLazySystemDLL("wtsapi32.dll")
@@ -97,7 +109,7 @@ type kbdLLHookStruct struct {
 	vkCode    uint32
 	scanCode  uint32
 	flags     uint32
-	time      uint32
+	_         uint32 // time
 	extraInfo uintptr
 }
 

@@ -300,6 +300,15 @@ func readModelBin(dir string) (*Info, error) {
 	info.NMels, info.DModel = conv1.shape[1], conv1.shape[0]
 	info.VocabSize, info.DType = emb.shape[0], emb.dtype.String()
 	info.Heads = int(vars["decoder/num_heads"].scalar)
+	// CTranslate2 divides by these while loading: a bad one crashes the worker.
+	for _, name := range []string{"encoder/num_heads", "decoder/num_heads"} {
+		if n := vars[name].scalar; n < 1 || info.DModel%int(n) != 0 {
+			return nil, invalid(nil, "%s: %s is %d, but a Whisper model needs at least one attention head dividing d_model %d — the file is corrupt; re-download or reconvert the model", path, name, n, info.DModel)
+		}
+	}
+	if info.NMels < 1 || info.DModel < 1 || info.VocabSize < 1 {
+		return nil, invalid(nil, "%s: %d mel bins, d_model %d, %d tokens — the file is corrupt; re-download or reconvert the model", path, info.NMels, info.DModel, info.VocabSize)
+	}
 	info.Variables = len(vars)
 	for name := range vars {
 		var side string

@@ -2,8 +2,6 @@ package hubtest_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +9,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/models/hubtest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 )
 
 // The real download code fetches a real model from the local hub intact.
@@ -18,7 +17,7 @@ func TestPullRealModelFromLocalHub(t *testing.T) {
 	src := testenv.Model(t, "tiny.en")
 	hub := hubtest.New(map[string]string{"Systran/faster-whisper-tiny.en": src})
 	defer hub.Close()
-	c, err := models.New(models.Options{Dir: t.TempDir(), Endpoint: hub.URL}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c, err := models.New(models.Options{Dir: t.TempDir(), Endpoint: hub.URL}, testlog.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ pub unsafe extern "C" fn ct2e_open(
     })
 }
 
-/// Closes a model. In the worker this runs only for CPU models: a GPU model is
+/// Closes a model. The worker calls it at exit only for CPU models: a GPU model is
 /// left to the OS at process exit (CTranslate2 #1782).
 ///
 /// # Safety

@@ -1,0 +1,2 @@
+// Package envvars lists every environment variable WhisperKey reads, in one place.
+package envvars

@@ -1,0 +1,69 @@
+package envvars
+
+import (
+	"slices"
+	"strings"
+)
+
+// Var is one environment variable the program reads.
+type Var struct {
+	Name string
+	// Purpose says what it does, in a few words.
+	Purpose string
+	// Secret values are never printed, only that they are set.
+	Secret bool
+}
+
+// ConfigPrefix starts the variables that override config keys:
+// WHISPERKEY_<KEY> with "_" for ".", e.g. WHISPERKEY_HOTKEYS_RECORD.
+const ConfigPrefix = "WHISPERKEY_"
+
+// All lists the variables read besides the config-key overrides. A test
+// checks that the code reads no other.
+var All = []Var{
+	{Name: "WHISPERKEY_CONFIG", Purpose: "config file to use instead of the per-user one"},
+	{Name: "WHISPERKEY_CACHE", Purpose: "where models and downloads are kept"},
+	{Name: "WHISPERKEY_ENGINE_ROOT", Purpose: "folder holding the engine variants"},
+	{Name: "WHISPERKEY_MODEL", Purpose: "model to use (also the config key model)"},
+	{Name: "WHISPERKEY_SAVE_RECORDINGS", Purpose: "folder where every recording is also saved as WAV"},
+	{Name: "WHISPERKEY_LOG_FORMAT", Purpose: `"json" writes the log as JSON records`},
+	{Name: "HF_ENDPOINT", Purpose: "Hugging Face mirror for model downloads"},
+	{Name: "HF_TOKEN", Purpose: "Hugging Face access token", Secret: true},
+	{Name: "CT2_CUDA_ALLOCATOR", Purpose: "CTranslate2's GPU memory allocator (default for GPU workers: cub_caching)"},
+	{Name: "DISPLAY", Purpose: "X11 display"},
+	{Name: "WAYLAND_DISPLAY", Purpose: "Wayland display (checked to explain what works there)"},
+	{Name: "XDG_CONFIG_HOME", Purpose: "config folder (Linux)"},
+	{Name: "XDG_STATE_HOME", Purpose: "log folder (Linux)"},
+	{Name: "XDG_RUNTIME_DIR", Purpose: "single-instance lock folder (Linux)"},
+	{Name: "APPDATA", Purpose: "config folder (Windows)"},
+	{Name: "LOCALAPPDATA", Purpose: "log folder (Windows)"},
+	{Name: "LD_LIBRARY_PATH", Purpose: "searched for CUDA libraries; the engine worker's library path (Linux)"},
+	{Name: "PATH", Purpose: "searched for CUDA libraries (Windows)"},
+	{Name: "CUDA_PATH", Purpose: "CUDA toolkit folder (Windows)"},
+	{Name: "HIP_PATH", Purpose: "HIP SDK folder; not passed to the engine worker"},
+	{Name: "ProgramFiles", Purpose: "where ROCm and nvidia-smi are looked for (Windows)"},
+	{Name: "SystemRoot", Purpose: "where nvidia-smi is looked for (Windows)"},
+}
+
+// Set returns "NAME=value" for each WhisperKey variable that environ (as from
+// os.Environ) sets: the listed ones that concern WhisperKey alone, and every
+// config-key override. Secret values show as "(set)". Generic variables
+// (PATH, DISPLAY, …) are left out: they are set on every machine.
+func Set(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		if v == "" {
+			continue
+		}
+		i := slices.IndexFunc(All, func(x Var) bool { return x.Name == k })
+		switch {
+		case i >= 0 && All[i].Secret:
+			out = append(out, k+"=(set)")
+		case strings.HasPrefix(k, ConfigPrefix) || k == "HF_ENDPOINT" || k == "CT2_CUDA_ALLOCATOR":
+			out = append(out, kv)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

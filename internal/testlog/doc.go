@@ -1,0 +1,2 @@
+// Package testlog gives tests a *slog.Logger that writes into the test's own output.
+package testlog

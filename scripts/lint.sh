@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# make lint: formatting, vet (Linux and Windows), Rust fmt and clippy,
+# staticcheck and a dead-code check. Tool versions are pinned here and built
+# with `go install mod@version` into the cache (not on PATH): the Windows pass
+# needs a Linux binary analysing with GOOS=windows, which `go run` cannot give.
+set -euo pipefail
+STATICCHECK=honnef.co/go/tools/cmd/staticcheck@v0.8.2
+DEADCODE=golang.org/x/tools/cmd/deadcode@v0.52.0
+CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+step() { printf '\n== lint: %s\n' "$*"; }
+TOOLS="$CACHE/tools"
+tool() { # tool MOD@VERSION: path of the built binary
+  local dir="$TOOLS/${1//[\/@]/_}"
+  [ -x "$dir/$(basename "${1%@*}")" ] || GOBIN="$dir" GOOS= GOARCH= go install "$1"
+  echo "$dir/$(basename "${1%@*}")"
+}
+WIN=(env GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc)
+
+step gofmt
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+[ -z "$unformatted" ] || { echo "gofmt would change: $unformatted"; exit 1; }
+
+step "go vet (Linux and Windows)"
+go vet ./...
+"${WIN[@]}" go vet ./...
+
+step "cargo fmt and clippy"
+(
+  cd native/ct2engine
+  cargo fmt --check
+  # The `system` feature links an existing libctranslate2, so checking needs no
+  # CTranslate2 build; a separate target dir keeps it away from engine builds.
+  CARGO_TARGET_DIR="$CACHE/cargo-target-lint" cargo clippy --locked --no-default-features --features system -- -D warnings
+)
+
+step "staticcheck (Linux and Windows)"
+sc=$(tool "$STATICCHECK")
+"$sc" ./...
+"${WIN[@]}" "$sc" ./...
+
+step "dead code"
+# -test: helpers used only by tests (internal/testenv, traytest, hubtest, the tiny
+# model generator) count as used; anything nothing reaches is reported.
+dc=$(tool "$DEADCODE")
+dead=$("$dc" -test ./...)
+dead_win=$("${WIN[@]}" "$dc" -test ./...)
+# A function unreachable on one OS may be the other OS's; report what neither reaches.
+both=$(comm -12 <(sort <<<"$dead") <(sort <<<"$dead_win") | sed '/^$/d')
+[ -z "$both" ] || { echo "unreachable code:"; echo "$both"; exit 1; }
+echo "lint: clean"
