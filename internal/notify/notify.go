@@ -41,14 +41,6 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// group is the kind whose notification m replaces on screen: "back" takes the place of "lost".
-func (k Kind) group() Kind {
-	if k == KindMicBack {
-		return KindMicLost
-	}
-	return k
-}
-
 // Message is one notification. Build them with the constructors below so the wording stays in one place.
 type Message struct {
 	Kind    Kind

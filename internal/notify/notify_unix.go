@@ -58,3 +58,11 @@ func (o *osNotifier) show(m Message) error {
 }
 
 func (o *osNotifier) close() error { return o.conn.Close() }
+
+// group is the kind whose notification m replaces on screen: "back" takes the place of "lost".
+func (k Kind) group() Kind {
+	if k == KindMicBack {
+		return KindMicLost
+	}
+	return k
+}
