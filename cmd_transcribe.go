@@ -16,7 +16,7 @@ import (
 )
 
 type transcribeOptions struct {
-	file        string
+	files       []string
 	model       string
 	language    string
 	device      string
@@ -25,6 +25,7 @@ type transcribeOptions struct {
 	threads     int
 	json        bool
 	verbose     bool
+	fullWindow  bool
 }
 
 func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error) {
@@ -39,8 +40,9 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	fs.IntVar(&o.threads, "threads", 0, "CPU threads (0 = all cores, up to 4)")
 	fs.BoolVar(&o.json, "json", false, "print JSON with segments, language and timings")
 	fs.BoolVar(&o.verbose, "verbose", false, "log the engine's progress to stderr")
+	fs.BoolVar(&o.fullWindow, "full-window", false, "always decode 30-s windows (turn the short window off)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE.wav [flags]")
+		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE.wav [FILE.wav ...] [flags]")
 		fs.PrintDefaults()
 	}
 	// Accept flags before and after FILE.
@@ -54,13 +56,13 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 			files, args = append(files, args[0]), args[1:]
 		}
 	}
-	if len(files) != 1 {
-		return o, usageError{"transcribe takes exactly one WAV file; run `whisperkey transcribe --help`"}
+	if len(files) == 0 {
+		return o, usageError{"transcribe needs at least one WAV file; run `whisperkey transcribe --help`"}
 	}
 	if o.beamSize < 1 {
 		return o, usageError{fmt.Sprintf("--beam-size %d: must be 1 or more", o.beamSize)}
 	}
-	o.file = files[0]
+	o.files = files
 	return o, nil
 }
 
@@ -72,9 +74,13 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	samples, err := audio.LoadWAV16k(o.file)
-	if err != nil {
-		return usageError{err.Error()}
+	// Every file is read before the model loads, so a bad one in a batch
+	// fails at once instead of after minutes of work.
+	clips := make([][]float32, len(o.files))
+	for i, f := range o.files {
+		if clips[i], err = audio.LoadWAV16k(f); err != nil {
+			return usageError{err.Error()}
+		}
 	}
 	log := cliLogger(stderr, o.verbose)
 	env, err := newEnvironment(log)
@@ -97,25 +103,34 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	load := time.Since(loadStart)
 	opt := whisper.DefaultOptions()
 	opt.Language, opt.BeamSize = o.language, o.beamSize
-	res, err := m.Transcribe(ctx, samples, opt)
-	if err != nil {
-		return err
+	opt.ShortWindow = !o.fullWindow
+	// One engine process for all files, in order: the later ones are warm.
+	for i, samples := range clips {
+		res, err := m.Transcribe(ctx, samples, opt)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.files[i], err)
+		}
+		if !o.json {
+			if _, err := fmt.Fprintln(stdout, res.Text); err != nil {
+				return err
+			}
+			continue
+		}
+		// JSON Lines: one object per file.
+		out := struct {
+			File string `json:"file"`
+			*whisper.Result
+			Model       string  `json:"model"`
+			Device      string  `json:"device"`
+			ComputeType string  `json:"compute_type"`
+			GPUMessage  string  `json:"gpu_message"`
+			LoadSeconds float64 `json:"load_seconds"`
+			RTF         float64 `json:"real_time_factor"`
+		}{o.files[i], res, modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
+			res.Timings.Total.Seconds() / max(res.Duration, 1e-9)}
+		if err := json.NewEncoder(stdout).Encode(out); err != nil {
+			return err
+		}
 	}
-	if !o.json {
-		_, err = fmt.Fprintln(stdout, res.Text)
-		return err
-	}
-	out := struct {
-		*whisper.Result
-		Model       string  `json:"model"`
-		Device      string  `json:"device"`
-		ComputeType string  `json:"compute_type"`
-		GPUMessage  string  `json:"gpu_message"`
-		LoadSeconds float64 `json:"load_seconds"`
-		RTF         float64 `json:"real_time_factor"`
-	}{res, modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
-		res.Timings.Total.Seconds() / max(res.Duration, 1e-9)}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return nil
 }

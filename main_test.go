@@ -149,7 +149,7 @@ func TestTranscribeBadInputs(t *testing.T) {
 		{"text file as WAV", []string{"transcribe", text, "--model", model}, "not a WAV file"},
 		{"0-byte WAV", []string{"transcribe", empty, "--model", model}, "empty"},
 		{"missing WAV", []string{"transcribe", filepath.Join(dir, "gone.wav"), "--model", model}, "gone.wav"},
-		{"no file", []string{"transcribe", "--model", model}, "exactly one WAV file"},
+		{"no file", []string{"transcribe", "--model", model}, "at least one WAV file"},
 		{"bad beam size", []string{"transcribe", good, "--beam-size", "0"}, "--beam-size"},
 		{"unknown language", []string{"transcribe", good, "--model", model, "--language", "xx"}, "language"},
 		{"unknown command", []string{"transcibe"}, "unknown command"},

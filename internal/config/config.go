@@ -38,6 +38,9 @@ type Decode struct {
 	BeamSize      int
 	InitialPrompt string
 	Hotwords      string // comma-separated
+	// ShortWindow decodes short recordings on a window fitted to the speech
+	// (falling back to the full 30 s when the result looks wrong).
+	ShortWindow bool
 }
 
 // Hotkeys holds key combinations as written in the file (parsed by internal/hotkey)
@@ -88,6 +91,7 @@ const (
 	KeyBeamSize       = "beam_size"
 	KeyInitialPrompt  = "initial_prompt"
 	KeyHotwords       = "hotwords"
+	KeyShortWindow    = "decoding.short_window"
 	KeyRecord         = "hotkeys.record"
 	KeyCancel         = "hotkeys.cancel"
 	KeyAutoSend       = "hotkeys.auto_send"
@@ -109,7 +113,7 @@ const (
 func Defaults() Config {
 	return Config{
 		Engine:  Engine{Model: ModelAuto, Device: DeviceAuto, ComputeType: "auto"},
-		Decode:  Decode{Language: "auto", BeamSize: 5},
+		Decode:  Decode{Language: "auto", BeamSize: 5, ShortWindow: true},
 		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: ModeHold},
 		Paste:   PastePaste,
 		Audio: Audio{
@@ -163,7 +167,7 @@ type field struct {
 }
 
 // isGroup reports whether key holds other keys rather than a value.
-func isGroup(key string) bool { return key == "hotkeys" || key == "audio" }
+func isGroup(key string) bool { return key == "hotkeys" || key == "audio" || key == "decoding" }
 
 func fields() []field {
 	const combo = "modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space"
@@ -182,6 +186,7 @@ func fields() []field {
 		intField(KeyBeamSize, func(c *Config) any { return &c.Decode.BeamSize }, 1, 10),
 		textField(KeyInitialPrompt, func(c *Config) any { return &c.Decode.InitialPrompt }),
 		textField(KeyHotwords, func(c *Config) any { return &c.Decode.Hotwords }),
+		boolField(KeyShortWindow, func(c *Config) any { return &c.Decode.ShortWindow }),
 		{key: KeyRecord, ptr: func(c *Config) any { return &c.Hotkeys.Record }, check: checkHotkey(false),
 			allowed: combo, hint: "a key combination"},
 		{key: KeyCancel, ptr: func(c *Config) any { return &c.Hotkeys.Cancel }, check: checkHotkey(true),

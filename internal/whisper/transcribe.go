@@ -47,9 +47,14 @@ type Options struct {
 	WithoutTimestamps         bool
 	MaxInitialTimestamp       float32
 	SuppressBlank             bool
+	// ShortWindow encodes short audio in a window just longer than the
+	// speech instead of 30 s, falling back to the full window when the
+	// result looks wrong (see shortwindow.go). Not in faster-whisper.
+	ShortWindow bool
 }
 
-// DefaultOptions are faster-whisper 1.2.1's WhisperModel.transcribe defaults.
+// DefaultOptions are faster-whisper 1.2.1's WhisperModel.transcribe defaults,
+// plus WhisperKey's short window.
 func DefaultOptions() Options {
 	return Options{
 		Task:                      "transcribe",
@@ -66,6 +71,7 @@ func DefaultOptions() Options {
 		PromptResetOnTemperature:  0.5,
 		MaxInitialTimestamp:       1,
 		SuppressBlank:             true,
+		ShortWindow:               true,
 	}
 }
 
@@ -85,7 +91,9 @@ type Segment struct {
 type Timings struct {
 	Features time.Duration `json:"features_ns"`
 	Engine   time.Duration `json:"engine_ns"`
-	Total    time.Duration `json:"total_ns"`
+	// ShortWindow is the part of Engine spent on a short-window attempt.
+	ShortWindow time.Duration `json:"short_window_ns,omitempty"`
+	Total       time.Duration `json:"total_ns"`
 }
 
 // Result is a whole transcription.
@@ -96,6 +104,10 @@ type Result struct {
 	Duration     float64   `json:"duration"`
 	Segments     []Segment `json:"segments"`
 	Timings      Timings   `json:"timings"`
+	// Path is how the text was decoded: PathShort, PathFull or
+	// PathShortThenFull; FallbackReason says why a short window was rejected.
+	Path           string `json:"path"`
+	FallbackReason string `json:"fallback_reason,omitempty"`
 }
 
 const (
@@ -111,11 +123,12 @@ type Transcriber struct {
 	nMels  int
 	log    *slog.Logger
 	nextID atomic.Uint64
+	short  shortWindow
 }
 
 // NewTranscriber decodes with eng, whose model has nMels mel bins and the vocabulary of tok.
 func NewTranscriber(eng Engine, tok *Tokenizer, nMels int, log *slog.Logger) *Transcriber {
-	t := &Transcriber{eng: eng, tok: tok, nMels: nMels, log: log.With("pkg", "whisper")}
+	t := &Transcriber{eng: eng, tok: tok, nMels: nMels, log: log.With("pkg", "whisper"), short: defaultShortWindow}
 	// Window IDs key the worker's encoder cache, which outlives any one
 	// Transcriber; a random start keeps two of them from colliding.
 	t.nextID.Store(rand.Uint64() >> 16)
@@ -133,7 +146,7 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 	res := &Result{Duration: float64(len(samples)) / SampleRate}
 	if isSilent(samples) {
 		// Whisper invents text ("Thank you.") for silence; there is nothing to decode.
-		res.Language = opt.Language
+		res.Language, res.Path = opt.Language, PathSilent
 		res.Timings.Total = time.Since(start)
 		return res, nil
 	}
@@ -145,8 +158,23 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 	engineStart := time.Now()
 	contentFrames := mel.Frames - 1
 
+	res.Path = PathFull
+	if opt.ShortWindow && contentFrames <= t.short.maxFrames {
+		ok, err := t.transcribeShort(ctx, mel, contentFrames, opt, res)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			res.Timings.Engine = time.Since(engineStart)
+			res.Timings.Total = time.Since(start)
+			return res, nil
+		}
+	}
+
 	firstID := t.nextID.Add(1)
-	lang, prob, err := t.language(ctx, mel, firstID, contentFrames, opt.Language)
+	// Same ID and features as the first decoding window: the worker encodes once.
+	firstWin := engine.Window{ID: firstID, NMels: t.nMels, Frames: NFrames, Features: mel.Window(0, min(NFrames, contentFrames))}
+	lang, prob, err := t.language(ctx, firstWin, opt.Language)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +244,7 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 
 // language returns the language to decode in: the requested one, "en" for
 // English-only models, or the detected one (from the first window).
-func (t *Transcriber) language(ctx context.Context, mel *Mel, id uint64, contentFrames int, want string) (string, float32, error) {
+func (t *Transcriber) language(ctx context.Context, win engine.Window, want string) (string, float32, error) {
 	if !t.tok.Multilingual() {
 		if want != "" && want != "auto" && want != "en" {
 			return "", 0, fmt.Errorf("language %q: this model is English-only (pick a multilingual model or language en)", want)
@@ -229,8 +257,6 @@ func (t *Transcriber) language(ctx context.Context, mel *Mel, id uint64, content
 		}
 		return want, 1, nil
 	}
-	// Same ID and features as the first decoding window: the worker encodes once.
-	win := engine.Window{ID: id, NMels: t.nMels, Frames: NFrames, Features: mel.Window(0, min(NFrames, contentFrames))}
 	probs, err := t.eng.DetectLanguage(ctx, win)
 	if err != nil {
 		return "", 0, fmt.Errorf("detect language: %w", err)
@@ -304,39 +330,11 @@ func (t *Transcriber) generateWithFallback(ctx context.Context, win engine.Windo
 	}
 	var all, belowCR []decoded
 	for _, temp := range temps {
-		req := engine.GenerateRequest{
-			Prompt:                   prompt,
-			LengthPenalty:            opt.LengthPenalty,
-			RepetitionPenalty:        opt.RepetitionPenalty,
-			NoRepeatNgramSize:        opt.NoRepeatNgramSize,
-			MaxLength:                maxLength,
-			ReturnScores:             true,
-			ReturnNoSpeechProb:       true,
-			SuppressBlank:            opt.SuppressBlank,
-			SuppressTokens:           suppress,
-			MaxInitialTimestampIndex: int(math.Round(float64(opt.MaxInitialTimestamp) / timePrecision)),
-			SamplingTopK:             1,
-			SamplingTemperature:      1,
-			NumHypotheses:            1,
-		}
-		if temp > 0 {
-			req.BeamSize, req.NumHypotheses, req.SamplingTopK, req.SamplingTemperature = 1, max(opt.BestOf, 1), 0, temp
-			req.Patience = 1
-		} else {
-			req.BeamSize, req.Patience = max(opt.BeamSize, 1), opt.Patience
-		}
-		res, err := t.eng.Generate(ctx, win, req)
+		d, err := t.generateAt(ctx, win, prompt, suppress, opt, temp, maxLength)
 		if err != nil {
-			return decoded{}, fmt.Errorf("decode at temperature %.1f: %w", temp, err)
+			return decoded{}, err
 		}
-		if len(res.SequencesIDs) == 0 || len(res.Scores) == 0 {
-			return decoded{}, errors.New("engine returned no hypothesis")
-		}
-		tokens := res.SequencesIDs[0]
-		n := float64(len(tokens))
-		avg := float64(res.Scores[0]) * math.Pow(n, float64(opt.LengthPenalty)) / (n + 1)
-		d := decoded{res: res, tokens: tokens, avgLogProb: avg, temperature: temp,
-			compression: compressionRatio(strings.TrimSpace(t.tok.Decode(tokens)))}
+		res, avg := d.res, d.avgLogProb
 		all = append(all, d)
 		fallback := false
 		if opt.CompressionRatioThreshold != 0 {
@@ -370,6 +368,44 @@ func (t *Transcriber) generateWithFallback(ctx context.Context, win engine.Windo
 	}
 	best.temperature = temps[len(temps)-1]
 	return best, nil
+}
+
+// generateAt decodes win once at temperature temp with faster-whisper's
+// request, capping the whole sequence at maxLen tokens.
+func (t *Transcriber) generateAt(ctx context.Context, win engine.Window, prompt, suppress []int, opt Options, temp float32, maxLen int) (decoded, error) {
+	req := engine.GenerateRequest{
+		Prompt:                   prompt,
+		LengthPenalty:            opt.LengthPenalty,
+		RepetitionPenalty:        opt.RepetitionPenalty,
+		NoRepeatNgramSize:        opt.NoRepeatNgramSize,
+		MaxLength:                maxLen,
+		ReturnScores:             true,
+		ReturnNoSpeechProb:       true,
+		SuppressBlank:            opt.SuppressBlank,
+		SuppressTokens:           suppress,
+		MaxInitialTimestampIndex: int(math.Round(float64(opt.MaxInitialTimestamp) / timePrecision)),
+		SamplingTopK:             1,
+		SamplingTemperature:      1,
+		NumHypotheses:            1,
+	}
+	if temp > 0 {
+		req.BeamSize, req.NumHypotheses, req.SamplingTopK, req.SamplingTemperature = 1, max(opt.BestOf, 1), 0, temp
+		req.Patience = 1
+	} else {
+		req.BeamSize, req.Patience = max(opt.BeamSize, 1), opt.Patience
+	}
+	res, err := t.eng.Generate(ctx, win, req)
+	if err != nil {
+		return decoded{}, fmt.Errorf("decode at temperature %.1f: %w", temp, err)
+	}
+	if len(res.SequencesIDs) == 0 || len(res.Scores) == 0 {
+		return decoded{}, errors.New("engine returned no hypothesis")
+	}
+	tokens := res.SequencesIDs[0]
+	n := float64(len(tokens))
+	avg := float64(res.Scores[0]) * math.Pow(n, float64(opt.LengthPenalty)) / (n + 1)
+	return decoded{res: res, tokens: tokens, avgLogProb: avg, temperature: temp,
+		compression: compressionRatio(strings.TrimSpace(t.tok.Decode(tokens)))}, nil
 }
 
 type rawSegment struct {

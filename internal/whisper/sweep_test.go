@@ -1,0 +1,74 @@
+package whisper
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+)
+
+// TestShortWindowSweep prints, per clip of the real-speech set, the text and
+// time of the full window and of short windows of several floors and
+// margins: the measurements behind defaultShortWindow. It runs only when
+// WHISPERKEY_SWEEP is set (it takes minutes).
+func TestShortWindowSweep(t *testing.T) {
+	if os.Getenv("WHISPERKEY_SWEEP") == "" {
+		t.Skip("set WHISPERKEY_SWEEP=1 to measure short-window settings")
+	}
+	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8", IntraThreads: 2}
+	m, err := Open(context.Background(), spec, testenv.WorkerOptions(), slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	beam, _ := strconv.Atoi(os.Getenv("WHISPERKEY_SWEEP_BEAM"))
+	var configs []shortWindow
+	for _, fm := range strings.Fields(os.Getenv("WHISPERKEY_SWEEP")) {
+		f, mg, _ := strings.Cut(fm, "/")
+		sw := defaultShortWindow
+		sw.maxFrames = NFrames
+		sw.floorFrames, _ = strconv.Atoi(f)
+		sw.marginFrames, _ = strconv.Atoi(mg)
+		configs = append(configs, sw)
+	}
+	clips := testenv.RealSpeech(t)
+	for _, s := range []string{"Please call me back when you get this message.", "Front left.", "Rear right.", "Yes."} {
+		clips = append(clips, testenv.Clip{Name: "espeak " + s, Reference: s, Samples: testenv.Speech(t, s)})
+	}
+	run := func(c testenv.Clip, opt Options) (*Result, time.Duration) {
+		best := time.Hour
+		var res *Result
+		for range 2 {
+			r, err := m.Transcribe(context.Background(), c.Samples, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			best = min(best, r.Timings.Engine)
+			res = r
+		}
+		return res, best
+	}
+	for _, c := range clips {
+		opt := DefaultOptions()
+		opt.Language = "en"
+		if beam > 0 {
+			opt.BeamSize = beam
+		}
+		full, ft := run(c, opt)
+		line := fmt.Sprintf("%-18.18s %5.1fs full %4dms wer %.2f %q", c.Name, full.Duration, ft.Milliseconds(), WordErrorRate(c.Reference, full.Text), full.Text)
+		for _, sw := range configs {
+			m.short = sw
+			opt.ShortWindow = true
+			r, st := run(c, opt)
+			line += fmt.Sprintf("\n    %4d/%-3d %-10s %4dms wer %.2f %q %s", sw.floorFrames, sw.marginFrames, r.Path, st.Milliseconds(), WordErrorRate(c.Reference, r.Text), r.Text, r.FallbackReason)
+		}
+		t.Log(line)
+	}
+}
