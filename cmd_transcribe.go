@@ -104,6 +104,10 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	opt := whisper.DefaultOptions()
 	opt.Language, opt.BeamSize = o.language, o.beamSize
 	opt.ShortWindow = !o.fullWindow
+	if d := env.speechDetector(); d != nil {
+		defer d.Close()
+		m.UseSpeechDetector(d)
+	}
 	// One engine process for all files, in order: the later ones are warm.
 	for i, samples := range clips {
 		res, err := m.Transcribe(ctx, samples, opt)

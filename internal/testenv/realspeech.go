@@ -2,12 +2,13 @@ package testenv
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/whisperkey/whisperkey/internal/audio"
 )
 
 // Clip is one real human recording with its reference transcript.
@@ -34,7 +35,7 @@ func RealSpeech(t testing.TB) []Clip {
 		if !ok {
 			continue
 		}
-		s, err := audio.LoadWAV16k(filepath.Join(dir, file))
+		s, err := readPCM16(filepath.Join(dir, file))
 		if err != nil {
 			t.Fatalf("real speech: %v (re-run scripts/speech.sh)", err)
 		}
@@ -55,4 +56,23 @@ func VADDir(t testing.TB) string {
 		Require(t, "speech detector files in "+dir, "bash scripts/vad.sh")
 	}
 	return dir
+}
+
+// readPCM16 reads the 16 kHz mono 16-bit WAVs speech.sh writes (internal/audio
+// cannot be used here: its tests use this package).
+func readPCM16(path string) ([]float32, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	i := bytes.Index(b, []byte("data"))
+	if len(b) < 44 || string(b[:4]) != "RIFF" || i < 0 || i+8 > len(b) {
+		return nil, fmt.Errorf("%s: not a PCM WAV file", path)
+	}
+	data := b[i+8:]
+	s := make([]float32, len(data)/2)
+	for k := range s {
+		s[k] = float32(int16(binary.LittleEndian.Uint16(data[2*k:]))) / 32768
+	}
+	return s, nil
 }

@@ -169,3 +169,20 @@ func (d *Detector) Segments(samples []float32, o Options) ([]Segment, error) {
 	}
 	return segments(probs, len(samples), o), nil
 }
+
+// TrimPadMs is the padding Speech keeps around the speech: Whisper needs a
+// little lead-in and tail to hear first and last syllables whole.
+const TrimPadMs = 300
+
+// Speech returns the range of samples holding all the speech found with
+// faster-whisper's default options and TrimPadMs of padding, or ok false
+// when there is none.
+func (d *Detector) Speech(samples []float32) (start, end int, ok bool, err error) {
+	o := DefaultOptions()
+	o.SpeechPadMs = TrimPadMs
+	segs, err := d.Segments(samples, o)
+	if err != nil || len(segs) == 0 {
+		return 0, 0, false, err
+	}
+	return segs[0].Start, segs[len(segs)-1].End, true, nil
+}

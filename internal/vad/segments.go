@@ -14,11 +14,11 @@ const (
 type Options struct {
 	Threshold float32
 	// NegThreshold 0 means max(Threshold-0.15, 0.01).
-	NegThreshold      float32
-	MinSpeechMs       int
-	MaxSpeechSeconds  float64 // 0 means no limit
-	MinSilenceMs      int
-	SpeechPadMs       int
+	NegThreshold     float32
+	MinSpeechMs      int
+	MaxSpeechSeconds float64 // 0 means no limit
+	MinSilenceMs     int
+	SpeechPadMs      int
 }
 
 // DefaultOptions are faster-whisper 1.2.1's VadOptions defaults.

@@ -41,6 +41,9 @@ type shortWindow struct {
 	maxNoSpeechProb float64 // <|nospeech|> probability at the start
 	maxWordsPerSec  float64 // words per second of audio, plus slack words
 	slackWords      float64
+	// tailFrames of audio may follow the last timestamp: the speech
+	// detector's padding, which holds no words.
+	tailFrames int
 }
 
 var defaultShortWindow = shortWindow{
@@ -52,6 +55,7 @@ var defaultShortWindow = shortWindow{
 	maxNoSpeechProb: 0.4,
 	maxWordsPerSec:  4.5,
 	slackWords:      2,
+	tailFrames:      30,
 }
 
 // transcribeShort decodes audio of contentFrames frames once on a short
@@ -108,7 +112,14 @@ func (t *Transcriber) transcribeShort(ctx context.Context, mel *Mel, contentFram
 		texts = append(texts, text)
 	}
 	text := strings.TrimSpace(strings.Join(texts, ""))
-	reason := sw.reject(d, text, len(d.tokens) >= limit, seek < contentFrames, seconds)
+	// With timestamps on, a decode that ends on a word instead of a closing
+	// timestamp stopped early: the short window's way of dropping the last word.
+	unclosed := !opt.WithoutTimestamps && len(d.tokens) > 0 && d.tokens[len(d.tokens)-1] < t.tok.TimestampBegin()
+	reason := sw.reject(d, text, len(d.tokens) >= limit, unclosed, seconds)
+	if reason == "" && seek < contentFrames-sw.tailFrames {
+		// The full path would decode the rest in another window.
+		reason = fmt.Sprintf("decoding stopped %.2f s before the end of the audio", float64(contentFrames-seek)/100)
+	}
 	if reason != "" {
 		res.Path, res.FallbackReason = PathShortThenFull, reason
 		t.log.Debug("short window rejected", "reason", reason, "frames", width)
@@ -129,7 +140,7 @@ func (sw shortWindow) reject(d decoded, text string, hitCap, unfinished bool, se
 	case hitCap:
 		return "token limit reached"
 	case unfinished:
-		return "decoding stopped before the end of the audio"
+		return "no closing timestamp"
 	case float64(d.res.NoSpeechProb) > sw.maxNoSpeechProb:
 		return fmt.Sprintf("no-speech probability %.2f", d.res.NoSpeechProb)
 	case d.avgLogProb < sw.minAvgLogProb:

@@ -12,12 +12,23 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/vad"
 )
 
 // TestShortWindowSweep prints, per clip of the real-speech set, the text and
 // time of the full window and of short windows of several floors and
 // margins: the measurements behind defaultShortWindow. It runs only when
 // WHISPERKEY_SWEEP is set (it takes minutes).
+// spoken are the espeak sentences of the package's other tests.
+var spoken = []string{
+	"The meeting has been moved to Thursday afternoon at three o'clock.",
+	"Remember to buy milk, bread and eggs on the way home.",
+	"Our new website will launch next month with a fresh design.",
+	"Please call me back when you get this message.",
+	"The coffee machine on the second floor is broken again.",
+	"I think we should hire two more engineers for the mobile team.",
+}
+
 func TestShortWindowSweep(t *testing.T) {
 	if os.Getenv("WHISPERKEY_SWEEP") == "" {
 		t.Skip("set WHISPERKEY_SWEEP=1 to measure short-window settings")
@@ -28,6 +39,14 @@ func TestShortWindowSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
+	if lib, model, err := vad.Find(testenv.VADDir(t)); err == nil {
+		d, err := vad.Open(lib, model, slog.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		m.UseSpeechDetector(d)
+	}
 	beam, _ := strconv.Atoi(os.Getenv("WHISPERKEY_SWEEP_BEAM"))
 	var configs []shortWindow
 	for _, fm := range strings.Fields(os.Getenv("WHISPERKEY_SWEEP")) {
@@ -39,7 +58,7 @@ func TestShortWindowSweep(t *testing.T) {
 		configs = append(configs, sw)
 	}
 	clips := testenv.RealSpeech(t)
-	for _, s := range []string{"Please call me back when you get this message.", "Front left.", "Rear right.", "Yes."} {
+	for _, s := range append(spoken, "Front left.", "Rear right.", "Yes.") {
 		clips = append(clips, testenv.Clip{Name: "espeak " + s, Reference: s, Samples: testenv.Speech(t, s)})
 	}
 	run := func(c testenv.Clip, opt Options) (*Result, time.Duration) {
@@ -61,13 +80,18 @@ func TestShortWindowSweep(t *testing.T) {
 		if beam > 0 {
 			opt.BeamSize = beam
 		}
+		opt.DetectSpeech, opt.ShortWindow = false, false
 		full, ft := run(c, opt)
+		opt.DetectSpeech, opt.ShortWindow = true, true
 		line := fmt.Sprintf("%-18.18s %5.1fs full %4dms wer %.2f %q", c.Name, full.Duration, ft.Milliseconds(), WordErrorRate(c.Reference, full.Text), full.Text)
 		for _, sw := range configs {
 			m.short = sw
-			opt.ShortWindow = true
 			r, st := run(c, opt)
-			line += fmt.Sprintf("\n    %4d/%-3d %-10s %4dms wer %.2f %q %s", sw.floorFrames, sw.marginFrames, r.Path, st.Milliseconds(), WordErrorRate(c.Reference, r.Text), r.Text, r.FallbackReason)
+			lp, ns := 0.0, 0.0
+			if len(r.Segments) > 0 {
+				lp, ns = r.Segments[0].AvgLogProb, r.Segments[0].NoSpeechProb
+			}
+			line += fmt.Sprintf("\n    %4d/%-3d %-10s %4dms wer %.2f lp %.2f ns %.2f %q %s", sw.floorFrames, sw.marginFrames, r.Path, st.Milliseconds(), WordErrorRate(c.Reference, r.Text), lp, ns, r.Text, r.FallbackReason)
 		}
 		t.Log(line)
 	}

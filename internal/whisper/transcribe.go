@@ -51,6 +51,10 @@ type Options struct {
 	// speech instead of 30 s, falling back to the full window when the
 	// result looks wrong (see shortwindow.go). Not in faster-whisper.
 	ShortWindow bool
+	// DetectSpeech runs the Transcriber's speech detector, when it has one,
+	// before decoding: no speech means no decoding, and the silence before
+	// and after the speech is cut off. Not in faster-whisper.
+	DetectSpeech bool
 }
 
 // DefaultOptions are faster-whisper 1.2.1's WhisperModel.transcribe defaults,
@@ -72,6 +76,7 @@ func DefaultOptions() Options {
 		MaxInitialTimestamp:       1,
 		SuppressBlank:             true,
 		ShortWindow:               true,
+		DetectSpeech:              true,
 	}
 }
 
@@ -93,7 +98,9 @@ type Timings struct {
 	Engine   time.Duration `json:"engine_ns"`
 	// ShortWindow is the part of Engine spent on a short-window attempt.
 	ShortWindow time.Duration `json:"short_window_ns,omitempty"`
-	Total       time.Duration `json:"total_ns"`
+	// Speech is the speech detector's time (part of Total, not of Features).
+	Speech time.Duration `json:"speech_ns,omitempty"`
+	Total  time.Duration `json:"total_ns"`
 }
 
 // Result is a whole transcription.
@@ -124,6 +131,7 @@ type Transcriber struct {
 	log    *slog.Logger
 	nextID atomic.Uint64
 	short  shortWindow
+	speech SpeechDetector
 }
 
 // NewTranscriber decodes with eng, whose model has nMels mel bins and the vocabulary of tok.
@@ -135,10 +143,10 @@ func NewTranscriber(eng Engine, tok *Tokenizer, nMels int, log *slog.Logger) *Tr
 	return t
 }
 
-// Transcribe turns 16 kHz mono samples into text. Audio longer than 30 s is
+// transcribe turns 16 kHz mono samples into text. Audio longer than 30 s is
 // decoded window by window, each window starting where the last complete
 // segment ended, so no words are dropped or repeated at the seams.
-func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Options) (*Result, error) {
+func (t *Transcriber) transcribe(ctx context.Context, samples []float32, opt Options) (*Result, error) {
 	start := time.Now()
 	if len(samples) == 0 {
 		return nil, ErrNoAudio
