@@ -26,6 +26,7 @@ type transcribeOptions struct {
 	json        bool
 	verbose     bool
 	fullWindow  bool
+	shortWindow bool
 }
 
 func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error) {
@@ -40,7 +41,8 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	fs.IntVar(&o.threads, "threads", 0, "CPU threads (0 = all cores, up to 4)")
 	fs.BoolVar(&o.json, "json", false, "print JSON with segments, language and timings")
 	fs.BoolVar(&o.verbose, "verbose", false, "log the engine's progress to stderr")
-	fs.BoolVar(&o.fullWindow, "full-window", false, "always decode 30-s windows (turn the short window off)")
+	fs.BoolVar(&o.fullWindow, "full-window", false, "always decode 30-s windows, as faster-whisper does (the default)")
+	fs.BoolVar(&o.shortWindow, "short-window", false, "decode recordings under 10 s on a window fitted to the speech (faster; may change a word)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE.wav [FILE.wav ...] [flags]")
 		fs.PrintDefaults()
@@ -58,6 +60,9 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	}
 	if len(files) == 0 {
 		return o, usageError{"transcribe needs at least one WAV file; run `whisperkey transcribe --help`"}
+	}
+	if o.fullWindow && o.shortWindow {
+		return o, usageError{"--full-window and --short-window contradict each other; pick one"}
 	}
 	if o.beamSize < 1 {
 		return o, usageError{fmt.Sprintf("--beam-size %d: must be 1 or more", o.beamSize)}
@@ -103,7 +108,7 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	load := time.Since(loadStart)
 	opt := whisper.DefaultOptions()
 	opt.Language, opt.BeamSize = o.language, o.beamSize
-	opt.ShortWindow = !o.fullWindow
+	opt.ShortWindow = (opt.ShortWindow || o.shortWindow) && !o.fullWindow
 	if d := env.speechDetector(); d != nil {
 		defer d.Close()
 		m.UseSpeechDetector(d)

@@ -11,7 +11,7 @@ import (
 )
 
 // Several files go through one engine process, in order, one JSON line each;
-// --full-window turns the short window off and the JSON says which ran.
+// --short-window turns the short window on and the JSON says which path ran.
 func TestTranscribeSeveralFiles(t *testing.T) {
 	model := testenv.Model(t, "base")
 	said := []string{"Please call me back when you get this message.", "The coffee machine on the second floor is broken again."}
@@ -31,8 +31,8 @@ func TestTranscribeSeveralFiles(t *testing.T) {
 		extra []string
 		paths []string // allowed paths
 	}{
-		{"default", nil, []string{whisper.PathShort, whisper.PathShortThenFull}},
-		{"full window", []string{"--full-window"}, []string{whisper.PathFull}},
+		{"default", nil, []string{whisper.PathFull}},
+		{"short window", []string{"--short-window"}, []string{whisper.PathShort, whisper.PathShortThenFull}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"transcribe", "--json", "--language", "en", wavs[0], wavs[1], "--model", model}, tc.extra...)

@@ -113,7 +113,7 @@ const (
 func Defaults() Config {
 	return Config{
 		Engine:  Engine{Model: ModelAuto, Device: DeviceAuto, ComputeType: "auto"},
-		Decode:  Decode{Language: "auto", BeamSize: 5, ShortWindow: true},
+		Decode:  Decode{Language: "auto", BeamSize: 5},
 		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: ModeHold},
 		Paste:   PastePaste,
 		Audio: Audio{

@@ -1,9 +1,14 @@
 package whisper
 
 import (
+	"context"
+	"log/slog"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
 func TestRepeats(t *testing.T) {
@@ -53,5 +58,47 @@ func TestRejectShortWindow(t *testing.T) {
 		if (reason != "") != c.want {
 			t.Errorf("%s: reject = %q, want rejected %v", c.name, reason, c.want)
 		}
+	}
+}
+
+// A clip that makes a short window loop is decoded again on the full window,
+// and the result says so. The window here is tighter than the shipped one
+// (3 s at least, 1 s of margin), where base loops on this sentence.
+func TestShortWindowLoopFallsBack(t *testing.T) {
+	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8"}
+	m, err := Open(context.Background(), spec, testenv.WorkerOptions(), slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.short.floorFrames, m.short.marginFrames = 300, 100
+	samples := testenv.Speech(t, "Please call me back when you get this message.")
+	opt := DefaultOptions()
+	opt.Language = "en"
+	full, err := m.Transcribe(context.Background(), samples, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.ShortWindow = true
+	res, err := m.Transcribe(context.Background(), samples, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("path %s (%s): %q; full window: %q", res.Path, res.FallbackReason, res.Text, full.Text)
+	if res.Path != PathShortThenFull {
+		t.Fatalf("path %q, want %q: the short window's loop was not caught", res.Path, PathShortThenFull)
+	}
+	loop := false
+	for _, sign := range []string{"token limit", "words in", "repeated", "compression"} {
+		loop = loop || strings.Contains(res.FallbackReason, sign)
+	}
+	if !loop {
+		t.Errorf("fallback reason %q is not a loop", res.FallbackReason)
+	}
+	if res.Text != full.Text {
+		t.Errorf("after the fallback the text is %q, the full window's is %q", res.Text, full.Text)
+	}
+	if res.Timings.ShortWindow <= 0 || res.Timings.ShortWindow > res.Timings.Engine {
+		t.Errorf("timings %+v: the short attempt is part of the engine time", res.Timings)
 	}
 }

@@ -35,47 +35,66 @@ func fullWindow() whisper.Options {
 	return o
 }
 
-// The default decoding (speech detector + short window) never does worse
-// than the full window, clip by clip, on real human speech and on the
-// espeak sentences.
-func TestDefaultDecodingNoWorseThanFullWindow(t *testing.T) {
+// On real human speech and the espeak sentences: the default decoding (speech
+// detector in front of the full window) never does worse than the full window
+// alone, clip by clip; the opt-in short window keeps most clips on the short
+// path and, over the set, does no worse. (Clip by clip it does not: with the
+// base model it drops a word on a few telephone clips, which is why it is off
+// by default; docs/benchmarks.md#short-window.)
+func TestDecodingOnRealSpeech(t *testing.T) {
 	m := openBase(t)
 	m.UseSpeechDetector(openDetector(t))
 	clips := testenv.RealSpeech(t)
 	for _, s := range sentences {
 		clips = append(clips, testenv.Clip{Name: "espeak: " + s[:20], Reference: s, Samples: testenv.Speech(t, s)})
 	}
-	paths := map[string]int{}
+	var sumFull, sumShort float64
+	kept, n := 0, 0
 	for _, c := range clips {
 		t.Run(c.Name, func(t *testing.T) {
-			for _, lang := range []string{"en", "auto"} {
-				full := fullWindow()
-				full.Language = lang
-				want, err := m.Transcribe(context.Background(), c.Samples, full)
+			decode := func(o whisper.Options) *whisper.Result {
+				o.Language = "en"
+				r, err := m.Transcribe(context.Background(), c.Samples, o)
 				if err != nil {
 					t.Fatal(err)
 				}
-				def := whisper.DefaultOptions()
-				def.Language = lang
-				got, err := m.Transcribe(context.Background(), c.Samples, def)
-				if err != nil {
-					t.Fatal(err)
-				}
-				paths[got.Path]++
-				fw, dw := whisper.WordErrorRate(c.Reference, want.Text), whisper.WordErrorRate(c.Reference, got.Text)
-				t.Logf("language %s: full %.2f %q; default (%s %s) %.2f %q", lang, fw, want.Text, got.Path, got.FallbackReason, dw, got.Text)
-				if dw > fw+1e-9 {
-					t.Errorf("language %s: default WER %.2f > full window's %.2f: %q vs %q (path %s)", lang, dw, fw, got.Text, want.Text, got.Path)
-				}
-				if got.Path != whisper.PathShort && got.Path != whisper.PathShortThenFull {
-					t.Errorf("language %s: path %q; a clip under 10 s must try the short window", lang, got.Path)
-				}
+				return r
 			}
+			full, def := decode(fullWindow()), decode(whisper.DefaultOptions())
+			fw, dw := whisper.WordErrorRate(c.Reference, full.Text), whisper.WordErrorRate(c.Reference, def.Text)
+			if dw > fw+1e-9 {
+				t.Errorf("default WER %.2f > full window's %.2f: %q vs %q (path %s)", dw, fw, def.Text, full.Text, def.Path)
+			}
+			if def.Path != whisper.PathFull {
+				t.Errorf("default path %q, want %q", def.Path, whisper.PathFull)
+			}
+			if full.Duration > 10 {
+				t.Logf("full %.2f %q; default %.2f", fw, full.Text, dw)
+				return
+			}
+			so := whisper.DefaultOptions()
+			so.ShortWindow = true
+			short := decode(so)
+			sw := whisper.WordErrorRate(c.Reference, short.Text)
+			t.Logf("full %.2f %q; default %.2f; short window (%s %s) %.2f %q", fw, full.Text, dw, short.Path, short.FallbackReason, sw, short.Text)
+			switch short.Path {
+			case whisper.PathShort:
+				kept++
+			case whisper.PathShortThenFull:
+			default:
+				t.Errorf("short window path %q for a %.1f-s clip", short.Path, short.Duration)
+			}
+			n++
+			sumFull += fw
+			sumShort += sw
 		})
 	}
-	t.Logf("paths taken: %v", paths)
-	if paths[whisper.PathShort] < len(clips) {
-		t.Errorf("the short window was kept for only %d of %d decodes: it saves no time", paths[whisper.PathShort], 2*len(clips))
+	t.Logf("short window: kept on %d of %d clips; mean WER %.3f (full window %.3f)", kept, n, sumShort/float64(n), sumFull/float64(n))
+	if sumShort > sumFull+0.01*float64(n) {
+		t.Errorf("short window mean WER %.3f > full window's %.3f", sumShort/float64(n), sumFull/float64(n))
+	}
+	if 2*kept < n {
+		t.Errorf("short window kept on only %d of %d clips: it saves no time", kept, n)
 	}
 }
 
@@ -96,7 +115,7 @@ func (c *countingEngine) Generate(ctx context.Context, w engine.Window, r engine
 }
 
 // A press with no speech in it gives no text and never reaches the engine;
-// one with speech still does.
+// one with speech still does, trimmed, with times counted from the press.
 func TestNoSpeechPressesSkipTheEngine(t *testing.T) {
 	m := openBase(t)
 	eng := &countingEngine{Engine: m.Client}
@@ -132,7 +151,9 @@ func TestNoSpeechPressesSkipTheEngine(t *testing.T) {
 	const said = "Please call me back when you get this message."
 	speech := mix(append(append(make([]float32, 8000), testenv.Speech(t, said)...), make([]float32, 16000)...), testenv.PinkNoise(4, 16))
 	before := eng.calls.Load()
-	res, err := tr.Transcribe(context.Background(), speech, whisper.DefaultOptions())
+	opt := whisper.DefaultOptions()
+	opt.ShortWindow = true // which also trims the silence around the speech
+	res, err := tr.Transcribe(context.Background(), speech, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

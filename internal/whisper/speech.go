@@ -16,8 +16,8 @@ type SpeechDetector interface {
 	Speech(samples []float32) (start, end int, ok bool, err error)
 }
 
-// UseSpeechDetector makes Transcribe skip audio without speech and cut the
-// silence around it (Options.DetectSpeech). Call it before the first
+// UseSpeechDetector makes Transcribe skip audio without speech and, with
+// Options.ShortWindow, cut the silence around it (Options.DetectSpeech). Call it before the first
 // Transcribe; nil turns detection off.
 func (t *Transcriber) UseSpeechDetector(d SpeechDetector) { t.speech = d }
 
@@ -40,6 +40,11 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 	if !ok {
 		return &Result{Language: opt.Language, Duration: float64(len(samples)) / SampleRate, Path: PathNoSpeech,
 			Timings: Timings{Speech: took, Total: took}}, nil
+	}
+	if !opt.ShortWindow {
+		// Cutting silence only pays when the window shrinks with it; the
+		// full window then sees exactly the recording, as before.
+		from, to = 0, len(samples)
 	}
 	from, to = max(from, 0), min(to, len(samples))
 	res, err := t.transcribe(ctx, samples[from:to], opt)

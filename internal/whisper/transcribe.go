@@ -58,7 +58,7 @@ type Options struct {
 }
 
 // DefaultOptions are faster-whisper 1.2.1's WhisperModel.transcribe defaults,
-// plus WhisperKey's short window.
+// plus WhisperKey's speech detector (the short window stays off).
 func DefaultOptions() Options {
 	return Options{
 		Task:                      "transcribe",
@@ -75,7 +75,7 @@ func DefaultOptions() Options {
 		PromptResetOnTemperature:  0.5,
 		MaxInitialTimestamp:       1,
 		SuppressBlank:             true,
-		ShortWindow:               true,
+		ShortWindow:               false, // loses words on real speech; docs/benchmarks.md#short-window
 		DetectSpeech:              true,
 	}
 }
