@@ -1,5 +1,5 @@
 """Warm decode time and WER by utterance length on real human speech:
-whisperkey's full window, its default (speech detector + short window) and
+whisperkey's full window (the default), its opt-in short window and
 faster-whisper, on the same CTranslate2 model, int8, threads and beam.
 
 whisperkey decodes every file in one process (`transcribe A.wav B.wav …`,
@@ -37,9 +37,9 @@ def wer(refs, hyps):
     return jiwer.wer([norm(r) for r in refs], [norm(h) or "-" for h in hyps])
 
 
-def ours(a, files, full):
+def ours(a, files, window):
     cmd = [a.binary, "transcribe", "--json", "--language", "en", "--model", a.model, "--compute-type", "int8",
-           "--threads", str(a.threads), "--beam-size", str(a.beam)] + (["--full-window"] if full else [])
+           "--threads", str(a.threads), "--beam-size", str(a.beam), f"--{window}-window"]
     # Each file runs+1 times in one process; the first decode of each is cold.
     out = subprocess.run(cmd + [f for f in files for _ in range(a.runs + 1)], capture_output=True, text=True)
     if out.returncode:
@@ -82,9 +82,9 @@ def main():
         with wave.open(path) as w:
             clips.append((path, ref, w.getnframes() / w.getframerate()))
     files = [c[0] for c in clips]
-    full, default, fw = ours(a, files, True), ours(a, files, False), faster_whisper(a, files)
+    full, default, fw = ours(a, files, "full"), ours(a, files, "short"), faster_whisper(a, files)
     print(f"model {os.path.basename(a.model)}, int8, {a.threads} threads, beam {a.beam}; median of {a.runs} warm decodes per clip\n")
-    print("| length | clips | full window | default | faster-whisper | default / fw | WER full / default / fw | short window kept |")
+    print("| length | clips | full window (default) | short window | faster-whisper | full / fw | short / fw | WER full / short / fw | short window kept |")
     print("|---|---|---|---|---|---|---|---|")
     for label, lo, hi in BUCKETS:
         cs = [c for c in clips if lo <= c[2] < hi]
@@ -96,11 +96,11 @@ def main():
         kept = sum(p == "short" for c in cs for p in default[c[0]]["paths"])
         total = sum(len(default[c[0]]["paths"]) for c in cs)
         mf, md, mw = med(full), med(default), med(fw)
-        print(f"| {label} | {len(cs)} | {mf*1000:.0f} ms | {md*1000:.0f} ms | {mw*1000:.0f} ms | **{md/mw:.2f}×** | "
+        print(f"| {label} | {len(cs)} | {mf*1000:.0f} ms | {md*1000:.0f} ms | {mw*1000:.0f} ms | {mf/mw:.2f}× | **{md/mw:.2f}×** | "
               f"{w[0]:.3f} / {w[1]:.3f} / {w[2]:.3f} | {kept}/{total} |")
     print()
     print("Per clip (last decode's text; ✓ = same words as the full window):\n")
-    print("| clip | s | full window | default (path) | faster-whisper |")
+    print("| clip | s | full window | short window (path) | faster-whisper |")
     print("|---|---|---|---|---|")
     for path, ref, dur in clips:
         f, d, w = full[path]["text"], default[path]["text"], fw[path]["text"]
