@@ -31,6 +31,7 @@ echo
 echo "### Go micro-benchmarks"
 echo '```'
 go test -run '^$' -bench 'LogMel|Resample|LoadTokenizer|FirstSample' -benchtime 20x ./internal/whisper/ ./internal/audio/ 2>&1 | grep -E '^(Benchmark|goos|cpu)'
+go test -run '^$' -bench 'Speech' -benchtime 20x ./internal/vad/ 2>&1 | grep -E '^Benchmark'
 echo '```'
 if [ -n "${DISPLAY:-}" ] || [ "${BENCH_APP:-1}" = 1 ]; then
   bash scripts/testenv.sh go test -run '^$' -bench 'ReleaseToPaste' -benchtime 10x -timeout 30m . 2>&1 | grep -E '^(Benchmark|    )' || true

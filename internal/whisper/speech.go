@@ -26,7 +26,9 @@ func (t *Transcriber) UseSpeechDetector(d SpeechDetector) { t.speech = d }
 // segment ended, so no words are dropped or repeated at the seams. With a
 // speech detector, a press with no speech returns no text at once.
 func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Options) (*Result, error) {
-	if t.speech == nil || !opt.DetectSpeech || len(samples) == 0 || isSilent(samples) {
+	// Presses over 30 s are plainly meant; the detector's cost grows with
+	// length (~160 ms for 25 s) and would buy nothing there.
+	if t.speech == nil || !opt.DetectSpeech || len(samples) == 0 || len(samples) > NSamples || isSilent(samples) {
 		return t.transcribe(ctx, samples, opt)
 	}
 	start := time.Now()
@@ -41,7 +43,7 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 		return &Result{Language: opt.Language, Duration: float64(len(samples)) / SampleRate, Path: PathNoSpeech,
 			Timings: Timings{Speech: took, Total: took}}, nil
 	}
-	if !opt.ShortWindow {
+	if !opt.ShortWindow || (to-from)/HopLength > t.short.maxFrames {
 		// Cutting silence only pays when the window shrinks with it; the
 		// full window then sees exactly the recording, as before.
 		from, to = 0, len(samples)
