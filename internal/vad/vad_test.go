@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/testenv"
@@ -155,4 +156,20 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// A folder without the model or the library is a clear error, not a crash:
+// callers then run without a detector.
+func TestFindReportsWhatIsMissing(t *testing.T) {
+	empty := t.TempDir()
+	if _, _, err := vad.Find(empty); err == nil || !strings.Contains(err.Error(), "speech detector model") {
+		t.Errorf("Find(empty folder) = %v, want an error naming the model", err)
+	}
+	onlyModel := t.TempDir()
+	if err := os.WriteFile(filepath.Join(onlyModel, vad.ModelFile), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := vad.Find(onlyModel); err == nil || !strings.Contains(err.Error(), "ONNX Runtime library") {
+		t.Errorf("Find(model only) = %v, want an error naming the library", err)
+	}
 }

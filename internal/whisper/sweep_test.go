@@ -94,6 +94,9 @@ func TestShortWindowSweep(t *testing.T) {
 			if len(r.Segments) > 0 {
 				lp, ns = r.Segments[0].AvgLogProb, r.Segments[0].NoSpeechProb
 			}
+			if r.Path != PathShort && r.Path != PathShortThenFull && r.Path != PathFull {
+				t.Errorf("%s: path %q", c.Name, r.Path)
+			}
 			line += fmt.Sprintf("\n    %4d/%-3d %-10s %4dms wer %.2f lp %.2f ns %.2f %q %s", sw.floorFrames, sw.marginFrames, r.Path, st.Milliseconds(), WordErrorRate(c.Reference, r.Text), lp, ns, r.Text, r.FallbackReason)
 		}
 		t.Log(line)
