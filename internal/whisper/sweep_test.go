@@ -15,10 +15,6 @@ import (
 	"github.com/whisperkey/whisperkey/internal/vad"
 )
 
-// TestShortWindowSweep prints, per clip of the real-speech set, the text and
-// time of the full window and of short windows of several floors and
-// margins: the measurements behind defaultShortWindow. It runs only when
-// WHISPERKEY_SWEEP is set (it takes minutes).
 // spoken are the espeak sentences of the package's other tests.
 var spoken = []string{
 	"The meeting has been moved to Thursday afternoon at three o'clock.",
@@ -29,10 +25,15 @@ var spoken = []string{
 	"I think we should hire two more engineers for the mobile team.",
 }
 
-func TestShortWindowSweep(t *testing.T) {
-	if os.Getenv("WHISPERKEY_SWEEP") == "" {
-		t.Skip("set WHISPERKEY_SWEEP=1 to measure short-window settings")
-	}
+// BenchmarkShortWindowSweep prints, per clip of the real-speech set, the
+// text and time of the full window and of short windows of several floors and
+// margins: the measurements behind defaultShortWindow (docs/benchmarks.md).
+// WHISPERKEY_SWEEP lists floor/margin pairs in frames, e.g. "1000/300 500/200";
+// WHISPERKEY_SWEEP_CLIPS limits the clips. It takes minutes:
+//
+//	go test -run '^$' -bench ShortWindowSweep -benchtime 1x ./internal/whisper
+func BenchmarkShortWindowSweep(b *testing.B) {
+	t := b
 	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8", IntraThreads: 2}
 	m, err := Open(context.Background(), spec, testenv.WorkerOptions(), slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
