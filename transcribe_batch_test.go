@@ -82,3 +82,22 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Without the speech detector's files the command still transcribes, and
+// says once why presses without speech will be decoded.
+func TestTranscribeWithoutSpeechDetector(t *testing.T) {
+	model := testenv.Model(t, "base")
+	const said = "Please call me back when you get this message."
+	wav := speechWAV(t, said)
+	t.Setenv("WHISPERKEY_VAD_DIR", t.TempDir())
+	r := whisperkey(t, "transcribe", "--language", "en", wav, "--model", model)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if wer := whisper.WordErrorRate(said, r.stdout); wer > 0.15 {
+		t.Errorf("WER %.2f: %q", wer, r.stdout)
+	}
+	if strings.Count(r.stderr, "no speech detector") != 1 {
+		t.Errorf("stderr %q: want one warning about the missing speech detector", r.stderr)
+	}
+}
