@@ -17,7 +17,7 @@ import (
 )
 
 type transcribeOptions struct {
-	file        string
+	files       []string
 	model       string
 	language    string
 	device      string
@@ -29,6 +29,8 @@ type transcribeOptions struct {
 	// remote, when set, is an OpenAI-compatible server to send the audio to.
 	remote, apiKey, remoteModel string
 	words                       wordsFlags
+	fullWindow                  bool
+	shortWindow                 bool
 }
 
 func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error) {
@@ -46,9 +48,11 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	fs.StringVar(&o.remote, "remote", "", "URL of an OpenAI-compatible server (such as whisperkey serve) to transcribe on instead of locally")
 	fs.StringVar(&o.apiKey, "api-key", envOr("WHISPERKEY_REMOTE_API_KEY", ""), "bearer token for --remote (default $WHISPERKEY_REMOTE_API_KEY)")
 	fs.StringVar(&o.remoteModel, "remote-model", "whisper-1", "model name sent to --remote")
+	fs.BoolVar(&o.fullWindow, "full-window", false, "always decode 30-s windows, as faster-whisper does (the default)")
+	fs.BoolVar(&o.shortWindow, "short-window", false, "decode recordings under 10 s on a window fitted to the speech (faster; may change a word)")
 	o.words.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE [flags]   (WAV, FLAC, MP3, Ogg Vorbis; other formats with ffmpeg)")
+		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE [FILE ...] [flags]   (WAV, FLAC, MP3, Ogg Vorbis; other formats with ffmpeg)")
 		fs.PrintDefaults()
 	}
 	// Accept flags before and after FILE.
@@ -63,8 +67,11 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 			files, args = append(files, args[0]), args[1:]
 		}
 	}
-	if len(files) != 1 {
-		return o, usageError{"transcribe takes exactly one audio file (WAV, FLAC, MP3, Ogg, or anything ffmpeg reads); run `whisperkey transcribe --help`"}
+	if len(files) == 0 {
+		return o, usageError{"transcribe needs at least one audio file (WAV, FLAC, MP3, Ogg, or anything ffmpeg reads); run `whisperkey transcribe --help`"}
+	}
+	if o.fullWindow && o.shortWindow {
+		return o, usageError{"--full-window and --short-window contradict each other; pick one"}
 	}
 	for _, c := range []struct {
 		flag string
@@ -75,7 +82,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 			return o, usageError{c.flag + ": " + c.err.Error()}
 		}
 	}
-	o.file = files[0]
+	o.files = files
 	return o, nil
 }
 
@@ -89,16 +96,21 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	opt := whisper.DefaultOptions()
 	opt.Language, opt.BeamSize = o.language, o.beamSize
+	opt.ShortWindow = (opt.ShortWindow || o.shortWindow) && !o.fullWindow
 	shape, err := o.words.resolve(&opt)
 	if err != nil {
 		return err
 	}
-	samples, err := audio.DecodeFile(o.file)
-	if err != nil {
-		return usageError{err.Error()}
+	// Every file is read before the model loads, so a bad one in a batch
+	// fails at once instead of after minutes of work.
+	clips := make([][]float32, len(o.files))
+	for i, f := range o.files {
+		if clips[i], err = audio.DecodeFile(f); err != nil {
+			return usageError{err.Error()}
+		}
 	}
 	if o.remote != "" {
-		return transcribeRemote(ctx, o, opt, shape, samples, stdout, stderr)
+		return transcribeRemote(ctx, o, opt, shape, clips, stdout, stderr)
 	}
 	log := cliLogger(stderr, o.verbose)
 	cfgPath, err := configPath()
@@ -128,28 +140,40 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintln(stderr, "whisperkey:", unmet)
 	}
 	load := time.Since(loadStart)
-	res, err := m.Transcribe(ctx, samples, opt)
-	if err != nil {
-		return err
+	if d := env.speechDetector(); d != nil {
+		defer d.Close()
+		m.UseSpeechDetector(d)
 	}
-	res.Text = shape.Apply(res.Text)
-	if !o.json {
-		_, err = fmt.Fprintln(stdout, res.Text)
-		return err
+	// One engine process for all files, in order: the later ones are warm.
+	for i, samples := range clips {
+		res, err := m.Transcribe(ctx, samples, opt)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.files[i], err)
+		}
+		res.Text = shape.Apply(res.Text)
+		if !o.json {
+			if _, err := fmt.Fprintln(stdout, res.Text); err != nil {
+				return err
+			}
+			continue
+		}
+		// JSON Lines: one object per file.
+		out := struct {
+			File string `json:"file"`
+			*whisper.Result
+			Model       string  `json:"model"`
+			Device      string  `json:"device"`
+			ComputeType string  `json:"compute_type"`
+			GPUMessage  string  `json:"gpu_message"`
+			LoadSeconds float64 `json:"load_seconds"`
+			RTF         float64 `json:"real_time_factor"`
+			// DeviceUnmet says why an explicitly requested GPU device is not used.
+			DeviceUnmet string `json:"device_unmet,omitempty"`
+		}{o.files[i], res, modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
+			res.Timings.Total.Seconds() / max(res.Duration, 1e-9), unmet}
+		if err := json.NewEncoder(stdout).Encode(out); err != nil {
+			return err
+		}
 	}
-	out := struct {
-		*whisper.Result
-		Model       string  `json:"model"`
-		Device      string  `json:"device"`
-		ComputeType string  `json:"compute_type"`
-		GPUMessage  string  `json:"gpu_message"`
-		LoadSeconds float64 `json:"load_seconds"`
-		RTF         float64 `json:"real_time_factor"`
-		// DeviceUnmet says why an explicitly requested GPU device is not used.
-		DeviceUnmet string `json:"device_unmet,omitempty"`
-	}{res, modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
-		res.Timings.Total.Seconds() / max(res.Duration, 1e-9), unmet}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return nil
 }

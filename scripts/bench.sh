@@ -16,10 +16,22 @@ if [ -f "$RUY" ]; then
   WHISPERKEY_ENGINE_ROOT="$R" run "whisperkey, engine: ruy (CTranslate2 compiled by ct2rs)"
 fi
 export WHISPERKEY_ENGINE_ROOT="$PWD/build/engine"
+# Short dictations: by length, real speech, full window vs default vs faster-whisper.
+bash scripts/speech.sh >/dev/null
+bash scripts/vad.sh >/dev/null
+for beam in 5 1; do
+  echo "### Real speech by length, beam $beam"
+  echo
+  "$CACHE/venv/bin/python" scripts/bench_short.py --binary build/whisperkey --model "$CACHE/models/whisper-base" \
+    --speech "$CACHE/speech" --python "$CACHE/venv/bin/python" --runs "${BENCH_SHORT_RUNS:-3}" \
+    --threads "${BENCH_THREADS:-2}" --beam "$beam"
+  echo
+done
 echo
 echo "### Go micro-benchmarks"
 echo '```'
 go test -run '^$' -bench 'LogMel|Resample|LoadTokenizer|FirstSample' -benchtime 20x ./internal/whisper/ ./internal/audio/ 2>&1 | grep -E '^(Benchmark|goos|cpu)'
+go test -run '^$' -bench 'Speech' -benchtime 20x ./internal/vad/ 2>&1 | grep -E '^Benchmark'
 echo '```'
 echo
 echo "## whisperkey serve (OpenAI-compatible API over loopback)"

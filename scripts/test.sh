@@ -15,6 +15,10 @@ bash scripts/windows.sh
 bash scripts/installer.sh
 bash scripts/wine-test.sh
 
+step "real speech and the speech detector (scripts/speech.sh, scripts/vad.sh)"
+bash scripts/speech.sh
+bash scripts/vad.sh
+
 step "go test (packages)"
 go test -count=1 -p 2 -timeout 40m $(go list ./... | grep -v '^github.com/whisperkey/whisperkey$') 2>&1 | tee /tmp/whisperkey-test.log
 # The end-to-end tests play speech into a virtual microphone in real time, as a

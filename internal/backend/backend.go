@@ -139,6 +139,10 @@ func (l *Loaded) Transcribe(ctx context.Context, samples []float32, o whisper.Op
 // Close stops the model's engine worker.
 func (l *Loaded) Close() error { return l.model.Close() }
 
+// UseSpeechDetector puts d (Silero VAD) in front of decoding for requests
+// with Options.DetectSpeech; the caller keeps d and closes it.
+func (l *Loaded) UseSpeechDetector(d whisper.SpeechDetector) { l.model.UseSpeechDetector(d) }
+
 // Ready is the worker's report: the model's languages and the devices with
 // their compute types.
 func (l *Loaded) Ready() engine.Ready { return l.model.Client.Ready() }

@@ -60,6 +60,9 @@ type Decode struct {
 	Prompt        string // text that sets the style, as if said before
 	InitialPrompt string // old name of Prompt: Load moves it there
 	Hotwords      string // old name of Vocabulary (comma-separated): Load moves it there
+	// ShortWindow decodes short recordings on a window fitted to the speech
+	// (falling back to the full 30 s when the result looks wrong).
+	ShortWindow bool
 }
 
 // Hotkeys holds key combinations as written in the file (parsed by internal/hotkey)
@@ -115,6 +118,7 @@ const (
 	KeyBeamSize       = "beam_size"
 	KeyInitialPrompt  = "initial_prompt"
 	KeyHotwords       = "hotwords"
+	KeyShortWindow    = "decoding.short_window"
 	KeyRecord         = "hotkeys.record"
 	KeyCancel         = "hotkeys.cancel"
 	KeyAutoSend       = "hotkeys.auto_send"
@@ -227,6 +231,7 @@ func fields() []field {
 		intField(KeyBeamSize, func(c *Config) any { return &c.Decode.BeamSize }, 1, 10),
 		renamed(textField(KeyInitialPrompt, func(c *Config) any { return &c.Decode.InitialPrompt }), KeyPrompt),
 		renamed(textField(KeyHotwords, func(c *Config) any { return &c.Decode.Hotwords }), KeyVocabulary),
+		boolField(KeyShortWindow, func(c *Config) any { return &c.Decode.ShortWindow }),
 		{key: KeyRecord, ptr: func(c *Config) any { return &c.Hotkeys.Record }, check: checkHotkey(false),
 			allowed: combo, hint: "a key combination"},
 		{key: KeyCancel, ptr: func(c *Config) any { return &c.Hotkeys.Cancel }, check: checkHotkey(true),

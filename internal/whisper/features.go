@@ -45,15 +45,22 @@ func (m *Mel) ContentFrames() int { return m.Frames - 1 }
 // [NMels][NFrames] row-major, ready for the encoder. Frames outside the
 // spectrogram are padding and size is capped at NFrames.
 func (m *Mel) Window(seek, size int) []float32 {
-	out := make([]float32, m.NMels*NFrames)
-	size = min(size, NFrames)
+	return m.WindowN(seek, size, NFrames)
+}
+
+// WindowN is Window zero-padded to width frames instead of a full 30 s
+// (width at most NFrames); the encoder accepts any width up to 3000.
+func (m *Mel) WindowN(seek, size, width int) []float32 {
+	width = min(max(width, 1), NFrames)
+	out := make([]float32, m.NMels*width)
+	size = min(size, width)
 	seek = max(seek, 0)
 	end := min(seek+size, m.Frames)
 	if end <= seek {
 		return out
 	}
 	for b := range m.NMels {
-		copy(out[b*NFrames:], m.Data[b*m.Frames+seek:b*m.Frames+end])
+		copy(out[b*width:], m.Data[b*m.Frames+seek:b*m.Frames+end])
 	}
 	return out
 }

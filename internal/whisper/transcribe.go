@@ -53,9 +53,18 @@ type Options struct {
 	WithoutTimestamps   bool
 	MaxInitialTimestamp float32
 	SuppressBlank       bool
+	// ShortWindow encodes short audio in a window just longer than the
+	// speech instead of 30 s, falling back to the full window when the
+	// result looks wrong (see shortwindow.go). Not in faster-whisper.
+	ShortWindow bool
+	// DetectSpeech runs the Transcriber's speech detector, when it has one,
+	// before decoding: no speech means no decoding, and the silence before
+	// and after the speech is cut off. Not in faster-whisper.
+	DetectSpeech bool
 }
 
-// DefaultOptions are faster-whisper 1.2.1's WhisperModel.transcribe defaults.
+// DefaultOptions are faster-whisper 1.2.1's WhisperModel.transcribe defaults,
+// plus WhisperKey's speech detector (the short window stays off).
 func DefaultOptions() Options {
 	return Options{
 		Task:                      "transcribe",
@@ -72,6 +81,8 @@ func DefaultOptions() Options {
 		PromptResetOnTemperature:  0.5,
 		MaxInitialTimestamp:       1,
 		SuppressBlank:             true,
+		ShortWindow:               false, // loses words on real speech; docs/benchmarks.md#short-window
+		DetectSpeech:              true,
 	}
 }
 
@@ -91,7 +102,11 @@ type Segment struct {
 type Timings struct {
 	Features time.Duration `json:"features_ns"`
 	Engine   time.Duration `json:"engine_ns"`
-	Total    time.Duration `json:"total_ns"`
+	// ShortWindow is the part of Engine spent on a short-window attempt.
+	ShortWindow time.Duration `json:"short_window_ns,omitempty"`
+	// Speech is the speech detector's time (part of Total, not of Features).
+	Speech time.Duration `json:"speech_ns,omitempty"`
+	Total  time.Duration `json:"total_ns"`
 }
 
 // Result is a whole transcription.
@@ -102,6 +117,10 @@ type Result struct {
 	Duration     float64   `json:"duration"`
 	Segments     []Segment `json:"segments"`
 	Timings      Timings   `json:"timings"`
+	// Path is how the text was decoded: PathShort, PathFull or
+	// PathShortThenFull; FallbackReason says why a short window was rejected.
+	Path           string `json:"path"`
+	FallbackReason string `json:"fallback_reason,omitempty"`
 }
 
 const (
@@ -117,21 +136,23 @@ type Transcriber struct {
 	nMels  int
 	log    *slog.Logger
 	nextID atomic.Uint64
+	short  shortWindow
+	speech SpeechDetector
 }
 
 // NewTranscriber decodes with eng, whose model has nMels mel bins and the vocabulary of tok.
 func NewTranscriber(eng Engine, tok *Tokenizer, nMels int, log *slog.Logger) *Transcriber {
-	t := &Transcriber{eng: eng, tok: tok, nMels: nMels, log: log.With("pkg", "whisper")}
+	t := &Transcriber{eng: eng, tok: tok, nMels: nMels, log: log.With("pkg", "whisper"), short: defaultShortWindow}
 	// Window IDs key the worker's encoder cache, which outlives any one
 	// Transcriber; a random start keeps two of them from colliding.
 	t.nextID.Store(rand.Uint64() >> 16)
 	return t
 }
 
-// Transcribe turns 16 kHz mono samples into text. Audio longer than 30 s is
+// transcribe turns 16 kHz mono samples into text. Audio longer than 30 s is
 // decoded window by window, each window starting where the last complete
 // segment ended, so no words are dropped or repeated at the seams.
-func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Options) (*Result, error) {
+func (t *Transcriber) transcribe(ctx context.Context, samples []float32, opt Options) (*Result, error) {
 	start := time.Now()
 	if len(samples) == 0 {
 		return nil, ErrNoAudio
@@ -139,7 +160,7 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 	res := &Result{Duration: float64(len(samples)) / SampleRate}
 	if isSilent(samples) {
 		// Whisper invents text ("Thank you.") for silence; there is nothing to decode.
-		res.Language = opt.Language
+		res.Language, res.Path = opt.Language, PathSilent
 		res.Timings.Total = time.Since(start)
 		return res, nil
 	}
@@ -151,8 +172,23 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 	engineStart := time.Now()
 	contentFrames := mel.Frames - 1
 
+	res.Path = PathFull
+	if opt.ShortWindow && contentFrames <= t.short.maxFrames {
+		ok, err := t.transcribeShort(ctx, mel, contentFrames, opt, res)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			res.Timings.Engine = time.Since(engineStart)
+			res.Timings.Total = time.Since(start)
+			return res, nil
+		}
+	}
+
 	firstID := t.nextID.Add(1)
-	lang, prob, err := t.language(ctx, mel, firstID, contentFrames, opt.Language)
+	// Same ID and features as the first decoding window: the worker encodes once.
+	firstWin := engine.Window{ID: firstID, NMels: t.nMels, Frames: NFrames, Features: mel.Window(0, min(NFrames, contentFrames))}
+	lang, prob, err := t.language(ctx, firstWin, opt.Language)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +258,7 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 
 // language returns the language to decode in: the requested one, "en" for
 // English-only models, or the detected one (from the first window).
-func (t *Transcriber) language(ctx context.Context, mel *Mel, id uint64, contentFrames int, want string) (string, float32, error) {
+func (t *Transcriber) language(ctx context.Context, win engine.Window, want string) (string, float32, error) {
 	if !t.tok.Multilingual() {
 		if want != "" && want != "auto" && want != "en" {
 			return "", 0, fmt.Errorf("language %q: this model is English-only (pick a multilingual model or language en)", want)
@@ -235,8 +271,6 @@ func (t *Transcriber) language(ctx context.Context, mel *Mel, id uint64, content
 		}
 		return want, 1, nil
 	}
-	// Same ID and features as the first decoding window: the worker encodes once.
-	win := engine.Window{ID: id, NMels: t.nMels, Frames: NFrames, Features: mel.Window(0, min(NFrames, contentFrames))}
 	probs, err := t.eng.DetectLanguage(ctx, win)
 	if err != nil {
 		return "", 0, fmt.Errorf("detect language: %w", err)
@@ -335,39 +369,11 @@ func (t *Transcriber) generateWithFallback(ctx context.Context, win engine.Windo
 	}
 	var all, belowCR []decoded
 	for _, temp := range temps {
-		req := engine.GenerateRequest{
-			Prompt:                   prompt,
-			LengthPenalty:            opt.LengthPenalty,
-			RepetitionPenalty:        opt.RepetitionPenalty,
-			NoRepeatNgramSize:        opt.NoRepeatNgramSize,
-			MaxLength:                maxLength,
-			ReturnScores:             true,
-			ReturnNoSpeechProb:       true,
-			SuppressBlank:            opt.SuppressBlank,
-			SuppressTokens:           suppress,
-			MaxInitialTimestampIndex: int(math.Round(float64(opt.MaxInitialTimestamp) / timePrecision)),
-			SamplingTopK:             1,
-			SamplingTemperature:      1,
-			NumHypotheses:            1,
-		}
-		if temp > 0 {
-			req.BeamSize, req.NumHypotheses, req.SamplingTopK, req.SamplingTemperature = 1, max(opt.BestOf, 1), 0, temp
-			req.Patience = 1
-		} else {
-			req.BeamSize, req.Patience = max(opt.BeamSize, 1), opt.Patience
-		}
-		res, err := t.eng.Generate(ctx, win, req)
+		d, err := t.generateAt(ctx, win, prompt, suppress, opt, temp, maxLength)
 		if err != nil {
-			return decoded{}, fmt.Errorf("decode at temperature %.1f: %w", temp, err)
+			return decoded{}, err
 		}
-		if len(res.SequencesIDs) == 0 || len(res.Scores) == 0 {
-			return decoded{}, errors.New("engine returned no hypothesis")
-		}
-		tokens := res.SequencesIDs[0]
-		n := float64(len(tokens))
-		avg := float64(res.Scores[0]) * math.Pow(n, float64(opt.LengthPenalty)) / (n + 1)
-		d := decoded{res: res, tokens: tokens, avgLogProb: avg, temperature: temp,
-			compression: compressionRatio(strings.TrimSpace(t.tok.decodeReplacing(tokens)))}
+		res, avg := d.res, d.avgLogProb
 		all = append(all, d)
 		fallback := false
 		if opt.CompressionRatioThreshold != 0 {
@@ -401,6 +407,44 @@ func (t *Transcriber) generateWithFallback(ctx context.Context, win engine.Windo
 	}
 	best.temperature = temps[len(temps)-1]
 	return best, nil
+}
+
+// generateAt decodes win once at temperature temp with faster-whisper's
+// request, capping the whole sequence at maxLen tokens.
+func (t *Transcriber) generateAt(ctx context.Context, win engine.Window, prompt, suppress []int, opt Options, temp float32, maxLen int) (decoded, error) {
+	req := engine.GenerateRequest{
+		Prompt:                   prompt,
+		LengthPenalty:            opt.LengthPenalty,
+		RepetitionPenalty:        opt.RepetitionPenalty,
+		NoRepeatNgramSize:        opt.NoRepeatNgramSize,
+		MaxLength:                maxLen,
+		ReturnScores:             true,
+		ReturnNoSpeechProb:       true,
+		SuppressBlank:            opt.SuppressBlank,
+		SuppressTokens:           suppress,
+		MaxInitialTimestampIndex: int(math.Round(float64(opt.MaxInitialTimestamp) / timePrecision)),
+		SamplingTopK:             1,
+		SamplingTemperature:      1,
+		NumHypotheses:            1,
+	}
+	if temp > 0 {
+		req.BeamSize, req.NumHypotheses, req.SamplingTopK, req.SamplingTemperature = 1, max(opt.BestOf, 1), 0, temp
+		req.Patience = 1
+	} else {
+		req.BeamSize, req.Patience = max(opt.BeamSize, 1), opt.Patience
+	}
+	res, err := t.eng.Generate(ctx, win, req)
+	if err != nil {
+		return decoded{}, fmt.Errorf("decode at temperature %.1f: %w", temp, err)
+	}
+	if len(res.SequencesIDs) == 0 || len(res.Scores) == 0 {
+		return decoded{}, errors.New("engine returned no hypothesis")
+	}
+	tokens := res.SequencesIDs[0]
+	n := float64(len(tokens))
+	avg := float64(res.Scores[0]) * math.Pow(n, float64(opt.LengthPenalty)) / (n + 1)
+	return decoded{res: res, tokens: tokens, avgLogProb: avg, temperature: temp,
+		compression: compressionRatio(strings.TrimSpace(t.tok.decodeReplacing(tokens)))}, nil
 }
 
 type rawSegment struct {

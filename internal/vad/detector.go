@@ -1,0 +1,188 @@
+package vad
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// ModelFile is the Silero VAD v6 model's file name, as faster-whisper ships it.
+const ModelFile = "silero_vad_v6.onnx"
+
+// Detector scores audio for speech. It is safe for concurrent use.
+type Detector struct {
+	mu   sync.Mutex
+	sess *ort.DynamicAdvancedSession
+	log  *slog.Logger
+}
+
+// LibraryName is ONNX Runtime's shared library name on this OS.
+func LibraryName() string {
+	switch runtime.GOOS {
+	case "windows":
+		return "onnxruntime.dll"
+	case "darwin":
+		return "libonnxruntime.dylib"
+	}
+	return "libonnxruntime.so"
+}
+
+// Find returns the ONNX Runtime library and the model in dir (a folder
+// holding both, as scripts/vad.sh and the installer lay them out).
+func Find(dir string) (lib, model string, err error) {
+	model = filepath.Join(dir, ModelFile)
+	if _, err := os.Stat(model); err != nil {
+		return "", "", fmt.Errorf("speech detector model: %w", err)
+	}
+	lib = filepath.Join(dir, LibraryName())
+	if _, err := os.Stat(lib); err != nil {
+		// Linux wheels name it with its version (libonnxruntime.so.1.32.0).
+		m, _ := filepath.Glob(filepath.Join(dir, LibraryName()+".*"))
+		if len(m) == 0 {
+			return "", "", fmt.Errorf("ONNX Runtime library: %w", err)
+		}
+		lib = m[0]
+	}
+	return lib, model, nil
+}
+
+// envMu guards ONNX Runtime's process-wide environment, which
+// onnxruntime_go keeps in package state: it can be set up once per process.
+var envMu sync.Mutex
+
+// Open loads ONNX Runtime from lib and the Silero model from model.
+func Open(lib, model string, log *slog.Logger) (*Detector, error) {
+	envMu.Lock()
+	defer envMu.Unlock()
+	if !ort.IsInitialized() {
+		ort.SetSharedLibraryPath(lib)
+		if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
+			return nil, fmt.Errorf("load ONNX Runtime %s: %w", lib, err)
+		}
+	}
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("ONNX Runtime session options: %w", err)
+	}
+	defer opts.Destroy()
+	// One thread: the model is tiny, and the CPU's cores belong to Whisper.
+	if err := opts.SetIntraOpNumThreads(1); err != nil {
+		return nil, fmt.Errorf("ONNX Runtime threads: %w", err)
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		return nil, fmt.Errorf("ONNX Runtime threads: %w", err)
+	}
+	if err := opts.SetCpuMemArena(false); err != nil {
+		return nil, fmt.Errorf("ONNX Runtime arena: %w", err)
+	}
+	sess, err := ort.NewDynamicAdvancedSession(model, []string{"input", "h", "c"}, []string{"speech_probs", "hn", "cn"}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("load speech detector %s: %w", model, err)
+	}
+	return &Detector{sess: sess, log: log.With("pkg", "vad")}, nil
+}
+
+// Close frees the model.
+func (d *Detector) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.sess == nil {
+		return nil
+	}
+	err := d.sess.Destroy()
+	d.sess = nil
+	return err
+}
+
+// Probs returns the speech probability of each 512-sample window of
+// samples (16 kHz), zero-padded at the end as faster-whisper does.
+func (d *Detector) Probs(samples []float32) ([]float32, error) {
+	if len(samples) == 0 {
+		return nil, nil
+	}
+	n := len(samples)/Window + 1 // faster-whisper always pads, even a whole multiple
+	padded := make([]float32, n*Window)
+	copy(padded, samples)
+	// faster-whisper zeroes the last 64 samples of the padded audio (a side
+	// effect of building the context through a numpy view); so do we, to
+	// score exactly the same input.
+	clear(padded[len(padded)-contextSamples:])
+	in := make([]float32, n*(Window+contextSamples))
+	for i := range n {
+		row := in[i*(Window+contextSamples):]
+		if i > 0 {
+			copy(row, padded[i*Window-contextSamples:i*Window])
+		}
+		copy(row[contextSamples:], padded[i*Window:(i+1)*Window])
+	}
+	input, err := ort.NewTensor(ort.NewShape(int64(n), Window+contextSamples), in)
+	if err != nil {
+		return nil, fmt.Errorf("speech detector input: %w", err)
+	}
+	defer input.Destroy()
+	state := make([]float32, 128)
+	h, err := ort.NewTensor(ort.NewShape(1, 1, 128), state)
+	if err != nil {
+		return nil, fmt.Errorf("speech detector state: %w", err)
+	}
+	defer h.Destroy()
+	c, err := ort.NewTensor(ort.NewShape(1, 1, 128), make([]float32, 128))
+	if err != nil {
+		return nil, fmt.Errorf("speech detector state: %w", err)
+	}
+	defer c.Destroy()
+	outputs := []ort.Value{nil, nil, nil}
+	d.mu.Lock()
+	if d.sess == nil {
+		d.mu.Unlock()
+		return nil, errors.New("speech detector is closed")
+	}
+	err = d.sess.Run([]ort.Value{input, h, c}, outputs)
+	d.mu.Unlock()
+	for _, o := range outputs {
+		if o != nil {
+			defer o.Destroy()
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("speech detector: %w", err)
+	}
+	probs, ok := outputs[0].(*ort.Tensor[float32])
+	if !ok {
+		return nil, fmt.Errorf("speech detector: unexpected output %T", outputs[0])
+	}
+	return append([]float32(nil), probs.GetData()...), nil
+}
+
+// Segments returns the speech in samples, as faster-whisper's
+// get_speech_timestamps finds it with options o.
+func (d *Detector) Segments(samples []float32, o Options) ([]Segment, error) {
+	probs, err := d.Probs(samples)
+	if err != nil {
+		return nil, err
+	}
+	return segments(probs, len(samples), o), nil
+}
+
+// TrimPadMs is the padding Speech keeps around the speech: Whisper needs a
+// little lead-in and tail to hear first and last syllables whole.
+const TrimPadMs = 300
+
+// Speech returns the range of samples holding all the speech found with
+// faster-whisper's default options and TrimPadMs of padding, or ok false
+// when there is none.
+func (d *Detector) Speech(samples []float32) (start, end int, ok bool, err error) {
+	o := DefaultOptions()
+	o.SpeechPadMs = TrimPadMs
+	segs, err := d.Segments(samples, o)
+	if err != nil || len(segs) == 0 {
+		return 0, 0, false, err
+	}
+	return segs[0].Start, segs[len(segs)-1].End, true, nil
+}

@@ -1,0 +1,197 @@
+package whisper
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/whisperkey/whisperkey/internal/engine"
+)
+
+// Decoding paths recorded in Result.Path.
+const (
+	// PathShort: one decode of a window just longer than the audio.
+	PathShort = "short"
+	// PathFull: 30-s windows, exactly as faster-whisper decodes.
+	PathFull = "full"
+	// PathShortThenFull: the short window's result was rejected and the
+	// audio was decoded again on the full window.
+	PathShortThenFull = "short+full"
+	// PathSilent: the audio held nothing to decode; no engine call was made.
+	PathSilent = "silent"
+)
+
+// shortWindow holds the short-window policy. The encoder's cost grows with
+// the window, so a 2-s dictation padded to 30 s spends ~95 % of it on zeros;
+// but Whisper was trained on 30-s windows and, given much less, sometimes
+// loops or mishears. The numbers below were chosen on the real-speech set
+// (docs/benchmarks.md).
+type shortWindow struct {
+	// maxFrames: longer audio always gets the full window.
+	maxFrames int
+	// floorFrames is the smallest window, marginFrames the zeros after the
+	// audio: the model needs to "see" the end of speech to close it.
+	floorFrames, marginFrames int
+	// Acceptance guards; any one failing sends the audio to the full window.
+	maxCompression  float64 // zlib compression ratio of the text
+	minAvgLogProb   float64 // mean token log-probability
+	maxNoSpeechProb float64 // <|nospeech|> probability at the start
+	maxWordsPerSec  float64 // words per second of audio, plus slack words
+	slackWords      float64
+	// tailFrames of audio may follow the last timestamp: the speech
+	// detector's padding, which holds no words.
+	tailFrames int
+}
+
+var defaultShortWindow = shortWindow{
+	maxFrames:       1000,
+	floorFrames:     1000,
+	marginFrames:    300,
+	maxCompression:  2.0,
+	minAvgLogProb:   -0.8,
+	maxNoSpeechProb: 0.4,
+	maxWordsPerSec:  4.5,
+	slackWords:      2,
+	tailFrames:      30,
+}
+
+// transcribeShort decodes audio of contentFrames frames once on a short
+// window and fills res when the result passes every guard. It reports
+// false (and res.Path/FallbackReason) when the caller must decode the full
+// window instead.
+func (t *Transcriber) transcribeShort(ctx context.Context, mel *Mel, contentFrames int, opt Options, res *Result) (bool, error) {
+	start := time.Now()
+	defer func() { res.Timings.ShortWindow = time.Since(start) }()
+	sw := t.short
+	width := min(NFrames, max(sw.floorFrames, contentFrames+sw.marginFrames))
+	win := engine.Window{ID: t.nextID.Add(1), NMels: t.nMels, Frames: width, Features: mel.WindowN(0, contentFrames, width)}
+	lang, prob, err := t.language(ctx, win, opt.Language)
+	if err != nil {
+		return false, err
+	}
+	task := opt.Task
+	if task == "" {
+		task = "transcribe"
+	}
+	var previous []int
+	if p := strings.TrimSpace(opt.InitialPrompt); p != "" {
+		if previous, err = t.tok.Encode(" " + p); err != nil {
+			return false, fmt.Errorf("initial prompt: %w", err)
+		}
+	}
+	prompt, err := t.prompt(previous, t.tok.SOTSequence(lang, task), opt, true)
+	if err != nil {
+		return false, err
+	}
+	seconds := float64(contentFrames) / 100
+	// Tokens per second of real speech stay under ~6 (words, punctuation and
+	// timestamps); a decode that reaches the cap is looping.
+	limit := 24 + int(math.Ceil(8*seconds))
+	one := opt
+	one.Temperatures = []float32{0}
+	d, err := t.generateOnce(ctx, win, prompt, t.tok.SuppressTokens(), one, limit)
+	if err != nil {
+		return false, err
+	}
+	segs, seek := t.splitByTimestamps(d.tokens, 0, 0, contentFrames)
+	var texts []string
+	var segments []Segment
+	for _, s := range segs {
+		text := t.tok.Decode(s.tokens)
+		if s.start == s.end || strings.TrimSpace(text) == "" {
+			continue
+		}
+		segments = append(segments, Segment{
+			Start: s.start, End: min(s.end, seconds), Text: text, Tokens: s.tokens,
+			AvgLogProb: d.avgLogProb, NoSpeechProb: float64(d.res.NoSpeechProb),
+			CompressionRatio: d.compression, Temperature: d.temperature,
+		})
+		texts = append(texts, text)
+	}
+	text := strings.TrimSpace(strings.Join(texts, ""))
+	// With timestamps on, a decode that ends on a word instead of a closing
+	// timestamp stopped early: the short window's way of dropping the last word.
+	unclosed := !opt.WithoutTimestamps && len(d.tokens) > 0 && d.tokens[len(d.tokens)-1] < t.tok.TimestampBegin()
+	reason := sw.reject(d, text, len(d.tokens) >= limit, unclosed, seconds)
+	if reason == "" && seek < contentFrames-sw.tailFrames {
+		// The full path would decode the rest in another window.
+		reason = fmt.Sprintf("decoding stopped %.2f s before the end of the audio", float64(contentFrames-seek)/100)
+	}
+	if reason != "" {
+		res.Path, res.FallbackReason = PathShortThenFull, reason
+		t.log.Debug("short window rejected", "reason", reason, "frames", width)
+		return false, nil
+	}
+	res.Path = PathShort
+	res.Language, res.LanguageProb = lang, prob
+	res.Segments, res.Text = segments, text
+	return true, nil
+}
+
+// reject returns why a short-window decode must not be trusted, or "".
+func (sw shortWindow) reject(d decoded, text string, hitCap, unfinished bool, seconds float64) string {
+	words := len(strings.Fields(text))
+	switch {
+	case text == "":
+		return "no text"
+	case hitCap:
+		return "token limit reached"
+	case unfinished:
+		return "no closing timestamp"
+	case float64(d.res.NoSpeechProb) > sw.maxNoSpeechProb:
+		return fmt.Sprintf("no-speech probability %.2f", d.res.NoSpeechProb)
+	case d.avgLogProb < sw.minAvgLogProb:
+		return fmt.Sprintf("average log-probability %.2f", d.avgLogProb)
+	case d.compression > sw.maxCompression:
+		return fmt.Sprintf("compression ratio %.2f", d.compression)
+	case float64(words) > sw.maxWordsPerSec*seconds+sw.slackWords:
+		return fmt.Sprintf("%d words in %.1f s", words, seconds)
+	case repeats(text):
+		return "repeated phrase"
+	}
+	return ""
+}
+
+// repeats reports a phrase of one to six words said three or more times in
+// a row ("front left front left front left"), Whisper's loop on too little
+// context. A word said three times alone is allowed ("no, no, no").
+func repeats(text string) bool {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	})
+	for n := 1; n <= 6; n++ {
+		need := 3
+		if n == 1 {
+			need = 4
+		}
+		for i := 0; i+n*need <= len(words); i++ {
+			run := 1
+			for j := i + n; j+n <= len(words) && equalWords(words[i:i+n], words[j:j+n]); j += n {
+				run++
+			}
+			if run >= need {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func equalWords(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// generateOnce decodes win at temperature 0 with at most limit new tokens.
+func (t *Transcriber) generateOnce(ctx context.Context, win engine.Window, prompt, suppress []int, opt Options, limit int) (decoded, error) {
+	// CTranslate2 generates min(max_length/2, max_length - prompt) tokens.
+	maxLen := min(maxLength, max(2*limit, limit+len(prompt)))
+	return t.generateAt(ctx, win, prompt, suppress, opt, 0, maxLen)
+}

@@ -1,0 +1,104 @@
+package whisper
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+)
+
+func TestRepeats(t *testing.T) {
+	cases := []struct {
+		text string
+		want bool
+	}{
+		{"Front, left. Front, left. Front, left.", true},
+		{"I didn't know you were there. I didn't know you were there. I didn't know you were there.", true},
+		{"no no no no", true},
+		{"No, no, no, I said.", false},
+		{"Front left.", false},
+		{"Remember to buy milk, bread and eggs on the way home.", false},
+		{"that that is is that that is not is not", false},
+	}
+	for _, c := range cases {
+		if got := repeats(c.text); got != c.want {
+			t.Errorf("repeats(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+func TestRejectShortWindow(t *testing.T) {
+	sw := defaultShortWindow
+	ok := decoded{avgLogProb: -0.3, compression: 1.1, res: engine.GenerateResult{NoSpeechProb: 0.05}}
+	with := func(f func(*decoded)) decoded { d := ok; f(&d); return d }
+	cases := []struct {
+		name       string
+		d          decoded
+		text       string
+		cap, unfin bool
+		seconds    float64
+		want       bool
+	}{
+		{"good", ok, "Please call me back.", false, false, 1.5, false},
+		{"empty", ok, "", false, false, 1.5, true},
+		{"token cap", ok, "Please call me back.", true, false, 1.5, true},
+		{"unfinished", ok, "How do we define", false, true, 0.9, true},
+		{"no speech", with(func(d *decoded) { d.res.NoSpeechProb = 0.7 }), "Thank you.", false, false, 1, true},
+		{"unlikely", with(func(d *decoded) { d.avgLogProb = -1.3 }), "We're right.", false, false, 1, true},
+		{"repetitive", with(func(d *decoded) { d.compression = 2.6 }), "Please call me back.", false, false, 1.5, true},
+		{"too many words", ok, "one two three four five six seven eight nine ten", false, false, 1, true},
+		{"loop", ok, "Front, left. Front, left. Front, left.", false, false, 3, true},
+	}
+	for _, c := range cases {
+		reason := sw.reject(c.d, c.text, c.cap, c.unfin, c.seconds)
+		if (reason != "") != c.want {
+			t.Errorf("%s: reject = %q, want rejected %v", c.name, reason, c.want)
+		}
+	}
+}
+
+// A clip that makes a short window loop is decoded again on the full window,
+// and the result says so. The window here is tighter than the shipped one
+// (3 s at least, 1 s of margin), where base loops on this sentence.
+func TestShortWindowLoopFallsBack(t *testing.T) {
+	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8"}
+	m, err := Open(context.Background(), spec, testenv.WorkerOptions(), slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.short.floorFrames, m.short.marginFrames = 300, 100
+	samples := testenv.Speech(t, "Please call me back when you get this message.")
+	opt := DefaultOptions()
+	opt.Language = "en"
+	full, err := m.Transcribe(context.Background(), samples, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.ShortWindow = true
+	res, err := m.Transcribe(context.Background(), samples, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("path %s (%s): %q; full window: %q", res.Path, res.FallbackReason, res.Text, full.Text)
+	if res.Path != PathShortThenFull {
+		t.Fatalf("path %q, want %q: the short window's loop was not caught", res.Path, PathShortThenFull)
+	}
+	loop := false
+	for _, sign := range []string{"token limit", "words in", "repeated", "compression"} {
+		loop = loop || strings.Contains(res.FallbackReason, sign)
+	}
+	if !loop {
+		t.Errorf("fallback reason %q is not a loop", res.FallbackReason)
+	}
+	if res.Text != full.Text {
+		t.Errorf("after the fallback the text is %q, the full window's is %q", res.Text, full.Text)
+	}
+	if res.Timings.ShortWindow <= 0 || res.Timings.ShortWindow > res.Timings.Engine {
+		t.Errorf("timings %+v: the short attempt is part of the engine time", res.Timings)
+	}
+}

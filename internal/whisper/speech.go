@@ -1,0 +1,65 @@
+package whisper
+
+import (
+	"context"
+	"time"
+)
+
+// PathNoSpeech: the speech detector heard no speech; no engine call was made.
+const PathNoSpeech = "no-speech"
+
+// SpeechDetector finds the speech in 16 kHz mono samples (internal/vad's
+// Detector is one).
+type SpeechDetector interface {
+	// Speech returns the sample range [start, end) holding all the speech,
+	// padded, or ok false when there is none.
+	Speech(samples []float32) (start, end int, ok bool, err error)
+}
+
+// UseSpeechDetector makes Transcribe skip audio without speech and, with
+// Options.ShortWindow, cut the silence around it (Options.DetectSpeech). Call it before the first
+// Transcribe; nil turns detection off.
+func (t *Transcriber) UseSpeechDetector(d SpeechDetector) { t.speech = d }
+
+// Transcribe turns 16 kHz mono samples into text. Audio longer than 30 s is
+// decoded window by window, each window starting where the last complete
+// segment ended, so no words are dropped or repeated at the seams. With a
+// speech detector, a press with no speech returns no text at once.
+func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Options) (*Result, error) {
+	// Presses over 30 s are plainly meant; the detector's cost grows with
+	// length (~160 ms for 25 s) and would buy nothing there.
+	if t.speech == nil || !opt.DetectSpeech || len(samples) == 0 || len(samples) > NSamples || isSilent(samples) {
+		return t.transcribe(ctx, samples, opt)
+	}
+	start := time.Now()
+	from, to, ok, err := t.speech.Speech(samples)
+	took := time.Since(start)
+	if err != nil {
+		// The detector is an optimisation: decode everything rather than lose words.
+		t.log.Warn("speech detector failed; decoding the whole recording", "err", err)
+		return t.transcribe(ctx, samples, opt)
+	}
+	if !ok {
+		return &Result{Language: opt.Language, Duration: float64(len(samples)) / SampleRate, Path: PathNoSpeech,
+			Timings: Timings{Speech: took, Total: took}}, nil
+	}
+	if !opt.ShortWindow || (to-from)/HopLength > t.short.maxFrames {
+		// Cutting silence only pays when the window shrinks with it; the
+		// full window then sees exactly the recording, as before.
+		from, to = 0, len(samples)
+	}
+	from, to = max(from, 0), min(to, len(samples))
+	res, err := t.transcribe(ctx, samples[from:to], opt)
+	if err != nil {
+		return nil, err
+	}
+	offset := float64(from) / SampleRate
+	for i := range res.Segments {
+		res.Segments[i].Start += offset
+		res.Segments[i].End += offset
+	}
+	res.Duration = float64(len(samples)) / SampleRate
+	res.Timings.Speech = took
+	res.Timings.Total += took
+	return res, nil
+}

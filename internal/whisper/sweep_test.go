@@ -1,0 +1,105 @@
+package whisper
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/vad"
+)
+
+// spoken are the espeak sentences of the package's other tests.
+var spoken = []string{
+	"The meeting has been moved to Thursday afternoon at three o'clock.",
+	"Remember to buy milk, bread and eggs on the way home.",
+	"Our new website will launch next month with a fresh design.",
+	"Please call me back when you get this message.",
+	"The coffee machine on the second floor is broken again.",
+	"I think we should hire two more engineers for the mobile team.",
+}
+
+// BenchmarkShortWindowSweep prints, per clip of the real-speech set, the
+// text and time of the full window and of short windows of several floors and
+// margins: the measurements behind defaultShortWindow (docs/benchmarks.md).
+// WHISPERKEY_SWEEP lists floor/margin pairs in frames, e.g. "1000/300 500/200";
+// WHISPERKEY_SWEEP_CLIPS limits the clips. It takes minutes:
+//
+//	go test -run '^$' -bench ShortWindowSweep -benchtime 1x ./internal/whisper
+func BenchmarkShortWindowSweep(b *testing.B) {
+	t := b
+	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8", IntraThreads: 2}
+	m, err := Open(context.Background(), spec, testenv.WorkerOptions(), slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if lib, model, err := vad.Find(testenv.VADDir(t)); err == nil {
+		d, err := vad.Open(lib, model, slog.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		m.UseSpeechDetector(d)
+	}
+	beam, _ := strconv.Atoi(os.Getenv("WHISPERKEY_SWEEP_BEAM"))
+	var configs []shortWindow
+	for _, fm := range strings.Fields(os.Getenv("WHISPERKEY_SWEEP")) {
+		f, mg, _ := strings.Cut(fm, "/")
+		sw := defaultShortWindow
+		sw.maxFrames = NFrames
+		sw.floorFrames, _ = strconv.Atoi(f)
+		sw.marginFrames, _ = strconv.Atoi(mg)
+		configs = append(configs, sw)
+	}
+	clips := testenv.RealSpeech(t)
+	for _, s := range append(spoken, "Front left.", "Rear right.", "Yes.") {
+		clips = append(clips, testenv.Clip{Name: "espeak " + s, Reference: s, Samples: testenv.Speech(t, s)})
+	}
+	run := func(c testenv.Clip, opt Options) (*Result, time.Duration) {
+		best := time.Hour
+		var res *Result
+		for range 2 {
+			r, err := m.Transcribe(context.Background(), c.Samples, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			best = min(best, r.Timings.Engine)
+			res = r
+		}
+		return res, best
+	}
+	for _, c := range clips {
+		if f := os.Getenv("WHISPERKEY_SWEEP_CLIPS"); f != "" && !strings.Contains(f, c.Name) {
+			continue
+		}
+		opt := DefaultOptions()
+		opt.Language = "en"
+		if beam > 0 {
+			opt.BeamSize = beam
+		}
+		opt.DetectSpeech, opt.ShortWindow = false, false
+		full, ft := run(c, opt)
+		opt.DetectSpeech, opt.ShortWindow = true, true
+		line := fmt.Sprintf("%-18.18s %5.1fs full %4dms wer %.2f %q", c.Name, full.Duration, ft.Milliseconds(), WordErrorRate(c.Reference, full.Text), full.Text)
+		for _, sw := range configs {
+			m.short = sw
+			r, st := run(c, opt)
+			lp, ns := 0.0, 0.0
+			if len(r.Segments) > 0 {
+				lp, ns = r.Segments[0].AvgLogProb, r.Segments[0].NoSpeechProb
+			}
+			if r.Path != PathShort && r.Path != PathShortThenFull && r.Path != PathFull {
+				t.Errorf("%s: path %q", c.Name, r.Path)
+			}
+			line += fmt.Sprintf("\n    %4d/%-3d %-10s %4dms wer %.2f lp %.2f ns %.2f %q %s", sw.floorFrames, sw.marginFrames, r.Path, st.Milliseconds(), WordErrorRate(c.Reference, r.Text), lp, ns, r.Text, r.FallbackReason)
+		}
+		t.Log(line)
+	}
+}
