@@ -18,6 +18,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/instance"
 	"github.com/whisperkey/whisperkey/internal/logging"
 	"github.com/whisperkey/whisperkey/internal/remote"
+	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 //go:embed config.example.yaml
@@ -72,11 +73,16 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("hotkeys: %w", err)
 	}
 	defer g.Close()
+	var speech whisper.SpeechDetector
+	if d := env.speechDetector(); d != nil {
+		defer d.Close()
+		speech = d
+	}
 	err = desktop.Run(ctx, desktop.Options{
 		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, StateDir: env.stateDir,
 		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
 		LogPath: logPath, Grabber: g, Version: version, LogLevel: level, Verbose: *verbose,
-		Remote: remoteEngine(nil, log),
+		Remote: remoteEngine(nil, log), SpeechDetector: speech,
 	}, log)
 	if err != nil {
 		log.Error("WhisperKey stopped", "err", err)

@@ -36,6 +36,9 @@ type Options struct {
 	Sources *gpu.Sources
 	// Report, when set, is used instead of probing again.
 	Report *gpu.Report
+	// SpeechDetector, when set, runs before decoding (Options.DetectSpeech);
+	// the caller owns it and closes it after the models that use it.
+	SpeechDetector whisper.SpeechDetector
 }
 
 // Loaded is an open model and the decision that placed it.
@@ -122,6 +125,9 @@ func Open(ctx context.Context, modelDir string, opt Options, log *slog.Logger) (
 	m, err := whisper.Open(ctx, SpecFor(d, modelDir, opt), opt.Engine, log)
 	if err != nil {
 		return nil, err
+	}
+	if opt.SpeechDetector != nil {
+		m.UseSpeechDetector(opt.SpeechDetector)
 	}
 	msg := d.Message
 	if msg == "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/output"
 	"github.com/whisperkey/whisperkey/internal/tray"
+	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 // Options are what main hands over.
@@ -33,6 +34,9 @@ type Options struct {
 	GuidePath, LogPath string
 	// ConfigHelpPath is docs/configuration.md as installed, or its URL.
 	ConfigHelpPath string
+	// SpeechDetector (Silero VAD), when set, skips presses without speech
+	// before any decoding; main owns and closes it.
+	SpeechDetector whisper.SpeechDetector
 	Engine         engine.Options
 	// Grabber registers hotkeys with the OS (package hotkey/grab).
 	Grabber hotkey.Grabber

@@ -82,6 +82,7 @@ func decodeOptions(cfg config.Config) whisper.Options {
 	// config.Load has moved the old initial_prompt and hotwords keys here.
 	o.InitialPrompt = cfg.Decode.Prompt
 	o.Vocabulary = cfg.Decode.Vocabulary.Items()
+	o.ShortWindow = cfg.Decode.ShortWindow
 	return o
 }
 

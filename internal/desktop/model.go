@@ -32,7 +32,7 @@ func (d *desk) backendOptions(cfg config.Config) backend.Options {
 	return backend.Options{
 		EngineRoot: d.opt.EngineRoot, StateDir: d.opt.StateDir, Device: cfg.Engine.Device,
 		DeviceIndex: cfg.Engine.DeviceIndex, ComputeType: cfg.Engine.ComputeType, Threads: cfg.Engine.CPUThreads,
-		Sample: sample, Engine: d.opt.Engine,
+		Sample: sample, Engine: d.opt.Engine, SpeechDetector: d.opt.SpeechDetector,
 	}
 }
 
