@@ -193,8 +193,13 @@ func TestCopyLeavesText(t *testing.T) {
 	if err := p.Copy(context.Background(), text); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("xclip", "-o", "-selection", "clipboard").Output()
-	if err != nil || string(out) != text {
-		t.Errorf("xclip read %q, %v; want %q", out, err, text)
+	// The X server hands the selection over asynchronously: allow it a moment.
+	var out []byte
+	var err error
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if out, err = exec.Command("xclip", "-o", "-selection", "clipboard").Output(); err == nil && string(out) == text {
+			return
+		}
 	}
+	t.Errorf("xclip read %q, %v; want %q", out, err, text)
 }
