@@ -245,12 +245,15 @@ func (d *desk) notify(title, body string) {
 
 // showReady shows the idle status: ready on a model, or what is missing.
 func (d *desk) showReady(suffix string) {
-	if d.modelErr != nil {
-		d.status(tray.StateError, missingModelText(d.modelName, d.modelErr))
+	if st := d.dictation.status(); st != "" {
+		if d.modelErr != nil {
+			suffix += " (no local fallback: " + modelName(d.modelName) + " is not loaded)"
+		}
+		d.status(tray.StateIdle, st+" · ready"+suffix)
 		return
 	}
-	if st := d.dictation.status(); st != "" {
-		d.status(tray.StateIdle, st+" · ready"+suffix)
+	if d.modelErr != nil {
+		d.status(tray.StateError, missingModelText(d.modelName, d.modelErr))
 		return
 	}
 	d.status(tray.StateIdle, readyText(d.svc.Current(), d.modelName)+suffix)

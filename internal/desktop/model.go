@@ -45,6 +45,12 @@ func (d *desk) loadModel(ctx context.Context, cfg config.Config) error {
 	choice, err := backend.ResolveModel(ctx, cfg.Engine.Model, d.models, opt, d.log)
 	if errors.Is(err, backend.ErrModelMissing) {
 		d.modelName, d.modelErr = choice.Name, err
+		if cfg.Remote.URL != "" {
+			// Dictation goes to the server; a local fallback is not worth a
+			// download the user did not ask for (and may not be able to run).
+			d.log.Info("no local model; dictation uses the remote server alone", "model", choice.Name)
+			return nil
+		}
 		d.pull(ctx, choice.Name)
 		return err
 	}
