@@ -25,6 +25,8 @@ type transcribeOptions struct {
 	threads     int
 	json        bool
 	verbose     bool
+	// remote, when set, is an OpenAI-compatible server to send the audio to.
+	remote, apiKey, remoteModel string
 }
 
 func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error) {
@@ -39,6 +41,9 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	fs.IntVar(&o.threads, "threads", 0, "CPU threads (0 = all cores, up to 4)")
 	fs.BoolVar(&o.json, "json", false, "print JSON with segments, language and timings")
 	fs.BoolVar(&o.verbose, "verbose", false, "log the engine's progress to stderr")
+	fs.StringVar(&o.remote, "remote", "", "URL of an OpenAI-compatible server (such as whisperkey serve) to transcribe on instead of locally")
+	fs.StringVar(&o.apiKey, "api-key", envOr("WHISPERKEY_REMOTE_API_KEY", ""), "bearer token for --remote (default $WHISPERKEY_REMOTE_API_KEY)")
+	fs.StringVar(&o.remoteModel, "remote-model", "whisper-1", "model name sent to --remote")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE.wav [flags]")
 		fs.PrintDefaults()
@@ -75,6 +80,9 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	samples, err := audio.LoadWAV16k(o.file)
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	if o.remote != "" {
+		return transcribeRemote(ctx, o, samples, stdout, stderr)
 	}
 	log := cliLogger(stderr, o.verbose)
 	env, err := newEnvironment(log)

@@ -49,6 +49,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runApp(ctx, rest, stderr)
 	case "transcribe":
 		return runTranscribe(ctx, rest, stdout, stderr)
+	case "serve":
+		return runServe(ctx, rest, stderr)
 	case "doctor":
 		return runDoctor(ctx, rest, stdout, stderr)
 	case "models":
@@ -72,6 +74,7 @@ const usage = `whisperkey — hold a hotkey, speak, release: the words appear at
 Usage:
   whisperkey [run]                       start the tray app
   whisperkey transcribe FILE [flags]     print the text of a WAV file (--help for flags)
+  whisperkey serve [--listen ADDR] [--model NAME|DIR] [--api-key KEY]   OpenAI-compatible speech-to-text server
   whisperkey doctor [--json]             GPU, engine and model check with a self-test
   whisperkey models list|pull NAME|rm NAME
   whisperkey config path|show|validate

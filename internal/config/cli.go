@@ -68,7 +68,11 @@ func effectiveYAML(c Config, path string) ([]byte, error) {
 	groups := map[string]*yaml.Node{}
 	for _, f := range fields() {
 		val := &yaml.Node{}
-		if err := val.Encode(render(f.ptr(&c))); err != nil {
+		shown := render(f.ptr(&c))
+		if f.key == KeyRemoteAPIKey && c.Remote.APIKey != "" {
+			shown = "(set, not shown)" // a secret stays off screens and pasted bug reports
+		}
+		if err := val.Encode(shown); err != nil {
 			return nil, fmt.Errorf("encode %s: %w", f.key, err)
 		}
 		if env := envName(f.key); os.Getenv(env) != "" {

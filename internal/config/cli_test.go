@@ -28,6 +28,8 @@ func TestRunCLI(t *testing.T) {
 			stderr: []string{bad + `:1: key "device": "gpu" is not allowed (allowed: auto, cpu, cuda, rocm)`}},
 		{name: "show", args: []string{"show"}, path: good, env: map[string]string{"WHISPERKEY_DEVICE": "cpu"},
 			stdout: []string{"model: small\n", "device: cpu # from WHISPERKEY_DEVICE\n", "hotkeys:\n  record: ctrl+win\n", "  max_duration: 5m\n"}},
+		{name: "show hides the remote key", args: []string{"show"}, path: writeConfig(t, "remote:\n  url: http://gpu-box:8765\n  api_key: sk-very-secret\n"),
+			stdout: []string{"remote:\n  url: http://gpu-box:8765\n  api_key: (set, not shown)\n  model: whisper-1\n"}},
 		{name: "show invalid", args: []string{"show"}, path: bad, code: 1, noStdout: true, stderr: []string{`"gpu" is not allowed`}},
 		{name: "no command", path: good, code: 2, noStdout: true, stderr: []string{"usage: whisperkey config path|show|validate"}},
 		{name: "unknown command", args: []string{"edit"}, path: good, code: 2, noStdout: true, stderr: []string{`unknown config command "edit"`}},
@@ -50,6 +52,9 @@ func TestRunCLI(t *testing.T) {
 				if !strings.Contains(stderr.String(), s) {
 					t.Errorf("stderr %q lacks %q", stderr.String(), s)
 				}
+			}
+			if strings.Contains(stdout.String()+stderr.String(), "sk-very-secret") {
+				t.Errorf("the API key was printed: %q", stdout.String())
 			}
 			if tt.noStdout && stdout.Len() > 0 {
 				t.Errorf("unexpected stdout %q", stdout.String())

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +22,15 @@ type Config struct {
 	Sounds        bool
 	LogLevel      string // debug, info, warn or error
 	ModelCacheDir string // "" means the default per-user cache
+	Remote        Remote
+}
+
+// Remote names an OpenAI-compatible server to transcribe on instead of the
+// local engine; an empty URL means transcribe locally.
+type Remote struct {
+	URL    string // "" or an http:// or https:// URL
+	APIKey string // sent as a bearer token; never logged or shown
+	Model  string // the model name sent with each request
 }
 
 // Engine holds the settings that need a new engine worker when they change.
@@ -101,6 +111,9 @@ const (
 	KeySounds         = "sounds"
 	KeyLogLevel       = "log_level"
 	KeyModelCacheDir  = "model_cache_dir"
+	KeyRemoteURL      = "remote.url"
+	KeyRemoteAPIKey   = "remote.api_key"
+	KeyRemoteModel    = "remote.model"
 	envPrefix         = "WHISPERKEY"
 	languageDocAnchor = "docs/configuration.md#language"
 )
@@ -120,6 +133,7 @@ func Defaults() Config {
 		},
 		Sounds:   true,
 		LogLevel: "info",
+		Remote:   Remote{Model: "whisper-1"},
 	}
 }
 
@@ -163,7 +177,7 @@ type field struct {
 }
 
 // isGroup reports whether key holds other keys rather than a value.
-func isGroup(key string) bool { return key == "hotkeys" || key == "audio" }
+func isGroup(key string) bool { return key == "hotkeys" || key == "audio" || key == "remote" }
 
 func fields() []field {
 	const combo = "modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space"
@@ -199,6 +213,12 @@ func fields() []field {
 		enumField(KeyLogLevel, func(c *Config) any { return &c.LogLevel }, "debug", "info", "warn", "error"),
 		{key: KeyModelCacheDir, ptr: func(c *Config) any { return &c.ModelCacheDir }, check: checkAbsDir,
 			allowed: `an absolute folder path (~ for your home folder works), or "" for the default cache`, hint: "an absolute folder path"},
+		{key: KeyRemoteURL, ptr: func(c *Config) any { return &c.Remote.URL }, check: checkRemoteURL,
+			allowed: `"" to transcribe on this computer, or the http:// or https:// address of an OpenAI-compatible server such as http://gpu-box:8765`,
+			hint:    "such an address"},
+		textField(KeyRemoteAPIKey, func(c *Config) any { return &c.Remote.APIKey }),
+		{key: KeyRemoteModel, ptr: func(c *Config) any { return &c.Remote.Model }, check: checkOneLine,
+			allowed: "the model name the server expects, such as whisper-1", hint: "a model name"},
 	}
 }
 
@@ -276,6 +296,30 @@ func checkModel(v any, o Options) error {
 		return errNotAllowed
 	case s != ModelAuto && o.ValidateModel != nil:
 		return o.ValidateModel(s)
+	}
+	return nil
+}
+
+func checkRemoteURL(v any, _ Options) error {
+	s := v.(string)
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || strings.ContainsAny(s, " \t\r\n"):
+		return errors.New("it is not a URL")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errors.New("it must start with http:// or https://")
+	case u.Host == "":
+		return errors.New("it has no host name")
+	}
+	return nil
+}
+
+func checkOneLine(v any, _ Options) error {
+	if s := v.(string); strings.TrimSpace(s) == "" || strings.ContainsAny(s, "\r\n\t") {
+		return errNotAllowed
 	}
 	return nil
 }

@@ -430,7 +430,7 @@ func formatDuration(d time.Duration) string {
 // part in another place (record → hotkeys.record), a near spelling, or for an
 // unknown group a child that is a known key (engine: {model: …} → model).
 func suggestFor(key string, v *yaml.Node) string {
-	cands := []string{"hotkeys", "audio"}
+	cands := []string{"hotkeys", "audio", "remote"}
 	for _, f := range fields() {
 		cands = append(cands, f.key)
 	}

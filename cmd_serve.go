@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
+	"github.com/whisperkey/whisperkey/internal/server"
+)
+
+type serveOptions struct {
+	listen         string
+	model          string
+	apiKey         string
+	insecureNoAuth bool
+	device         string
+	computeType    string
+	threads        int
+	beamSize       int
+	queue          int
+	maxUploadMB    int
+	maxAudio       time.Duration
+	timeout        time.Duration
+	verbose        bool
+}
+
+func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
+	var o serveOptions
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.listen, "listen", server.DefaultAddr, "HOST:PORT to listen on; other than loopback needs --api-key or --insecure-no-auth")
+	fs.StringVar(&o.model, "model", "", "model directory or name (default: "+defaultModelName()+")")
+	fs.StringVar(&o.apiKey, "api-key", os.Getenv("WHISPERKEY_SERVE_API_KEY"), "bearer token clients must send (default $WHISPERKEY_SERVE_API_KEY)")
+	fs.BoolVar(&o.insecureNoAuth, "insecure-no-auth", false, "allow a non-loopback --listen without --api-key: anyone who can connect may use the engine")
+	fs.StringVar(&o.device, "device", "auto", "auto, cpu, cuda or rocm")
+	fs.StringVar(&o.computeType, "compute-type", "", "CTranslate2 compute type (default int8 on CPU, the model's on GPU)")
+	fs.IntVar(&o.threads, "threads", 0, "CPU threads (0 = CTranslate2's default)")
+	fs.IntVar(&o.beamSize, "beam-size", 5, "beam size (1 = greedy)")
+	fs.IntVar(&o.queue, "queue", 8, "requests that may wait for the engine; more get 429")
+	fs.IntVar(&o.maxUploadMB, "max-upload-mb", 25, "largest upload in MiB; larger gets 413")
+	fs.DurationVar(&o.maxAudio, "max-audio", 15*time.Minute, "longest audio per request; longer gets 413")
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "per-request limit, upload and queue included")
+	fs.BoolVar(&o.verbose, "verbose", false, "log debug detail (never audio or text)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: whisperkey serve [flags]\n\nAn OpenAI-compatible speech-to-text server: POST /v1/audio/transcriptions, GET /v1/models.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, usageError{fmt.Sprintf("serve takes no arguments (got %q); run `whisperkey serve --help`", fs.Arg(0))}
+	}
+	switch {
+	case o.beamSize < 1:
+		return o, usageError{fmt.Sprintf("--beam-size %d: must be 1 or more", o.beamSize)}
+	case o.queue < 1:
+		return o, usageError{fmt.Sprintf("--queue %d: must be 1 or more", o.queue)}
+	case o.maxUploadMB < 1:
+		return o, usageError{fmt.Sprintf("--max-upload-mb %d: must be 1 or more", o.maxUploadMB)}
+	case o.maxAudio < time.Second || o.timeout < time.Second:
+		return o, usageError{"--max-audio and --timeout must be at least 1s"}
+	}
+	// Refuse an open address before loading a model, so the mistake shows at once.
+	if err := server.CheckListen(o.listen, o.apiKey, o.insecureNoAuth); err != nil {
+		return o, usageError{err.Error()}
+	}
+	return o, nil
+}
+
+func runServe(ctx context.Context, args []string, stderr io.Writer) error {
+	o, err := parseServe(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	level := slog.LevelInfo
+	if o.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	env, err := newEnvironment(log)
+	if err != nil {
+		return err
+	}
+	modelDir, err := env.modelDir(o.model)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	m, err := env.openModel(ctx, modelDir, engineChoice{device: o.device, computeType: o.computeType, threads: o.threads})
+	if errors.Is(err, ct2bin.ErrInvalidModel) {
+		return usageError{err.Error()}
+	}
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	name := o.model
+	if name == "" || strings.ContainsRune(name, os.PathSeparator) {
+		name = filepath.Base(modelDir)
+	}
+	srv, err := server.New(server.Config{
+		Addr: o.listen, APIKey: o.apiKey, InsecureNoAuth: o.insecureNoAuth, Model: name,
+		MaxUploadBytes: int64(o.maxUploadMB) << 20, MaxAudio: o.maxAudio, Queue: o.queue,
+		RequestTimeout: o.timeout, BeamSize: o.beamSize,
+	}, m, log)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	ln, err := srv.Listen()
+	if err != nil {
+		return err
+	}
+	log.Info("engine ready", "model", name, "device", m.Spec.Device, "compute_type", m.Spec.ComputeType, "gpu", m.Message)
+	err = srv.Serve(ctx, ln)
+	if ctx.Err() != nil && err == nil {
+		return nil // SIGTERM/SIGINT: a clean stop
+	}
+	return err
+}
