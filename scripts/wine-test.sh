@@ -3,6 +3,7 @@
 # (named mutex, %LOCALAPPDATA% paths, file rotation on Windows) runs here.
 #   bash scripts/wine-test.sh                       (internal/instance, internal/logging)
 #   bash scripts/wine-test.sh ./internal/foo ...    (other packages)
+#   WINE_TEST_DISPLAY=$DISPLAY bash scripts/wine-test.sh ./internal/tray   (needs a display)
 # Idempotent: the wine prefix and the shim live in $WHISPERKEY_CACHE/wine
 # (default ~/.cache/whisperkey/wine) and are made once.
 #
@@ -17,7 +18,9 @@ cd "$(dirname "$0")/.."
 CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
 W="$CACHE/wine"
 export WINEPREFIX="$W/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml,winemenubuilder.exe="
-unset DISPLAY # console programs only; keeps wine from opening windows
+# Console programs only, which keeps wine from opening windows, unless the
+# tests need a display (the tray's do): WINE_TEST_DISPLAY names it.
+if [ -n "${WINE_TEST_DISPLAY:-}" ]; then export DISPLAY="$WINE_TEST_DISPLAY"; else unset DISPLAY; fi
 PKGS=("$@")
 [ ${#PKGS[@]} -gt 0 ] || PKGS=(./internal/instance ./internal/logging ./internal/hotkey/grab)
 
