@@ -20,7 +20,13 @@ W="$CACHE/wine"
 export WINEPREFIX="$W/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml,winemenubuilder.exe="
 # Console programs only, which keeps wine from opening windows, unless the
 # tests need a display (the tray's do): WINE_TEST_DISPLAY names it.
-if [ -n "${WINE_TEST_DISPLAY:-}" ]; then export DISPLAY="$WINE_TEST_DISPLAY"; else unset DISPLAY; fi
+# A prefix of its own: wine's desktop process, started without a display,
+# would otherwise stay and refuse the tray.
+if [ -n "${WINE_TEST_DISPLAY:-}" ]; then
+  export DISPLAY="$WINE_TEST_DISPLAY" WINEPREFIX="$W/prefix-display"
+else
+  unset DISPLAY
+fi
 PKGS=("$@")
 [ ${#PKGS[@]} -gt 0 ] || PKGS=(./internal/instance ./internal/logging ./internal/hotkey/grab)
 
