@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
@@ -109,15 +108,12 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	name := o.model
-	if name == "" || strings.ContainsRune(name, os.PathSeparator) {
-		name = filepath.Base(modelDir)
-	}
+	name := filepath.Base(modelDir) // the id GET /v1/models lists, such as whisper-base
 	srv, err := server.New(server.Config{
 		Addr: o.listen, APIKey: o.apiKey, InsecureNoAuth: o.insecureNoAuth, Model: name,
 		MaxUploadBytes: int64(o.maxUploadMB) << 20, MaxAudio: o.maxAudio, Queue: o.queue,
 		RequestTimeout: o.timeout, BeamSize: o.beamSize,
-	}, m, log)
+	}, log, m)
 	if err != nil {
 		return usageError{err.Error()}
 	}

@@ -21,6 +21,15 @@ echo "### Go micro-benchmarks"
 echo '```'
 go test -run '^$' -bench 'LogMel|Resample|LoadTokenizer|FirstSample' -benchtime 20x ./internal/whisper/ ./internal/audio/ 2>&1 | grep -E '^(Benchmark|goos|cpu)'
 echo '```'
+echo
+echo "## whisperkey serve (OpenAI-compatible API over loopback)"
+echo
+"$CACHE/venv/bin/python" scripts/bench_serve.py --binary build/whisperkey --model "$CACHE/models/whisper-base" \
+  --threads "${BENCH_THREADS:-2}" --requests "${BENCH_SERVE_REQUESTS:-12}"
+echo
+echo '```'
+go test -run '^$' -bench 'RemoteOverhead' -benchtime 10x ./internal/remote/ 2>&1 | grep -E '^(Benchmark|cpu)'
+echo '```'
 if [ -n "${DISPLAY:-}" ] || [ "${BENCH_APP:-1}" = 1 ]; then
   bash scripts/testenv.sh go test -run '^$' -bench 'ReleaseToPaste' -benchtime 10x -timeout 30m . 2>&1 | grep -E '^(Benchmark|    )' || true
 fi

@@ -28,16 +28,15 @@ type Config struct {
 	APIKey string
 	// Model is the form's model field; default "whisper-1".
 	Model string
-	// Timeout bounds one transcription, upload included; default 60 s.
+	// Timeout bounds one transcription, upload included. Default: 15 s plus
+	// twice the audio's length, so a hung server gives way to the local
+	// engine soon after a dictation, while a long file still has time.
 	Timeout time.Duration
 }
 
 func (c Config) withDefaults() Config {
 	if c.Model == "" {
 		c.Model = "whisper-1"
-	}
-	if c.Timeout <= 0 {
-		c.Timeout = 60 * time.Second
 	}
 	return c
 }
@@ -117,7 +116,11 @@ func (c *Client) Transcribe(ctx context.Context, samples []float32, opt whisper.
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	limit := c.cfg.Timeout
+	if limit <= 0 {
+		limit = 15*time.Second + 2*time.Duration(len(samples))*time.Second/audio.SampleRate
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint.String(), bytes.NewReader(body))
 	if err != nil {

@@ -75,7 +75,7 @@ func openEngine(t testing.TB) *backend.Loaded {
 func serve(t testing.TB, cfg server.Config, eng server.Transcriber) (string, func()) {
 	t.Helper()
 	cfg.Addr = "127.0.0.1:0"
-	srv, err := server.New(cfg, eng, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := server.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), eng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestFallbackToLocal(t *testing.T) {
 	if err != nil {
 		t.Skipf("cannot listen on %s again to bring the server back: %v", host, err)
 	}
-	srv, _ := server.New(server.Config{Addr: host}, eng, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, _ := server.New(server.Config{Addr: host}, slog.New(slog.NewTextHandler(io.Discard, nil)), eng)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -30,7 +31,7 @@ func TestLoad50Concurrent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	base := rss()
-	if base == 0 {
+	if base == 0 && runtime.GOOS == "linux" {
 		t.Fatal("cannot read VmRSS from /proc/self/status")
 	}
 	peak := base
@@ -123,7 +124,9 @@ func TestLoad50Concurrent(t *testing.T) {
 		t.Errorf("%d answered 200 or 429, want all %d", ok+busy, clients)
 	}
 	// The queue bounds what is held: at most queue+1 decoded clips and uploads.
-	if growth > 150 {
+	if base == 0 {
+		t.Logf("no /proc on %s: RSS not measured", runtime.GOOS)
+	} else if growth > 150 {
 		t.Errorf("RSS grew by %d MiB under load, want under 150 MiB", growth)
 	}
 

@@ -125,7 +125,7 @@ type Server struct {
 }
 
 // New checks cfg and makes a server over eng; Serve runs it.
-func New(cfg Config, eng Transcriber, log *slog.Logger) (*Server, error) {
+func New(cfg Config, log *slog.Logger, eng Transcriber) (*Server, error) {
 	cfg = cfg.withDefaults()
 	if err := CheckListen(cfg.Addr, cfg.APIKey, cfg.InsecureNoAuth); err != nil {
 		return nil, err
@@ -335,6 +335,10 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 
 // parse reads the multipart form as a stream, holding at most one upload in memory.
 func (s *Server) parse(w http.ResponseWriter, r *http.Request) (*request, error) {
+	if r.ContentLength > s.cfg.MaxUploadBytes {
+		// Declared too big: say so before receiving a byte of it.
+		return nil, readError("file", &http.MaxBytesError{Limit: s.cfg.MaxUploadBytes})
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxUploadBytes)
 	mr, err := r.MultipartReader()
 	if err != nil {

@@ -71,7 +71,7 @@ func start(t testing.TB, cfg server.Config, eng server.Transcriber) *running {
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
-	srv, err := server.New(cfg, eng, testLog(t))
+	srv, err := server.New(cfg, testLog(t), eng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,24 +295,26 @@ func TestBadRequestsKeepServing(t *testing.T) {
 	big := wavBytes(t, make([]float32, 40*audio.SampleRate))  // 1.28 MB, over 1 MiB
 	file := func(name string, data []byte) part { return part{name: "file", filename: name, data: data} }
 	cases := []struct {
-		name   string
-		parts  []part
-		raw    string // a body that is not multipart, when set
-		status int
-		param  string
-		says   string
+		name    string
+		parts   []part
+		raw     string // a body that is not multipart, when set
+		chunked bool   // send without a Content-Length, so the limit trips while reading
+		status  int
+		param   string
+		says    string
 	}{
-		{"text file", []part{file("notes.txt", []byte("this is not audio, just some words in a text file\n"))}, "", 400, "file", "not a WAV file"},
-		{"WAV cut inside its header", []part{file("cut.wav", wav[:30])}, "", 400, "file", "cut short"},
-		{"WAV cut after its header", []part{file("cut.wav", wav[:44])}, "", 400, "file", "cut short"},
-		{"FLAC (no decoder yet)", []part{file("a.flac", append([]byte("fLaC\x00\x00\x00\x22"), make([]byte, 64)...))}, "", 400, "file", "FLAC"},
-		{"missing file field", []part{{name: "model", data: []byte("whisper-1")}}, "", 400, "file", "no file field"},
-		{"upload over the limit", []part{file("big.wav", big)}, "", 413, "file", "limit"},
-		{"audio over the length limit", []part{file("long.wav", long)}, "", 413, "file", "at most"},
-		{"bad response_format", []part{file("s.wav", wav), {name: "response_format", data: []byte("xml")}}, "", 400, "response_format", "json, text"},
-		{"bad temperature", []part{file("s.wav", wav), {name: "temperature", data: []byte("hot")}}, "", 400, "temperature", "0 to 1"},
-		{"bad language", []part{file("s.wav", wav), {name: "language", data: []byte("klingon")}}, "", 400, "language", "ISO-639-1"},
-		{"not multipart", nil, `{"file":"x"}`, 400, "", "multipart/form-data"},
+		{"text file", []part{file("notes.txt", []byte("this is not audio, just some words in a text file\n"))}, "", false, 400, "file", "not a WAV file"},
+		{"WAV cut inside its header", []part{file("cut.wav", wav[:30])}, "", false, 400, "file", "cut short"},
+		{"WAV cut after its header", []part{file("cut.wav", wav[:44])}, "", false, 400, "file", "cut short"},
+		{"FLAC (no decoder yet)", []part{file("a.flac", append([]byte("fLaC\x00\x00\x00\x22"), make([]byte, 64)...))}, "", false, 400, "file", "FLAC"},
+		{"missing file field", []part{{name: "model", data: []byte("whisper-1")}}, "", false, 400, "file", "no file field"},
+		{"upload over the limit", []part{file("big.wav", big)}, "", false, 413, "file", "limit"},
+		{"upload over the limit, no Content-Length", []part{file("big.wav", big)}, "", true, 413, "file", "limit"},
+		{"audio over the length limit", []part{file("long.wav", long)}, "", false, 413, "file", "at most"},
+		{"bad response_format", []part{file("s.wav", wav), {name: "response_format", data: []byte("xml")}}, "", false, 400, "response_format", "json, text"},
+		{"bad temperature", []part{file("s.wav", wav), {name: "temperature", data: []byte("hot")}}, "", false, 400, "temperature", "0 to 1"},
+		{"bad language", []part{file("s.wav", wav), {name: "language", data: []byte("klingon")}}, "", false, 400, "language", "ISO-639-1"},
+		{"not multipart", nil, `{"file":"x"}`, false, 400, "", "multipart/form-data"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -321,7 +323,11 @@ func TestBadRequestsKeepServing(t *testing.T) {
 				a = post(t, srv.url, "", strings.NewReader(tc.raw), "application/json")
 			} else {
 				body, ctype := form(t, tc.parts...)
-				a = post(t, srv.url, "", body, ctype)
+				var r io.Reader = body
+				if tc.chunked {
+					r = struct{ io.Reader }{body} // hides the length from net/http
+				}
+				a = post(t, srv.url, "", r, ctype)
 			}
 			msg, typ, param, _ := apiErr(t, a)
 			gotParam := ""
@@ -446,7 +452,7 @@ func TestCheckListen(t *testing.T) {
 	if err := server.CheckListen("8765", "", false); err == nil || !strings.Contains(err.Error(), "HOST:PORT") {
 		t.Errorf("CheckListen(8765) = %v, want a HOST:PORT hint", err)
 	}
-	if _, err := server.New(server.Config{Addr: "0.0.0.0:0"}, nil, testLog(t)); !errors.Is(err, server.ErrNoAuth) {
+	if _, err := server.New(server.Config{Addr: "0.0.0.0:0"}, testLog(t), nil); !errors.Is(err, server.ErrNoAuth) {
 		t.Errorf("New on 0.0.0.0 without a key: %v", err)
 	}
 }
