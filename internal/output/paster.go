@@ -184,7 +184,8 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 		return res, nil
 	}
 	if p.mode == ModeClipboard {
-		if _, err := p.os.write(ctx, res.Text); err != nil {
+		// The user pastes this text: an ordinary copy, kept in clipboard history.
+		if _, err := p.os.write(ctx, res.Text, false); err != nil {
 			return res, fmt.Errorf("put the text on the clipboard: %w", err)
 		}
 		res.OnClipboard = true
@@ -195,7 +196,7 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 	if err != nil {
 		p.log.Warn("cannot save the clipboard; it will not be restored", "err", err)
 	}
-	own, err := p.os.write(ctx, res.Text)
+	own, err := p.os.write(ctx, res.Text, true)
 	if err != nil {
 		return res, fmt.Errorf("put the text on the clipboard: %w", err)
 	}
