@@ -9,7 +9,7 @@ GOFLAGS_BUILD := -trimpath -ldflags "-X main.version=$(VERSION)"
 export ENGINE_BACKEND ?= wheel
 ENGINE_LIB := build/engine/cpu/libct2engine.so
 
-.PHONY: all deps model engine build run test check lint bench windows installer clean FORCE
+.PHONY: all deps model engine build run test test-wine check lint bench windows installer clean FORCE
 
 all: build engine
 
@@ -65,6 +65,11 @@ windows:
 
 installer: windows
 	bash scripts/installer.sh
+
+# The Windows build end to end under wine: installer, dictation through a
+# serve on loopback, doctor and transcribe (wine_linux_test.go).
+test-wine: deps model engine build installer
+	bash scripts/testenv.sh bash scripts/test-wine.sh
 
 clean:
 	rm -rf build

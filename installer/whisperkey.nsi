@@ -1,7 +1,7 @@
 ; WhisperKey installer: a per-user install (no administrator rights) into
 ; %LOCALAPPDATA%\Programs\WhisperKey, with a Start-menu entry, optional start at
 ; sign-in and an uninstaller that keeps the user's settings and models unless
-; asked to remove them.
+; asked to remove them (its tick box, or /PURGE on the command line).
 ;
 ; Built by scripts/installer.sh, which passes:
 ;   VERSION      version string shown to the user (e.g. 1.2.3 or 1.2.3-4-gabcdef)
@@ -12,7 +12,9 @@
 ;   HAVE_CPU, HAVE_CUDA, HAVE_ROCM, HAVE_ROCM_RDNA1   one per engine folder present
 ;   HAVE_README, HAVE_LICENSE                         when those files exist
 
-Unicode true
+; A 64-bit installer for a 64-bit app: on 32-bit Windows it does not start at
+; all, and it runs under a wine without 32-bit support (the wine tests use one).
+Target amd64-unicode
 ManifestDPIAware true
 RequestExecutionLevel user
 SetCompressor /SOLID lzma
@@ -21,7 +23,6 @@ SetCompressor /SOLID lzma
 !include LogicLib.nsh
 !include FileFunc.nsh
 !include Sections.nsh
-!include x64.nsh
 
 !define APP        "WhisperKey"
 !define EXE        "whisperkey.exe"
@@ -165,10 +166,6 @@ Section "Start ${APP} when I sign in" SecAutostart
 SectionEnd
 
 Function .onInit
-  ${IfNot} ${RunningX64}
-    MessageBox MB_OK|MB_ICONSTOP "${APP} needs 64-bit Windows 10 or later." /SD IDOK
-    Abort
-  ${EndIf}
   SetRegView 64
   Call WaitNotRunning
   ; On an upgrade, keep the user's earlier choice about starting at sign-in.
@@ -203,7 +200,14 @@ Section /o "un.Also remove my settings and downloaded models" SecUnData
   RMDir /r "$LOCALAPPDATA\whisperkey"
 SectionEnd
 
+; "uninstall.exe /S /PURGE" also removes settings and models, for silent uninstalls.
 Function un.onInit
   SetRegView 64
+  ${un.GetParameters} $0
+  ClearErrors
+  ${un.GetOptions} $0 "/PURGE" $1
+  ${IfNot} ${Errors}
+    !insertmacro SelectSection ${SecUnData}
+  ${EndIf}
   Call un.WaitNotRunning
 FunctionEnd

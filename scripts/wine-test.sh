@@ -3,60 +3,34 @@
 # (named mutex, %LOCALAPPDATA% paths, file rotation on Windows) runs here.
 #   bash scripts/wine-test.sh                       (instance, logging, hotkey/grab, autostart, output)
 #   bash scripts/wine-test.sh ./internal/foo ...    (other packages)
+#   WINE_TEST_DISPLAY=$DISPLAY bash scripts/wine-test.sh ./internal/tray   (needs a display)
 # Idempotent: the wine prefix and the shim live in $WHISPERKEY_CACHE/wine
 # (default ~/.cache/whisperkey/wine) and are made once.
 #
-# Two wine 8.0 gaps are handled here:
-# - Go >= 1.24 exes abort without bcryptprimitives.dll (ProcessPrng), which
-#   wine 8.0 lacks: a small shim DLL built with mingw provides it.
-# - Go 1.26's os.RemoveAll deletes through FileDispositionInformationEx, which
-#   wine 8.0 does not implement, so t.TempDir's cleanup reports "Invalid
-#   function". A test whose only failure is that cleanup counts as passed (and
-#   is listed); every other failure fails the run.
+# scripts/wine-prefix.sh makes the prefix (with its bcryptprimitives shim).
+# Go 1.26's os.RemoveAll deletes through FileDispositionInformationEx, which
+# wine 8.0 does not implement, so t.TempDir's cleanup reports "Invalid
+# function". A test whose only failure is that cleanup counts as passed (and
+# is listed); every other failure fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
 W="$CACHE/wine"
-export WINEPREFIX="$W/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-unset DISPLAY # console programs only; keeps wine from opening windows
+export WINEPREFIX="$W/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml,winemenubuilder.exe="
+# Console programs only, which keeps wine from opening windows, unless the
+# tests need a display (the tray's do): WINE_TEST_DISPLAY names it.
+# A prefix of its own: wine's desktop process, started without a display,
+# would otherwise stay and refuse the tray.
+if [ -n "${WINE_TEST_DISPLAY:-}" ]; then
+  export DISPLAY="$WINE_TEST_DISPLAY" WINEPREFIX="$W/prefix-display"
+else
+  unset DISPLAY
+fi
 PKGS=("$@")
 [ ${#PKGS[@]} -gt 0 ] || PKGS=(./internal/instance ./internal/logging ./internal/hotkey/grab ./internal/autostart ./internal/output)
 
-if ! command -v wine >/dev/null; then
-  echo "wine-test: installing wine (Debian wine + wine64, about 700 MB)"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends wine wine64 >/dev/null
-fi
-command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "wine-test: x86_64-w64-mingw32-gcc not found (make deps)" >&2; exit 1; }
-
-mkdir -p "$W"
-if [ ! -f "$W/bcryptprimitives.dll" ]; then
-  cat >"$W/shim.c" <<'C'
-/* ProcessPrng for wine 8.0, which Go's runtime needs; RtlGenRandom does the work. */
-#include <windows.h>
-#define SystemFunction036 NTAPI SystemFunction036
-#include <ntsecapi.h>
-#undef SystemFunction036
-__declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE buf, SIZE_T len) {
-  while (len > 0) {
-    ULONG n = len > 0x10000000 ? 0x10000000 : (ULONG)len;
-    if (!RtlGenRandom(buf, n)) return FALSE;
-    buf += n;
-    len -= n;
-  }
-  return TRUE;
-}
-C
-  x86_64-w64-mingw32-gcc -shared -O2 -o "$W/bcryptprimitives.dll" "$W/shim.c" -ladvapi32
-fi
-if [ ! -d "$WINEPREFIX/drive_c/windows/system32" ]; then
-  echo "wine-test: creating the wine prefix $WINEPREFIX"
-  wineboot -i >/dev/null 2>&1
-  wineserver -w
-fi
-cmp -s "$W/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" ||
-  cp "$W/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/"
+bash scripts/wine-prefix.sh "$WINEPREFIX"
 
 BIN=$(mktemp -d)
 trap 'rm -rf "$BIN"' EXIT

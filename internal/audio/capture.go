@@ -18,6 +18,48 @@ import (
 // and headless runs use this one.
 const BackendNull = malgo.Backend(14)
 
+// backendAny lets miniaudio choose among all its backends.
+const backendAny = malgo.Backend(^uint32(0))
+
+// osBackends is miniaudio's own order of backends for this OS, so that trying
+// them one at a time picks what miniaudio would.
+func osBackends() []malgo.Backend {
+	switch runtime.GOOS {
+	case "windows":
+		return []malgo.Backend{malgo.BackendWasapi, malgo.BackendDsound, malgo.BackendWinmm}
+	case "linux":
+		return []malgo.Backend{malgo.BackendPulseaudio, malgo.BackendAlsa, malgo.BackendJack}
+	case "darwin":
+		return []malgo.Backend{malgo.BackendCoreaudio}
+	}
+	return []malgo.Backend{backendAny}
+}
+
+// backendName is miniaudio's name for a backend.
+func backendName(b malgo.Backend) string {
+	switch b {
+	case malgo.BackendWasapi:
+		return "WASAPI"
+	case malgo.BackendDsound:
+		return "DirectSound"
+	case malgo.BackendWinmm:
+		return "WinMM"
+	case malgo.BackendCoreaudio:
+		return "Core Audio"
+	case malgo.BackendPulseaudio:
+		return "PulseAudio"
+	case malgo.BackendAlsa:
+		return "ALSA"
+	case malgo.BackendJack:
+		return "JACK"
+	case BackendNull:
+		return "Null"
+	case backendAny:
+		return "any"
+	}
+	return fmt.Sprintf("backend %d", uint32(b))
+}
+
 // Defaults of Config.
 const (
 	DefaultPreRoll       = 500 * time.Millisecond
@@ -161,6 +203,7 @@ type Recorder struct {
 	cfg      Config
 	log      *slog.Logger
 	actx     *malgo.AllocatedContext
+	backend  string // the audio system in use, such as WASAPI
 	keepOpen bool
 
 	opMu sync.Mutex // serialises Start, Stop, Cancel and Close
@@ -219,11 +262,31 @@ func New(cfg Config, log *slog.Logger) (*Recorder, error) {
 	appName := []byte("WhisperKey\x00")
 	var pin runtime.Pinner
 	pin.Pin(&appName[0])
-	actx, err := malgo.InitContext(cfg.Backends, malgo.ContextConfig{
-		Pulse: malgo.PulseContextConfig{PApplicationName: &appName[0]},
-	}, func(msg string) {
-		log.Debug("miniaudio", "msg", strings.TrimSpace(msg))
-	})
+	// miniaudio does not say which backend of a list it took, and which one
+	// captures (WASAPI or a fallback) matters when a microphone misbehaves:
+	// the backends are tried one at a time, in miniaudio's order.
+	var actx *malgo.AllocatedContext
+	var backend malgo.Backend
+	backends := cfg.Backends
+	if len(backends) == 0 {
+		backends = osBackends()
+	}
+	for _, b := range backends {
+		var list []malgo.Backend
+		if b != backendAny {
+			list = []malgo.Backend{b}
+		}
+		actx, err = malgo.InitContext(list, malgo.ContextConfig{
+			Pulse: malgo.PulseContextConfig{PApplicationName: &appName[0]},
+		}, func(msg string) {
+			log.Debug("miniaudio", "msg", strings.TrimSpace(msg))
+		})
+		if err == nil {
+			backend = b
+			break
+		}
+		log.Debug("audio backend unavailable", "backend", backendName(b), "err", err)
+	}
 	pin.Unpin()
 	if err != nil {
 		return nil, kindErr(ErrNoDevice, "no audio system found (%v): install or start one (Windows: check the Windows Audio service; Linux: PulseAudio, PipeWire or ALSA)", err)
@@ -233,6 +296,7 @@ func New(cfg Config, log *slog.Logger) (*Recorder, error) {
 		cfg:      cfg,
 		log:      log,
 		actx:     actx,
+		backend:  backendName(backend),
 		keepOpen: cfg.PreRoll > 0,
 		checkCh:  make(chan struct{}, 1),
 		limitCh:  make(chan struct{}, 1),
@@ -742,7 +806,7 @@ func (r *Recorder) openLocked() error {
 		return openError(name, err, infos)
 	}
 	r.dev, r.devName = dev, name
-	r.log.Info("microphone open", "device", name, "rate", rate,
+	r.log.Info("microphone open", "device", name, "backend", r.backend, "rate", rate,
 		"device_rate", dev.CaptureInternalSampleRate(), "device_channels", dev.CaptureInternalChannels(),
 		"preroll", r.cfg.PreRoll)
 	return nil

@@ -3,6 +3,7 @@ package audio
 import (
 	"errors"
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -377,5 +378,29 @@ func BenchmarkFirstSampleLatency(b *testing.B) {
 			}
 			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "first-sample-ms")
 		})
+	}
+}
+
+// The backend that opened is named in the log, so a user's report says whether
+// WASAPI or a fallback captured.
+func TestRecorderNamesItsBackend(t *testing.T) {
+	tests := []struct {
+		name     string
+		backends []malgo.Backend
+		want     string
+	}{
+		{name: "null device", backends: []malgo.Backend{BackendNull}, want: "Null"},
+		{name: "first that opens", backends: []malgo.Backend{malgo.BackendCoreaudio, BackendNull}, want: "Null"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRecorder(t, Config{Backends: tt.backends})
+			if r.backend != tt.want {
+				t.Errorf("backend = %q, want %q", r.backend, tt.want)
+			}
+		})
+	}
+	if b := osBackends(); runtime.GOOS == "linux" && b[0] != malgo.BackendPulseaudio {
+		t.Errorf("osBackends() = %v, want PulseAudio first, as miniaudio orders them", b)
 	}
 }

@@ -112,7 +112,8 @@ func (b *osBackend) send(keys []keyEvent) error {
 
 func (b *osBackend) save(ctx context.Context) (*snapshot, error) { return saveClipboard(ctx, b.log) }
 
-func (b *osBackend) write(ctx context.Context, text string) (*ownership, error) {
+// write owns the clipboard with text; temporary makes no difference here.
+func (b *osBackend) write(ctx context.Context, text string, _ bool) (*ownership, error) {
 	return writeClipboard(ctx, text)
 }
 

@@ -300,7 +300,10 @@ func (b *osBackend) setMarkers(have map[uint32]bool) error {
 	return nil
 }
 
-func (b *osBackend) write(ctx context.Context, text string) (*ownership, error) {
+// write owns the clipboard with text. Temporary text (pasted, then replaced by
+// what the clipboard held) is kept out of history and monitors; the text of
+// clipboard mode is the user's to paste, an ordinary copy.
+func (b *osBackend) write(ctx context.Context, text string, temporary bool) (*ownership, error) {
 	u, err := windows.UTF16FromString(text)
 	if err != nil {
 		return nil, fmt.Errorf("text contains a NUL character: %w", err)
@@ -312,6 +315,9 @@ func (b *osBackend) write(ctx context.Context, text string) (*ownership, error) 
 		}
 		if err := setGlobal(cfUnicodeText, data); err != nil {
 			return err
+		}
+		if !temporary {
+			return nil
 		}
 		return b.setMarkers(nil)
 	})

@@ -133,7 +133,7 @@ func (p *Paster) typeOut(ctx context.Context, res Result, opt Options) (Result, 
 }
 
 func (p *Paster) leaveOnClipboard(ctx context.Context, res Result, why error) (Result, error) {
-	if _, err := p.os.write(ctx, res.Text); err != nil {
+	if _, err := p.os.write(ctx, res.Text, false); err != nil {
 		return res, fmt.Errorf("cannot type the text (%v) nor put it on the clipboard: %w", why, err)
 	}
 	res.OnClipboard = true
@@ -148,7 +148,7 @@ func (p *Paster) Copy(ctx context.Context, text string) error {
 	if p.closed {
 		return errors.New("output: paster closed")
 	}
-	if _, err := p.os.write(ctx, text); err != nil {
+	if _, err := p.os.write(ctx, text, false); err != nil {
 		return fmt.Errorf("put the text on the clipboard: %w", err)
 	}
 	return nil

@@ -21,12 +21,12 @@ func (b *osBackend) pasteStyle(target uint64) pasteStyle {
 // so that is offered too.
 func (b *osBackend) writeFor(ctx context.Context, text string, target uint64, style pasteStyle) (*ownership, error) {
 	if b.owner == nil {
-		return b.write(ctx, text)
+		return b.write(ctx, text, true)
 	}
 	o, err := b.owner.offer(text, target, style == pasteShiftInsert)
 	if err != nil {
 		b.log.Warn("cannot serve the clipboard ourselves; restoring after a fixed delay", "err", err)
-		return b.write(ctx, text)
+		return b.write(ctx, text, true)
 	}
 	return &ownership{lost: o.lost, read: o.read, primary: o.primary}, nil
 }

@@ -7,7 +7,7 @@ import "context"
 func (b *osBackend) pasteStyle(uint64) pasteStyle { return pasteCtrlV }
 
 func (b *osBackend) writeFor(ctx context.Context, text string, _ uint64, _ pasteStyle) (*ownership, error) {
-	return b.write(ctx, text)
+	return b.write(ctx, text, true)
 }
 
 func (b *osBackend) pasteSeq(pasteStyle) []keyEvent { return nil }

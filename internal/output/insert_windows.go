@@ -292,12 +292,12 @@ func (b *osBackend) pasteStyle(target uint64) pasteStyle {
 
 func (b *osBackend) writeFor(ctx context.Context, text string, _ uint64, _ pasteStyle) (*ownership, error) {
 	if b.render == nil {
-		return b.write(ctx, text)
+		return b.write(ctx, text, true)
 	}
 	own, err := b.render.offer(ctx, b, text)
 	if err != nil {
 		b.log.Warn("cannot use delayed rendering; restoring after a fixed delay", "err", err)
-		return b.write(ctx, text)
+		return b.write(ctx, text, true)
 	}
 	return own, nil
 }

@@ -204,7 +204,8 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 		return res, nil
 	}
 	if p.mode == ModeClipboard {
-		if _, err := p.os.write(ctx, res.Text); err != nil {
+		// The user pastes this text: an ordinary copy, kept in clipboard history.
+		if _, err := p.os.write(ctx, res.Text, false); err != nil {
 			return res, fmt.Errorf("put the text on the clipboard: %w", err)
 		}
 		res.OnClipboard = true

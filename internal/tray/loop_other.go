@@ -13,8 +13,9 @@ import (
 
 // startLoop publishes the tray on the session bus, then calls onReady to
 // build the menu. systray's D-Bus handlers run on godbus's goroutines, so no
-// thread of ours has to run a loop.
-func startLoop(onReady func(), log *slog.Logger) (stop func(), err error) {
+// thread of ours has to run a loop. Nothing outside closes a D-Bus tray, so
+// the second argument (called when something does) is unused.
+func startLoop(onReady, _ func(), log *slog.Logger) (stop func(), err error) {
 	// Check the bus first: without one systray only logs, and its end
 	// function would then dereference a nil connection.
 	probe, err := dbus.SessionBusPrivateNoAutoStartup()

@@ -286,7 +286,7 @@ func (t *Tray) Start() error {
 	stopLoop, err := startLoop(func() {
 		t.build()
 		close(ready)
-	}, t.log)
+	}, t.closedOutside, t.log)
 	if err != nil {
 		t.shutdown(stopLoop)
 		return fmt.Errorf("start tray: %w", err)
@@ -338,6 +338,27 @@ func (t *Tray) build() {
 	t.built = true
 	t.applyState()
 	t.applyMenu()
+}
+
+// closedOutside is called when something other than Close ended the tray
+// (Windows: WM_CLOSE from taskkill or an installer, the end of the session):
+// the system asks the app to quit, so it gets Quit as if from the menu. It
+// must not block the tray's loop.
+func (t *Tray) closedOutside() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	t.log.Info("tray window closed by the system; quitting")
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		select {
+		case t.actions <- Action{Kind: Quit}:
+		case <-t.stop:
+		}
+	}()
 }
 
 func (t *Tray) watchFixed(item *systray.MenuItem, kind ActionKind) {

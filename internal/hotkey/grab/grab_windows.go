@@ -57,6 +57,7 @@ var (
 const (
 	wmDestroy           = 0x0002
 	wmClose             = 0x0010
+	wmStop              = 0x8000 + 1 // WM_APP+1: Close ends the window with it
 	wmQuit              = 0x0012
 	wmDisplayChange     = 0x007E
 	wmPowerBroadcast    = 0x0218
@@ -333,6 +334,11 @@ func (s *osState) wndProc(hwnd, msg, wParam, lParam uintptr) uintptr {
 	case wmDisplayChange:
 		s.renew("display changed")
 	case wmClose:
+		// taskkill and installers send WM_CLOSE to every top-level window of
+		// an app to ask it to quit; the tray decides that. Closing here would
+		// leave the app running without its hotkeys.
+		return 0
+	case wmStop:
 		if s.sessionNotify {
 			procWTSUnRegisterSessionNoti.Call(hwnd)
 		}
@@ -367,7 +373,7 @@ func (s *osState) resumed() <-chan string { return s.changes }
 func (s *osState) close() error {
 	s.once.Do(func() {
 		if s.hwnd != 0 {
-			procPostMessageW.Call(s.hwnd, wmClose, 0, 0) // the window ends the loop when destroyed
+			procPostMessageW.Call(s.hwnd, wmStop, 0, 0) // the window ends the loop when destroyed
 		} else {
 			procPostThreadMessageW.Call(uintptr(s.thread), wmQuit, 0, 0)
 		}

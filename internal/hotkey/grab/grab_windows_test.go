@@ -180,3 +180,20 @@ func TestHookRenewedOnUnlock(t *testing.T) {
 	expectEdge(t, gr, false)
 	send(t, "-lwin")
 }
+
+// taskkill and installers send WM_CLOSE to all of an app's windows; the
+// hotkeys must survive it (the tray decides whether the app quits).
+func TestHookSurvivesWMClose(t *testing.T) {
+	g := hookGrabber(t)
+	procPostMessageW.Call(g.os.hwnd, wmClose, 0, 0)
+	time.Sleep(200 * time.Millisecond)
+	gr, err := g.Grab(hotkey.MustParse("ctrl+win"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gr.Release()
+	send(t, "+lctrl", "+lwin")
+	expectEdge(t, gr, true)
+	send(t, "-lwin", "-lctrl")
+	expectEdge(t, gr, false)
+}

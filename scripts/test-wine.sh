@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The Windows build under wine: its unit tests (scripts/wine-test.sh), then the
+# installed app end to end (TestWine* in wine_*linux_test.go). Run through
+# scripts/testenv.sh (make test-wine does; scripts/test.sh runs it too), after
+# make installer. Ends with a line "wine: N passed, M failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export WHISPERKEY_ENGINE_DIR="${WHISPERKEY_ENGINE_DIR:-$PWD/build/engine/cpu}"
+LOG=$(mktemp)
+trap 'rm -f "$LOG" "$LOG.e2e"' EXIT
+bash scripts/wine-test.sh 2>&1 | tee "$LOG"
+units=${PIPESTATUS[0]}
+WINE_TEST_DISPLAY="$DISPLAY" bash scripts/wine-test.sh ./internal/tray 2>&1 | tee -a "$LOG"
+[ "${PIPESTATUS[0]}" -eq 0 ] || units=1
+go test -count=1 -timeout 20m -v -run '^TestWine' . 2>&1 | tee "$LOG.e2e"
+e2e=${PIPESTATUS[0]}
+# Leaf results: wine-test.sh's "ok/FAIL  pkg" lines and TestWine's subtests; a
+# failure outside them (setup, build) counts once.
+passed=$(( $(grep -c '^ok    ' "$LOG") + $(grep -c '^    --- PASS: TestWine' "$LOG.e2e") ))
+f_units=$(grep -c '^FAIL  ' "$LOG")
+f_e2e=$(grep -c '^    --- FAIL: TestWine' "$LOG.e2e")
+[ "$units" -ne 0 ] && [ "$f_units" -eq 0 ] && f_units=1
+[ "$e2e" -ne 0 ] && [ "$f_e2e" -eq 0 ] && f_e2e=1
+failed=$((f_units + f_e2e))
+echo "wine: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
