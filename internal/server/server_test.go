@@ -303,7 +303,7 @@ func TestBadRequestsKeepServing(t *testing.T) {
 		param   string
 		says    string
 	}{
-		{"text file", []part{file("notes.txt", []byte("this is not audio, just some words in a text file\n"))}, "", false, 400, "file", "not a WAV file"},
+		{"text file", []part{file("notes.txt", []byte("this is not audio, just some words in a text file\n"))}, "", false, 400, "file", "is not audio"},
 		{"WAV cut inside its header", []part{file("cut.wav", wav[:30])}, "", false, 400, "file", "cut short"},
 		{"WAV cut after its header", []part{file("cut.wav", wav[:44])}, "", false, 400, "file", "cut short"},
 		{"damaged FLAC", []part{file("a.flac", append([]byte("fLaC\x00\x00\x00\x22"), make([]byte, 64)...))}, "", false, 400, "file", "FLAC"},

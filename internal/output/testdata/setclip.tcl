@@ -10,4 +10,7 @@ fileevent stdin readable {
     read stdin
     if {[eof stdin]} { exit 0 }
 }
+# Tk sends its claim on the clipboard from the event loop: flush it before
+# saying READY, or a test's own write can race ahead of it and be taken back.
+update
 puts READY
