@@ -1,0 +1,128 @@
+package desktop
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/history"
+	"github.com/whisperkey/whisperkey/internal/indicator"
+	"github.com/whisperkey/whisperkey/internal/output"
+)
+
+// fakeIndicator notes what it was shown and counts level updates.
+type fakeIndicator struct {
+	mu     sync.Mutex
+	shown  []string
+	levels int
+	closed bool
+}
+
+func (f *fakeIndicator) Show(s indicator.State, text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.shown = append(f.shown, strings.TrimSpace(s.String()+" "+text))
+}
+func (f *fakeIndicator) SetLevel(float32) { f.mu.Lock(); f.levels++; f.mu.Unlock() }
+func (f *fakeIndicator) Hide()            { f.mu.Lock(); f.shown = append(f.shown, "hidden"); f.mu.Unlock() }
+func (f *fakeIndicator) Close() error     { f.closed = true; return nil }
+func (f *fakeIndicator) levelCount() int  { f.mu.Lock(); defer f.mu.Unlock(); return f.levels }
+
+// A dictation's states reach the indicator; the level ticker runs only while
+// recording and stops with Close (goleak checks); pasted text and text left
+// on the clipboard go to Recent, and the not-pasted case is told twice.
+func TestDictationShownOnIndicator(t *testing.T) {
+	d := testDesk(t, "http://127.0.0.1:1")
+	store, err := config.New(t.TempDir()+"/config.yaml", config.Options{}, testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	d.store = store
+	d.svc = nil
+	ind, note := &fakeIndicator{}, &fakeNotifier{}
+	d.trust = trust{ind: ind, note: note, level: func() float32 { return 0.5 }}
+	d.setHistory(config.Defaults())
+
+	steps := []struct {
+		e         app.Event
+		want      string
+		ticking   bool
+		recentLen int
+	}{
+		{app.Event{State: app.Recording, Message: "Recording…"}, "recording", true, 0},
+		{app.Event{State: app.Transcribing, Message: "Transcribing…"}, "transcribing", false, 0},
+		{app.Event{State: app.Idle, Message: "Ready", Text: "first dictation"}, "hidden", false, 1},
+		{app.Event{State: app.Recording}, "recording", true, 1},
+		{app.Event{State: app.Idle, Message: "Nothing heard"}, "nothing heard", false, 1},
+		{app.Event{State: app.Error, Message: "Transcription failed: engine gone", Err: fmt.Errorf("x")}, "error Transcription failed", false, 1},
+		{app.Event{State: app.Error, Message: output.ErrNotRead.Error(), Err: output.ErrNotRead, Text: "second dictation"}, "error " + notPasted, false, 2},
+	}
+	for i, s := range steps {
+		d.showOnIndicator(s.e)
+		if s.e.State == app.Idle && s.e.Text != "" {
+			d.remember(s.e.Text)
+		}
+		if s.e.State == app.Error && s.e.Text != "" {
+			d.remember(s.e.Text)
+		}
+		if got := ind.shown[len(ind.shown)-1]; !strings.EqualFold(got, s.want) {
+			t.Errorf("step %d: indicator shows %q, want %q", i, got, s.want)
+		}
+		if ticking := d.trust.feeding != nil; ticking != s.ticking {
+			t.Errorf("step %d: level ticker running %v, want %v", i, ticking, s.ticking)
+		}
+		if s.ticking {
+			deadline := time.Now().Add(2 * time.Second)
+			for ind.levelCount() == 0 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if ind.levelCount() == 0 {
+				t.Errorf("step %d: no level reached the indicator while recording", i)
+			}
+		}
+		if n := len(d.recentItems()); n != s.recentLen {
+			t.Errorf("step %d: %d recent dictations, want %d", i, n, s.recentLen)
+		}
+	}
+	items := d.recentItems()
+	if got := []string{items[0].Label, items[1].Label}; !slices.Equal(got, []string{"second dictation", "first dictation"}) {
+		t.Errorf("Recent lists %q, want the newest first", got)
+	}
+	d.showOnIndicator(app.Event{State: app.Recording})
+	d.closeTrust()
+	if !ind.closed || d.trust.feeding != nil {
+		t.Error("closeTrust left the indicator open or the level ticker running")
+	}
+}
+
+// keep_on_disk moves the kept dictations into the file and back out, and
+// turning it off deletes the file.
+func TestHistoryFollowsKeepOnDisk(t *testing.T) {
+	d := testDesk(t, "http://127.0.0.1:1")
+	d.opt.StateDir = t.TempDir()
+	d.svc = nil
+	d.setHistory(config.Defaults())
+	if _, err := d.trust.recent.Add("kept in memory", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	on := config.Defaults()
+	on.Trust.KeepOnDisk = true
+	d.reconfigureTrust(config.Defaults(), on)
+	got, err := history.Read(history.Path(d.opt.StateDir))
+	if err != nil || len(got) != 1 || got[0].Text != "kept in memory" {
+		t.Fatalf("file after keep_on_disk on: %v %v, want the one dictation", got, err)
+	}
+	d.reconfigureTrust(on, config.Defaults())
+	if got, err := history.Read(history.Path(d.opt.StateDir)); err != nil || len(got) != 0 {
+		t.Fatalf("file after keep_on_disk off: %v %v, want none", got, err)
+	}
+	if n := len(d.trust.recent.Entries()); n != 1 {
+		t.Errorf("%d dictations in memory after keep_on_disk off, want 1", n)
+	}
+}
