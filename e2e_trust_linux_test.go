@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -285,5 +286,54 @@ func TestIndicatorRecentNotificationsAndLogin(t *testing.T) {
 		if strings.Contains(strings.ToLower(string(log)), secret) {
 			t.Errorf("the app log contains the dictated word %q", secret)
 		}
+	}
+}
+
+// A target that ignores the paste: the app does not claim success. The
+// indicator shows the error, a "Text not pasted" notification arrives, the
+// text stays on the clipboard, and Recent keeps it.
+func TestNotPastedTellsTheUser(t *testing.T) {
+	desktopSession(t)
+	notes := startNotificationServer(t)
+	wav := micWAV(t, dictated)
+	a := startApp(t, "indicator: bottom\nnotifications: true\n")
+
+	cmd := exec.Command("wish", filepath.Join(testenv.RepoRoot(t), "internal", "output", "testdata", "lazy.tcl"))
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "READY ") {
+		t.Fatalf("lazy target did not start: %q", sc.Text())
+	}
+	xdo(t, "windowfocus", "--sync", strings.TrimPrefix(sc.Text(), "READY "))
+	setClipboard(t, clipFirst)
+
+	holdAndSay(t, wav)
+	// The error shows for a moment (indicator.Config.FlashFor): watch for it.
+	errRed := indicator.DotColour(indicator.Error)
+	shown := 0
+	for deadline := time.Now().Add(60 * time.Second); shown < 50 && time.Now().Before(deadline); {
+		shown, _ = testenv.PixelsOf(testenv.Screenshot(t), errRed)
+	}
+	if shown < 50 {
+		t.Errorf("the indicator never showed the error: %d pixels of its error colour", shown)
+	}
+	note := notes.wait(t, "Text not pasted", 10*time.Second)
+	t.Logf("notified %q; the indicator showed the error (%d pixels)", note, shown)
+	clip := clipboardText(t)
+	if wer := whisper.WordErrorRate(dictated, clip); wer > 0.15 {
+		t.Errorf("clipboard holds %q (WER %.2f), want the dictation waiting there", clip, wer)
+	}
+	a.waitStatus(t, "Ctrl+V", 5*time.Second)
+	root, err := a.menu.Layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recent, err := root.Find("Recent"); err != nil || len(recent.Labels()) != 1 {
+		t.Errorf("Recent after a text that was not pasted: %v, %v; want it listed", recent.Labels(), err)
 	}
 }
