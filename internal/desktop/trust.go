@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/app"
@@ -30,7 +31,10 @@ const notPasted = "Not pasted — press Ctrl+V"
 // notifications, the recent dictations and the start-at-login entry. Each
 // may be nil (turned off, or unavailable here). Only the run loop uses it.
 type trust struct {
-	ind     Indicator
+	ind Indicator
+	// note is also read by the dictation goroutine (a remote engine's
+	// fallback message), hence noteMu.
+	noteMu  sync.Mutex
 	note    Notifier
 	recent  History
 	login   StartAtLogin
@@ -67,9 +71,17 @@ func (d *desk) closeTrust() {
 		_ = d.trust.ind.Close()
 		d.trust.ind = nil
 	}
-	if d.trust.note != nil {
-		_ = d.trust.note.Close()
-		d.trust.note = nil
+	d.swapNotifier(nil)
+}
+
+// swapNotifier installs n (nil for none) and closes the one it replaces.
+func (d *desk) swapNotifier(n Notifier) {
+	d.trust.noteMu.Lock()
+	old := d.trust.note
+	d.trust.note = n
+	d.trust.noteMu.Unlock()
+	if old != nil {
+		_ = old.Close()
 	}
 }
 
@@ -84,10 +96,7 @@ func (d *desk) reconfigureTrust(from, to config.Config) {
 		d.setIndicator(to)
 	}
 	if from.Trust.Notifications != to.Trust.Notifications {
-		if d.trust.note != nil {
-			_ = d.trust.note.Close()
-			d.trust.note = nil
-		}
+		d.swapNotifier(nil)
 		d.setNotifier(to)
 	}
 	if from.Trust.KeepOnDisk != to.Trust.KeepOnDisk {
@@ -115,7 +124,7 @@ func (d *desk) setNotifier(cfg config.Config) {
 		d.log.Warn("no desktop notifications", "err", err)
 		return
 	}
-	d.trust.note = n
+	d.swapNotifier(n)
 }
 
 // setHistory makes the recent dictations live in memory, or in the state
@@ -152,8 +161,11 @@ func (d *desk) setHistory(cfg config.Config) {
 
 // tell shows m as a notification, when they are on.
 func (d *desk) tell(m notify.Message) {
-	if d.trust.note != nil {
-		d.trust.note.Notify(m)
+	d.trust.noteMu.Lock()
+	n := d.trust.note
+	d.trust.noteMu.Unlock()
+	if n != nil {
+		n.Notify(m)
 	}
 }
 

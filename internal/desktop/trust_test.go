@@ -46,7 +46,7 @@ func TestDictationShownOnIndicator(t *testing.T) {
 	d.store = store
 	d.svc = nil
 	ind, note := &fakeIndicator{}, &fakeNotifier{}
-	d.trust = trust{ind: ind, note: note, level: func() float32 { return 0.5 }}
+	d.trust.ind, d.trust.note, d.trust.level = ind, note, func() float32 { return 0.5 }
 	d.setHistory(config.Defaults())
 
 	steps := []struct {
@@ -124,5 +124,21 @@ func TestHistoryFollowsKeepOnDisk(t *testing.T) {
 	}
 	if n := len(d.trust.recent.Entries()); n != 1 {
 		t.Errorf("%d dictations in memory after keep_on_disk off, want 1", n)
+	}
+}
+
+// A remote engine's fallback message reaches the user as a notification.
+func TestRemoteFallbackIsNotified(t *testing.T) {
+	d := testDesk(t, "http://127.0.0.1:1")
+	note := &fakeNotifier{}
+	d.trust.note = note
+	dict := newDictation(&namedEngine{name: "local"})
+	failing := func(_ config.Config, local Engine, tell func(string)) (Engine, error) {
+		tell("the remote server failed; dictating on this computer")
+		return local, nil
+	}
+	dict.configure(config.Defaults(), failing, d.remoteNotice, testLog(t))
+	if len(note.got) != 1 || !strings.Contains(note.got[0], "the remote server failed") {
+		t.Errorf("notifications %q, want the remote engine's message", note.got)
 	}
 }
