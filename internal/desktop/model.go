@@ -101,7 +101,7 @@ func (d *desk) onPulled(ctx context.Context, r pullResult) {
 	switch {
 	case r.err != nil && waiting:
 		d.modelErr = r.err
-		d.tell(notify.Message{Kind: notify.KindModelDownloaded, Summary: "WhisperKey has no speech model", Body: missingModelText(r.name, r.err)})
+		d.tell(notify.NoModel(missingModelText(r.name, r.err)))
 	case r.err != nil:
 		defer d.status(tray.StateError, fmt.Sprintf("Download of %s failed: %v", r.name, r.err)) // after the refresh, so it stays visible
 	case waiting:

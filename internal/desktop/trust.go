@@ -171,7 +171,7 @@ func (d *desk) tell(m notify.Message) {
 
 // remoteNotice is the remote engine's fallback message, as a notification.
 func (d *desk) remoteNotice(msg string) {
-	d.tell(notify.Message{Kind: notify.KindEngineRestarted, Summary: "Dictating on this computer", Body: msg})
+	d.tell(notify.RemoteFallback(msg))
 }
 
 // showOnIndicator shows a dictation's state on the indicator.
