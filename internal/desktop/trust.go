@@ -11,6 +11,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/autostart"
+	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/history"
@@ -332,14 +333,21 @@ func (d *desk) onMicEvent(e audio.Event) {
 // checkGPUUsed tells the user when a GPU was found but the engine runs on
 // the CPU although the config did not ask for it.
 func (d *desk) checkGPUUsed(cfg config.Config) {
-	l := d.svc.Current()
+	if reason, ok := gpuNotUsed(d.svc.Current(), cfg); ok {
+		d.tell(notify.GPUNotUsed(reason, d.opt.GuidePath))
+	}
+}
+
+// gpuNotUsed says why l runs on the CPU when an NVIDIA or AMD GPU was found
+// and cfg did not ask for the CPU; ok is false otherwise.
+func gpuNotUsed(l *backend.Loaded, cfg config.Config) (reason string, ok bool) {
 	if l == nil || l.Spec.Device != config.DeviceCPU || cfg.Engine.Device == config.DeviceCPU {
-		return
+		return "", false
 	}
 	for _, g := range l.Report.GPUs {
 		if g.Vendor == gpu.NVIDIA || g.Vendor == gpu.AMD {
-			d.tell(notify.GPUNotUsed(l.Message, d.opt.GuidePath))
-			return
+			return l.Message, true
 		}
 	}
+	return "", false
 }

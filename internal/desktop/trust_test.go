@@ -9,7 +9,10 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/history"
 	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/output"
@@ -140,5 +143,33 @@ func TestRemoteFallbackIsNotified(t *testing.T) {
 	dict.configure(config.Defaults(), failing, d.remoteNotice, testLog(t))
 	if len(note.got) != 1 || !strings.Contains(note.got[0], "the remote server failed") {
 		t.Errorf("notifications %q, want the remote engine's message", note.got)
+	}
+}
+
+// "GPU not used" is told only when an NVIDIA or AMD GPU was found, the
+// engine runs on the CPU, and the config did not ask for the CPU.
+func TestGPUNotUsed(t *testing.T) {
+	nvidia := gpu.Report{GPUs: []gpu.GPU{{Vendor: gpu.NVIDIA, Name: "GeForce RTX 3060"}}}
+	intel := gpu.Report{GPUs: []gpu.GPU{{Vendor: gpu.Intel, Name: "UHD 630"}}}
+	const why = "CUDA 12 libraries not found — using CPU mode"
+	tests := []struct {
+		name   string
+		loaded *backend.Loaded
+		device string
+		want   bool
+	}{
+		{"no model", nil, config.DeviceAuto, false},
+		{"NVIDIA found, CPU used", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cpu"}, Message: why}, config.DeviceAuto, true},
+		{"NVIDIA found, CPU asked for", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cpu"}, Message: why}, config.DeviceCPU, false},
+		{"NVIDIA used", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cuda"}}, config.DeviceAuto, false},
+		{"only an Intel GPU", &backend.Loaded{Report: intel, Spec: engine.Spec{Device: "cpu"}}, config.DeviceAuto, false},
+	}
+	for _, tt := range tests {
+		cfg := config.Defaults()
+		cfg.Engine.Device = tt.device
+		reason, ok := gpuNotUsed(tt.loaded, cfg)
+		if ok != tt.want || ok && reason != why {
+			t.Errorf("%s: told %v (%q), want %v", tt.name, ok, reason, tt.want)
+		}
 	}
 }
