@@ -199,15 +199,16 @@ func TestIndicatorRecentNotificationsAndLogin(t *testing.T) {
 	}
 
 	// The Recent submenu lists the dictation; choosing it copies it.
-	root, err := a.menu.Layout()
-	if err != nil {
-		t.Fatal(err)
+	var labels []string
+	for deadline := time.Now().Add(5 * time.Second); len(labels) == 0 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		root, err := a.menu.Layout()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if recent, err := root.Find("Recent"); err == nil {
+			labels = recent.Labels()
+		}
 	}
-	recent, err := root.Find("Recent")
-	if err != nil {
-		t.Fatalf("no Recent submenu: %v (menu %v)", err, root.Labels())
-	}
-	labels := recent.Labels()
 	if len(labels) != 1 || !strings.HasPrefix(got, strings.TrimSuffix(labels[0], "…")) {
 		t.Fatalf("Recent lists %q, want the start of %q", labels, got)
 	}
@@ -236,9 +237,15 @@ func TestIndicatorRecentNotificationsAndLogin(t *testing.T) {
 	if b, _ := os.ReadFile(entry); !strings.Contains(string(b), binary(t)) {
 		t.Errorf("autostart entry does not start the app (%s):\n%s", binary(t), b)
 	}
-	root, _ = a.menu.Layout()
-	if n, err := root.Find("Start at login"); err != nil || !n.Checked {
-		t.Errorf("Start at login is not checked after turning it on (%v)", err)
+	// The entry is written before the menu is rebuilt: wait for the check.
+	checked := false
+	for deadline := time.Now().Add(5 * time.Second); !checked && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		root, _ := a.menu.Layout()
+		n, err := root.Find("Start at login")
+		checked = err == nil && n.Checked
+	}
+	if !checked {
+		t.Error("Start at login is not checked after turning it on")
 	}
 	if err := a.menu.Click("Start at login"); err != nil {
 		t.Fatal(err)
