@@ -30,10 +30,12 @@ type pullResult struct {
 
 func (d *desk) backendOptions(cfg config.Config) backend.Options {
 	sample, _ := backend.SelfTestSample()
+	eng := d.opt.Engine
+	eng.OnRestart = func(error) { d.tell(notify.EngineCrashed("")) } // the cause is in the log
 	return backend.Options{
 		EngineRoot: d.opt.EngineRoot, StateDir: d.opt.StateDir, Device: cfg.Engine.Device,
 		DeviceIndex: cfg.Engine.DeviceIndex, ComputeType: cfg.Engine.ComputeType, Threads: cfg.Engine.CPUThreads,
-		Sample: sample, Engine: d.opt.Engine,
+		Sample: sample, Engine: eng,
 	}
 }
 

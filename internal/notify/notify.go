@@ -97,7 +97,7 @@ func GPUNotUsed(reason, guideURL string) Message {
 
 // EngineCrashed says the transcription engine stopped and was started again.
 func EngineCrashed(detail string) Message {
-	body := "The transcription engine stopped unexpectedly and was restarted; the last dictation may be lost."
+	body := "The transcription engine stopped unexpectedly and was restarted; the dictation in progress was sent to it again."
 	if detail != "" {
 		body += " (" + detail + ")"
 	}
