@@ -52,7 +52,9 @@ type levelFeed struct {
 // startTrust builds the trust parts for cfg; a part that cannot start is
 // logged and left out, never stopping the app.
 func (d *desk) startTrust(cfg config.Config) {
-	d.trust.level = d.recorder.Level
+	if d.recorder != nil {
+		d.trust.level = d.recorder.Level
+	}
 	d.setIndicator(cfg)
 	d.setNotifier(cfg)
 	d.setHistory(cfg)

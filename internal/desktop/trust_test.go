@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/history"
 	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/output"
+	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
 // fakeIndicator notes what it was shown and counts level updates.
@@ -171,5 +173,36 @@ func TestGPUNotUsed(t *testing.T) {
 		if ok != tt.want || ok && reason != why {
 			t.Errorf("%s: told %v (%q), want %v", tt.name, ok, reason, tt.want)
 		}
+	}
+}
+
+// A config change rebuilds only the parts whose keys changed: the indicator
+// comes and goes with `indicator`, notifications with `notifications`.
+func TestTrustFollowsConfig(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" {
+		testenv.Require(t, "an X display for the indicator", "run through scripts/testenv.sh")
+	}
+	d := testDesk(t, "http://127.0.0.1:1")
+	off := config.Defaults()
+	off.Trust.Indicator, off.Trust.Notifications = config.IndicatorOff, false
+	d.startTrust(off)
+	defer d.closeTrust()
+	if d.trust.ind != nil || d.trust.note != nil {
+		t.Fatalf("indicator %v, notifier %v with both off", d.trust.ind, d.trust.note)
+	}
+	on := off
+	on.Trust.Indicator = config.IndicatorBottom
+	d.reconfigureTrust(off, on)
+	if d.trust.ind == nil {
+		t.Fatal("no indicator after indicator: bottom")
+	}
+	ind := d.trust.ind
+	d.reconfigureTrust(on, on)
+	if d.trust.ind != ind {
+		t.Error("an unchanged indicator key rebuilt the indicator")
+	}
+	d.reconfigureTrust(on, off)
+	if d.trust.ind != nil {
+		t.Error("the indicator stayed after indicator: off")
 	}
 }
