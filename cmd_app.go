@@ -68,6 +68,10 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own executable: %w", err)
+	}
 	g, err := grab.New(log)
 	if err != nil {
 		return fmt.Errorf("hotkeys: %w", err)
@@ -82,7 +86,7 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, StateDir: env.stateDir,
 		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
 		LogPath: logPath, Grabber: g, Version: version, LogLevel: level, Verbose: *verbose,
-		Remote: remoteEngine(nil, log), SpeechDetector: speech,
+		Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech,
 	}, log)
 	if err != nil {
 		log.Error("WhisperKey stopped", "err", err)
@@ -109,9 +113,9 @@ func installedDoc(name, anchor string) string {
 
 // remoteEngine is desktop's RemoteEngine: with remote.url set, dictation goes
 // to that server first and falls back to the local engine, telling the user
-// once per outage through notify (nil for none).
-func remoteEngine(notify func(msg string), log *slog.Logger) desktop.RemoteEngine {
-	return func(cfg config.Config, local desktop.Engine) (desktop.Engine, error) {
+// once per outage through notify (desktop's notifications).
+func remoteEngine(log *slog.Logger) desktop.RemoteEngine {
+	return func(cfg config.Config, local desktop.Engine, notify func(msg string)) (desktop.Engine, error) {
 		if cfg.Remote.URL == "" {
 			return local, nil
 		}

@@ -28,6 +28,7 @@ import (
 // Model menu's retry item downloads the model and dictation is ready.
 func TestFirstRunOffline(t *testing.T) {
 	desktopSession(t)
+	notes := startNotificationServer(t)
 	hub := hubtest.New(map[string]string{"Systran/faster-whisper-tiny.en": testenv.Model(t, "tiny.en")})
 	defer hub.Close()
 	// The "network": nothing listens on this address until it comes back.
@@ -97,6 +98,7 @@ func TestFirstRunOffline(t *testing.T) {
 			t.Errorf("status %q does not say %q", status, want)
 		}
 	}
+	t.Logf("notified %q", notes.wait(t, "WhisperKey has no speech model", 10*time.Second))
 	select {
 	case err := <-exited:
 		t.Fatalf("the app exited with no model and no network: %v", err)
@@ -115,9 +117,13 @@ func TestFirstRunOffline(t *testing.T) {
 	if err := a.menu.Click("Model", "tiny.en — retry download"); err != nil {
 		t.Fatal(err)
 	}
-	status = a.waitStatus(t, "ready", 120*time.Second)
+	// "· ready", as the failure text's "already" would match "ready".
+	status = a.waitStatus(t, "· ready", 120*time.Second)
 	if !strings.Contains(status, "model tiny.en") {
 		t.Fatalf("after the retry: status %q, want tiny.en ready", status)
+	}
+	if n := notes.wait(t, "Model downloaded", 10*time.Second); !strings.Contains(n, "tiny.en") {
+		t.Errorf("download notification %q does not name tiny.en", n)
 	}
 	root, err := a.menu.Layout()
 	if err != nil {

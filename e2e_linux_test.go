@@ -278,6 +278,7 @@ func micWAV(t testing.TB, text string) string {
 
 func TestPushToTalk(t *testing.T) {
 	desktopSession(t)
+	notes := startNotificationServer(t)
 	wav := micWAV(t, dictated)
 	cases := []struct {
 		name   string
@@ -287,6 +288,8 @@ func TestPushToTalk(t *testing.T) {
 		wantPasted bool
 		// wantClip: the clipboard afterwards; "" means what it held before.
 		wantClip string
+		// wantNote: the summary of a notification the user must get.
+		wantNote string
 	}{
 		{name: "hold, speak, release", wantPasted: true,
 			act: func(t *testing.T, a *runningApp) { holdAndSay(t, wav) }},
@@ -316,7 +319,7 @@ func TestPushToTalk(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 			xdo(t, "keyup", "ctrl+shift+F9")
 		}},
-		{name: "engine worker killed during transcription", wantPasted: true, act: func(t *testing.T, a *runningApp) {
+		{name: "engine worker killed during transcription", wantPasted: true, wantNote: "Engine restarted", act: func(t *testing.T, a *runningApp) {
 			holdAndSay(t, wav)
 			a.waitStatus(t, "Transcribing", 5*time.Second)
 			if err := syscall.Kill(a.workerPID(t), syscall.SIGKILL); err != nil {
@@ -342,6 +345,9 @@ func TestPushToTalk(t *testing.T) {
 				t.Logf("pasted %q", got)
 			} else if got != "" {
 				t.Fatalf("target got %q, want nothing", got)
+			}
+			if tc.wantNote != "" {
+				t.Logf("notified %q", notes.wait(t, tc.wantNote, 5*time.Second))
 			}
 			time.Sleep(time.Second) // the app restores the clipboard after its delay
 			clip := clipboardText(t)

@@ -65,7 +65,9 @@ const (
 	DefaultPreRoll       = 500 * time.Millisecond
 	DefaultMaxDuration   = 15 * time.Minute
 	DefaultRetryInterval = 3 * time.Second
-	maxPreRoll           = 10 * time.Second
+	// uninitTimeout bounds how long closing a device may block its caller.
+	uninitTimeout = 2 * time.Second
+	maxPreRoll    = 10 * time.Second
 
 	// Audio arrives every periodMs; the backend may hold periods×periodMs
 	// before it drops any. Low-latency defaults (3×10 ms) overrun as soon as
@@ -214,6 +216,7 @@ type Recorder struct {
 	nextGen   uint64
 	announced bool // EventDeviceLost sent and not yet followed by EventDeviceRestored
 	closed    bool
+	stuck     bool // a device's Uninit never returned; the context must not be freed under it
 
 	mu      sync.Mutex // guards the fields below; taken by the audio callback
 	gen     uint64     // generation of the device whose callbacks count; 0 = none
@@ -543,8 +546,14 @@ func (r *Recorder) Close() error {
 	r.resetLocked()
 	r.mu.Unlock()
 
-	err := r.actx.Uninit()
-	r.actx.Free()
+	r.devMu.Lock()
+	stuck := r.stuck
+	r.devMu.Unlock()
+	var err error
+	if !stuck {
+		err = r.actx.Uninit()
+		r.actx.Free()
+	}
 
 	r.evMu.Lock()
 	r.evClosed = true
@@ -685,7 +694,7 @@ func (r *Recorder) check() {
 		return
 	}
 	if r.dev != nil {
-		if r.dev.IsStarted() {
+		if r.dev.IsStarted() && !r.unlistedLocked() {
 			return
 		}
 		name := r.devName
@@ -715,6 +724,25 @@ func (r *Recorder) check() {
 	}
 }
 
+// unlistedLocked reports whether the configured microphone is no longer
+// among the capture devices. PulseAudio moves the stream of a source that
+// went away to another one instead of stopping it, so a device that still
+// runs may be lost all the same. The default microphone is never unlisted:
+// following the default is what the user asked for.
+func (r *Recorder) unlistedLocked() bool {
+	r.mu.Lock()
+	want := r.cfg.Device
+	r.mu.Unlock()
+	if want == "" {
+		return false
+	}
+	infos, err := r.actx.Devices(malgo.Capture)
+	if err != nil {
+		return false // cannot tell; the device still delivers
+	}
+	return matchDevice(infos, want) == nil
+}
+
 // closeIfColdStart closes the device after a recording without pre-roll.
 func (r *Recorder) closeIfColdStart() {
 	if r.keepOpen {
@@ -734,8 +762,26 @@ func (r *Recorder) closeLocked() {
 	r.mu.Lock()
 	r.gen = 0
 	r.mu.Unlock()
-	r.dev.Uninit()
+	dev := r.dev
 	r.dev = nil
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// Stop first: it wakes the PulseAudio backend's loop, which Uninit
+		// alone does not, so Uninit would wait forever on a source that
+		// delivers nothing (one that was unloaded, or a silent monitor).
+		_ = dev.Stop()
+		dev.Uninit()
+	}()
+	select {
+	case <-done:
+	case <-time.After(uninitTimeout):
+		// A backend that never answers must not hang the app. The callbacks
+		// are disowned, so the device is left to finish (or not) on its own;
+		// the audio system it belongs to is then not torn down (see Close).
+		r.stuck = true
+		r.log.Warn("the microphone did not close; leaving it to the audio system", "after", uninitTimeout)
+	}
 }
 
 // openLocked opens and starts the configured device, asking miniaudio for

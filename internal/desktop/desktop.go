@@ -46,13 +46,13 @@ type Options struct {
 	LogLevel *slog.LevelVar
 	Verbose  bool
 
+	// Exe is the executable the start-at-login entry starts; "" hides the toggle.
+	Exe string
+
 	// Seams for parts built in their own packages; a nil one is off.
 	// See seams.go for what each is called with.
 	Remote    RemoteEngine
 	Processor app.Processor
-	Indicator Indicator
-	Notifier  Notifier
-	History   History
 }
 
 // ErrNoDisplay means there is no desktop session to run in.
@@ -91,6 +91,7 @@ type desk struct {
 	paster    *output.Paster
 	listener  *hotkey.Listener
 	sounds    *audio.Player // nil when there is no sound output
+	trust     trust
 
 	// modelName is the model in use or, when loading failed, wanted.
 	modelName string
@@ -161,12 +162,16 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		return err
 	}
 	defer d.closeIO()
+	d.startTrust(cfg)
+	defer d.closeTrust() // before the recorder closes: the level ticker reads it
 
 	d.svc = backend.NewEmpty(d.backendOptions(cfg), d.log)
 	defer d.svc.Close()
 	d.dictation = newDictation(d.svc)
-	d.dictation.configure(cfg, d.opt.Remote, d.log)
-	_ = d.loadModel(ctx, cfg) // on failure modelErr keeps the news for the tray; the app runs on
+	d.dictation.configure(cfg, d.opt.Remote, d.remoteNotice, d.log)
+	if d.loadModel(ctx, cfg) == nil { // on failure modelErr keeps the news for the tray; the app runs on
+		d.checkGPUUsed(cfg)
+	}
 
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: keepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
 		Transcriber: d.dictation, Paster: paster{d.paster}, Sounds: d, Processor: opt.Processor}, log)
@@ -230,17 +235,6 @@ func (d *desk) Play(name string) {
 func (d *desk) status(state, text string) {
 	d.log.Info("status", "state", state, "text", text)
 	d.tray.SetState(state, text)
-	if d.opt.Indicator != nil {
-		d.opt.Indicator.SetState(state)
-	}
-}
-
-// notify tells the user about something that needs them, also outside the
-// tray (a notification), when a Notifier is wired.
-func (d *desk) notify(title, body string) {
-	if d.opt.Notifier != nil {
-		d.opt.Notifier.Notify(title, body)
-	}
 }
 
 // showReady shows the idle status: ready on a model, or what is missing.

@@ -38,7 +38,7 @@ func newDictation(local Engine) *dictation {
 
 // configure takes cfg's decoding settings and engine choice; a remote engine
 // that cannot be set up leaves dictation on the local one, and says why.
-func (d *dictation) configure(cfg config.Config, remote RemoteEngine, log *slog.Logger) {
+func (d *dictation) configure(cfg config.Config, remote RemoteEngine, tell func(string), log *slog.Logger) {
 	s := &dictationSettings{engine: d.local, opts: decodeOptions(cfg)}
 	shape, err := textproc.New(textproc.FromConfig(cfg.Text))
 	if err != nil { // config.Load checked these settings; keep the text as heard
@@ -47,7 +47,7 @@ func (d *dictation) configure(cfg config.Config, remote RemoteEngine, log *slog.
 	}
 	s.shape = shape
 	if remote != nil {
-		e, err := remote(cfg, d.local)
+		e, err := remote(cfg, d.local, tell)
 		if err != nil {
 			log.Warn("remote engine not used; dictating on this machine", "err", err)
 		} else if e != nil {

@@ -26,7 +26,7 @@ func (e *namedEngine) Transcribe(_ context.Context, _ []float32, o whisper.Optio
 // decoding settings follow the config.
 func TestDictationEngineChoice(t *testing.T) {
 	local, remote := &namedEngine{name: "local"}, &namedEngine{name: "remote"}
-	useRemote := func(cfg config.Config, l Engine) (Engine, error) {
+	useRemote := func(cfg config.Config, l Engine, _ func(string)) (Engine, error) {
 		if cfg.Decode.Prompt == "remote" {
 			return remote, nil
 		}
@@ -51,7 +51,7 @@ func TestDictationEngineChoice(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := config.Defaults()
 			cfg.Decode.Prompt, cfg.Decode.Language = tt.prompt, "de"
-			d.configure(cfg, tt.remote, testLog(t))
+			d.configure(cfg, tt.remote, nil, testLog(t))
 			tr, err := d.Transcribe(context.Background(), make([]float32, 16000))
 			if err != nil {
 				t.Fatal(err)

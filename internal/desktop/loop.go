@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -9,6 +10,8 @@ import (
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/notify"
+	"github.com/whisperkey/whisperkey/internal/output"
 	"github.com/whisperkey/whisperkey/internal/tray"
 )
 
@@ -60,9 +63,7 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 			}
 			state, text := audioStatus(e)
 			d.status(state, text)
-			if e.Kind == audio.EventDeviceLost {
-				d.notify("Microphone lost", text)
-			}
+			d.onMicEvent(e)
 		case e, ok := <-src.hotkeys:
 			if !ok {
 				src.hotkeys = nil
@@ -101,9 +102,14 @@ func (d *desk) onAppEvent(e app.Event) {
 		d.log.Info("dictated", "chars", len(e.Text), "audio_ms", tm.Audio.Milliseconds(),
 			"release_to_paste_ms", tm.ReleaseToPaste.Milliseconds(), "capture_stop_ms", tm.CaptureStop.Milliseconds(),
 			"features_ms", tm.Features.Milliseconds(), "engine_ms", tm.Engine.Milliseconds(), "paste_ms", tm.Paste.Milliseconds())
-		if d.opt.History != nil {
-			d.opt.History.Add(e.Text)
-		}
+		d.remember(e.Text)
+		d.refreshMenu()
+	}
+	d.showOnIndicator(e)
+	if e.State == app.Error && errors.Is(e.Err, output.ErrNotRead) {
+		d.remember(e.Text) // it waits on the clipboard; keep it in Recent too
+		d.refreshMenu()
+		d.tell(notify.TextNotPasted())
 	}
 	if e.State == app.Idle && e.Message == "Ready" {
 		d.showReady("")
@@ -150,6 +156,10 @@ func (d *desk) onAction(ctx context.Context, a tray.Action) {
 		d.open(d.opt.ConfigHelpPath)
 	case tray.OpenLog:
 		d.open(d.opt.LogPath)
+	case tray.CopyRecent:
+		d.copyRecent(ctx, a.Value)
+	case tray.ToggleStartAtLogin:
+		d.setStartAtLogin(a.Value)
 	case tray.Quit:
 		d.quit()
 	}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -22,6 +21,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/models/hubtest"
+	"github.com/whisperkey/whisperkey/internal/notify"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/tray"
 )
@@ -141,23 +141,23 @@ func TestQuitEndsDownload(t *testing.T) {
 	hang.CloseClientConnections()
 }
 
-// seamRecorder is an Indicator and a Notifier that notes what it was told.
-type seamRecorder struct {
-	states  []string
-	notices []string
+// fakeNotifier notes the notifications' summaries.
+type fakeNotifier struct{ got []string }
+
+func (n *fakeNotifier) Notify(m notify.Message) bool {
+	n.got = append(n.got, m.Summary+": "+m.Body)
+	return true
 }
+func (n *fakeNotifier) Close() error { return nil }
 
-func (s *seamRecorder) SetState(state string)     { s.states = append(s.states, state) }
-func (s *seamRecorder) Notify(title, body string) { s.notices = append(s.notices, title+": "+body) }
-
-// Microphone events reach the tray, the indicator and (when lost) a
-// notification; every one is read, so the recorder never drops them.
+// Microphone events reach the tray and a notification each (lost, back,
+// recording cut); every one is read, so the recorder never drops them.
 func TestServeShowsMicrophoneEvents(t *testing.T) {
 	var logged strings.Builder
 	d := testDesk(t, "http://127.0.0.1:1")
 	d.log = slog.New(slog.NewTextHandler(&logged, nil))
-	seams := &seamRecorder{}
-	d.opt.Indicator, d.opt.Notifier = seams, seams
+	note := &fakeNotifier{}
+	d.trust.note = note
 	mic := make(chan audio.Event)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
@@ -181,15 +181,9 @@ func TestServeShowsMicrophoneEvents(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	wantStates := []string{tray.StateError, tray.StateIdle}
-	for range 10 {
-		wantStates = append(wantStates, tray.StateRecording)
-	}
-	if !slices.Equal(seams.states, wantStates) {
-		t.Errorf("indicator states %q, want %q", seams.states, wantStates)
-	}
-	if len(seams.notices) != 1 || !strings.Contains(seams.notices[0], "Microphone lost") || !strings.Contains(seams.notices[0], "USB mic") {
-		t.Errorf("notifications %q, want one about the lost USB mic", seams.notices)
+	if len(note.got) != 12 || !strings.HasPrefix(note.got[0], "Microphone lost") || !strings.Contains(note.got[0], "USB mic") ||
+		!strings.HasPrefix(note.got[1], "Microphone back") || !strings.Contains(note.got[2], "maximum") {
+		t.Errorf("notifications %q, want lost and back for the USB mic, then the recording cut", note.got)
 	}
 	for _, want := range []string{"stopped delivering audio", "Microphone USB mic is back", "Maximum recording length"} {
 		if !strings.Contains(logged.String(), want) {

@@ -27,12 +27,16 @@ type menuState struct {
 	languages    []string
 	// inputs are the microphones; nil hides the submenu (listing failed).
 	inputs []audio.Device
+	// recent are the Recent submenu's dictations; login the start-at-login toggle.
+	recent []tray.Item
+	login  tray.Toggle
 }
 
 // refreshMenu rebuilds the tray's submenus from the registry, the engine's
 // report and the config.
 func (d *desk) refreshMenu() {
-	st := menuState{cfg: d.store.Current(), models: d.models.List(), model: d.modelName, pulling: d.pulling}
+	st := menuState{cfg: d.store.Current(), models: d.models.List(), model: d.modelName, pulling: d.pulling,
+		recent: d.recentItems(), login: d.loginToggle()}
 	if l := d.svc.Current(); l != nil {
 		st.gpus, st.computeTypes, st.languages = l.Report.GPUs, l.ComputeTypes(), l.Languages()
 	}
@@ -97,9 +101,11 @@ func buildMenu(st menuState) tray.Menu {
 		}
 	}
 	for _, p := range []struct{ id, label string }{{config.PastePaste, "Paste at the cursor"},
-		{config.PasteEnter, "Paste and press Enter"}, {config.PasteClipboard, "Clipboard only"}} {
+		{config.PasteEnter, "Paste and press Enter"}, {config.PasteClipboard, "Clipboard only"},
+		{config.PasteType, "Type as keystrokes"}} {
 		m.PasteModes = append(m.PasteModes, tray.Item{ID: p.id, Label: p.label, Checked: cfg.Paste == p.id})
 	}
+	m.Recent, m.StartAtLogin = st.recent, st.login
 	return m
 }
 

@@ -58,7 +58,7 @@ func TestBuildMenu(t *testing.T) {
 				tray.SelectComputeType: "auto=auto* | int8=int8 | float32=float32",
 				tray.SelectLanguage:    "auto=Detect automatically* | en=en | de=de",
 				tray.SelectInputDevice: "=System default* | Built-in=Built-in",
-				tray.SelectPasteMode:   "paste=Paste at the cursor* | paste-enter=Paste and press Enter | clipboard=Clipboard only",
+				tray.SelectPasteMode:   "paste=Paste at the cursor* | paste-enter=Paste and press Enter | clipboard=Clipboard only | type=Type as keystrokes",
 			},
 		},
 		{
@@ -70,7 +70,7 @@ func TestBuildMenu(t *testing.T) {
 				tray.SelectComputeType: "auto=auto | int8=int8*",
 				tray.SelectLanguage:    "auto=Detect automatically | en=en | de=de*",
 				tray.SelectInputDevice: "=System default | Built-in=Built-in | USB mic=USB mic*",
-				tray.SelectPasteMode:   "paste=Paste at the cursor | paste-enter=Paste and press Enter | clipboard=Clipboard only*",
+				tray.SelectPasteMode:   "paste=Paste at the cursor | paste-enter=Paste and press Enter | clipboard=Clipboard only* | type=Type as keystrokes",
 			},
 		},
 		{

@@ -8,6 +8,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/models"
+	"github.com/whisperkey/whisperkey/internal/notify"
 	"github.com/whisperkey/whisperkey/internal/tray"
 )
 
@@ -29,10 +30,12 @@ type pullResult struct {
 
 func (d *desk) backendOptions(cfg config.Config) backend.Options {
 	sample, _ := backend.SelfTestSample()
+	eng := d.opt.Engine
+	eng.OnRestart = func(error) { d.tell(notify.EngineCrashed("")) } // the cause is in the log
 	return backend.Options{
 		EngineRoot: d.opt.EngineRoot, StateDir: d.opt.StateDir, Device: cfg.Engine.Device,
 		DeviceIndex: cfg.Engine.DeviceIndex, ComputeType: cfg.Engine.ComputeType, Threads: cfg.Engine.CPUThreads,
-		Sample: sample, Engine: d.opt.Engine, SpeechDetector: d.opt.SpeechDetector,
+		Sample: sample, Engine: eng, SpeechDetector: d.opt.SpeechDetector,
 	}
 }
 
@@ -106,12 +109,16 @@ func (d *desk) onPulled(ctx context.Context, r pullResult) {
 	switch {
 	case r.err != nil && waiting:
 		d.modelErr = r.err
-		d.notify("WhisperKey has no speech model", missingModelText(r.name, r.err))
+		d.tell(notify.NoModel(missingModelText(r.name, r.err)))
 	case r.err != nil:
 		defer d.status(tray.StateError, fmt.Sprintf("Download of %s failed: %v", r.name, r.err)) // after the refresh, so it stays visible
 	case waiting:
-		_ = d.loadModel(ctx, d.store.Current()) // modelErr says what went wrong
+		d.tell(notify.ModelDownloaded(r.name))
+		if d.loadModel(ctx, d.store.Current()) == nil { // else modelErr says what went wrong
+			d.checkGPUUsed(d.store.Current())
+		}
 	default:
+		d.tell(notify.ModelDownloaded(r.name))
 		if err := d.store.Set(config.KeyModel, r.name); err != nil {
 			defer d.status(tray.StateError, err.Error())
 		}

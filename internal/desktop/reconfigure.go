@@ -74,8 +74,9 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 	err := reconfigure(ch.Old, cfg, parts{app: d.app, hotkeys: d.listener, mic: d.recorder, paste: d.paster,
 		settings: func(c config.Config) {
 			d.setLogLevel(c)
-			d.dictation.configure(c, d.opt.Remote, d.log)
+			d.dictation.configure(c, d.opt.Remote, d.remoteNotice, d.log)
 		}})
+	d.reconfigureTrust(ch.Old, cfg)
 	suffix := ""
 	if ch.NeedsEngineRestart {
 		d.status(tray.StateLoading, "Switching the speech model…")
@@ -84,6 +85,7 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 			err = errors.Join(err, lerr)
 		} else {
 			suffix = fmt.Sprintf(" (loaded in %.1f s)", time.Since(start).Seconds())
+			d.checkGPUUsed(cfg)
 		}
 	}
 	d.refreshMenu()

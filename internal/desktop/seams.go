@@ -2,8 +2,12 @@ package desktop
 
 import (
 	"context"
+	"time"
 
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/history"
+	"github.com/whisperkey/whisperkey/internal/indicator"
+	"github.com/whisperkey/whisperkey/internal/notify"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -14,26 +18,40 @@ type Engine interface {
 }
 
 // RemoteEngine builds the engine to dictate with for cfg (internal/remote,
-// when cfg names a remote URL), given the local engine to fall back to. It
-// returns local itself when cfg asks for no remote engine. Called at start
-// and on every config change, so it must be quick and not touch the network.
-type RemoteEngine func(cfg config.Config, local Engine) (Engine, error)
+// when cfg names a remote URL), given the local engine to fall back to and
+// tell, which shows the user a message (a notification) when the remote
+// engine gives way. It returns local itself when cfg asks for no remote
+// engine. Called at start and on every config change, so it must be quick
+// and not touch the network.
+type RemoteEngine func(cfg config.Config, local Engine, tell func(msg string)) (Engine, error)
 
-// Indicator shows that the app is recording (an on-screen dot, say). It is
-// told every status change, with the tray's state names (tray.StateRecording, …).
+// Indicator is what the desk needs of the on-screen indicator
+// (indicator.Indicator).
 type Indicator interface {
-	SetState(state string)
+	Show(s indicator.State, text string)
+	SetLevel(level float32)
+	Hide()
+	Close() error
 }
 
-// Notifier shows a desktop notification for what needs the user: a model
-// that is missing, a microphone that went away. It must not block.
+// Notifier is what the desk needs of desktop notifications (notify.Notifier).
+// Notify must not block long.
 type Notifier interface {
-	Notify(title, body string)
+	Notify(m notify.Message) bool
+	Close() error
 }
 
-// History keeps recent dictations (for a "Recent" submenu). It is handed
-// each pasted text, so it must be wired only when the user turned history
-// on: dictated text is not kept otherwise.
+// History is what the desk needs of the recent dictations (history.History).
 type History interface {
-	Add(text string)
+	Add(text string, at time.Time) (history.Entry, error)
+	Entries() []history.Entry
+	Get(id string) (history.Entry, bool)
+}
+
+// StartAtLogin is what the tray's "Start at login" toggle needs
+// (autostart.Autostart).
+type StartAtLogin interface {
+	Enabled() (bool, error)
+	Set(on bool) error
+	Where() string
 }

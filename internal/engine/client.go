@@ -42,6 +42,9 @@ type Options struct {
 	// MaxCrashes within CrashWindow make the supervisor give up; defaults 4 and 1 minute.
 	MaxCrashes  int
 	CrashWindow time.Duration
+	// OnRestart, when set, hears that a crashed worker was started again
+	// (err is why it died), to tell the user. It must return quickly.
+	OnRestart func(err error)
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -173,6 +176,7 @@ func (c *Client) Close() error {
 func (c *Client) do(ctx context.Context, req request, payload []float32, out any) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var crash error // why the worker died during this request
 	for {
 		if c.closed {
 			return ErrClosed
@@ -180,6 +184,9 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 		if c.w == nil {
 			if err := c.startLocked(ctx); err != nil {
 				return err
+			}
+			if crash != nil && c.opt.OnRestart != nil {
+				c.opt.OnRestart(crash)
 			}
 		}
 		resp, hung, err := c.roundTripLocked(ctx, req, payload)
@@ -198,6 +205,7 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 			return ctx.Err()
 		}
 		dead := c.w
+		crash = err
 		c.stopLocked()
 		if hung {
 			c.log.Warn("engine worker did not answer in time; killed it, restarting and re-sending the request",

@@ -19,6 +19,8 @@ const (
 	KindEngineRestarted
 	KindRecordingCut
 	KindNotPasted
+	KindNoModel
+	KindRemoteFallback
 )
 
 func (k Kind) String() string {
@@ -37,6 +39,10 @@ func (k Kind) String() string {
 		return "recording-cut"
 	case KindNotPasted:
 		return "not-pasted"
+	case KindNoModel:
+		return "no-model"
+	case KindRemoteFallback:
+		return "remote-fallback"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -83,7 +89,7 @@ func GPUNotUsed(reason, guideURL string) Message {
 
 // EngineCrashed says the transcription engine stopped and was started again.
 func EngineCrashed(detail string) Message {
-	body := "The transcription engine stopped unexpectedly and was restarted; the last dictation may be lost."
+	body := "The transcription engine stopped unexpectedly and was restarted; the dictation in progress was sent to it again."
 	if detail != "" {
 		body += " (" + detail + ")"
 	}
@@ -94,6 +100,16 @@ func EngineCrashed(detail string) Message {
 func RecordingCut(maxLen time.Duration) Message {
 	return Message{Kind: KindRecordingCut, Summary: "Recording cut",
 		Body: fmt.Sprintf("The recording reached the maximum length (%s) and was stopped there; raise audio.max_duration to record longer.", maxLen)}
+}
+
+// NoModel says no speech model could be loaded; detail says why and how to fix it.
+func NoModel(detail string) Message {
+	return Message{Kind: KindNoModel, Summary: "WhisperKey has no speech model", Body: detail}
+}
+
+// RemoteFallback says the remote engine failed and dictation went to the local one.
+func RemoteFallback(detail string) Message {
+	return Message{Kind: KindRemoteFallback, Summary: "Dictating on this computer", Body: detail}
 }
 
 // TextNotPasted says the target never read the clipboard, so the text waits there.

@@ -1,0 +1,208 @@
+package desktop
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/gpu"
+	"github.com/whisperkey/whisperkey/internal/history"
+	"github.com/whisperkey/whisperkey/internal/indicator"
+	"github.com/whisperkey/whisperkey/internal/output"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+)
+
+// fakeIndicator notes what it was shown and counts level updates.
+type fakeIndicator struct {
+	mu     sync.Mutex
+	shown  []string
+	levels int
+	closed bool
+}
+
+func (f *fakeIndicator) Show(s indicator.State, text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.shown = append(f.shown, strings.TrimSpace(s.String()+" "+text))
+}
+func (f *fakeIndicator) SetLevel(float32) { f.mu.Lock(); f.levels++; f.mu.Unlock() }
+func (f *fakeIndicator) Hide()            { f.mu.Lock(); f.shown = append(f.shown, "hidden"); f.mu.Unlock() }
+func (f *fakeIndicator) Close() error     { f.closed = true; return nil }
+func (f *fakeIndicator) levelCount() int  { f.mu.Lock(); defer f.mu.Unlock(); return f.levels }
+
+// A dictation's states reach the indicator; the level ticker runs only while
+// recording and stops with Close (goleak checks); pasted text and text left
+// on the clipboard go to Recent, and the not-pasted case is told twice.
+func TestDictationShownOnIndicator(t *testing.T) {
+	d := testDesk(t, "http://127.0.0.1:1")
+	store, err := config.New(t.TempDir()+"/config.yaml", config.Options{}, testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	d.store = store
+	d.svc = nil
+	ind, note := &fakeIndicator{}, &fakeNotifier{}
+	d.trust.ind, d.trust.note, d.trust.level = ind, note, func() float32 { return 0.5 }
+	d.setHistory(config.Defaults())
+
+	steps := []struct {
+		e         app.Event
+		want      string
+		ticking   bool
+		recentLen int
+	}{
+		{app.Event{State: app.Recording, Message: "Recording…"}, "recording", true, 0},
+		{app.Event{State: app.Transcribing, Message: "Transcribing…"}, "transcribing", false, 0},
+		{app.Event{State: app.Idle, Message: "Ready", Text: "first dictation"}, "hidden", false, 1},
+		{app.Event{State: app.Recording}, "recording", true, 1},
+		{app.Event{State: app.Idle, Message: "Nothing heard"}, "nothing heard", false, 1},
+		{app.Event{State: app.Error, Message: "Transcription failed: engine gone", Err: fmt.Errorf("x")}, "error Transcription failed", false, 1},
+		{app.Event{State: app.Error, Message: output.ErrNotRead.Error(), Err: output.ErrNotRead, Text: "second dictation"}, "error " + notPasted, false, 2},
+	}
+	for i, s := range steps {
+		d.showOnIndicator(s.e)
+		if s.e.State == app.Idle && s.e.Text != "" {
+			d.remember(s.e.Text)
+		}
+		if s.e.State == app.Error && s.e.Text != "" {
+			d.remember(s.e.Text)
+		}
+		if got := ind.shown[len(ind.shown)-1]; !strings.EqualFold(got, s.want) {
+			t.Errorf("step %d: indicator shows %q, want %q", i, got, s.want)
+		}
+		if ticking := d.trust.feeding != nil; ticking != s.ticking {
+			t.Errorf("step %d: level ticker running %v, want %v", i, ticking, s.ticking)
+		}
+		if s.ticking {
+			deadline := time.Now().Add(2 * time.Second)
+			for ind.levelCount() == 0 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if ind.levelCount() == 0 {
+				t.Errorf("step %d: no level reached the indicator while recording", i)
+			}
+		}
+		if n := len(d.recentItems()); n != s.recentLen {
+			t.Errorf("step %d: %d recent dictations, want %d", i, n, s.recentLen)
+		}
+	}
+	items := d.recentItems()
+	if got := []string{items[0].Label, items[1].Label}; !slices.Equal(got, []string{"second dictation", "first dictation"}) {
+		t.Errorf("Recent lists %q, want the newest first", got)
+	}
+	d.showOnIndicator(app.Event{State: app.Recording})
+	d.closeTrust()
+	if !ind.closed || d.trust.feeding != nil {
+		t.Error("closeTrust left the indicator open or the level ticker running")
+	}
+}
+
+// keep_on_disk moves the kept dictations into the file and back out, and
+// turning it off deletes the file.
+func TestHistoryFollowsKeepOnDisk(t *testing.T) {
+	d := testDesk(t, "http://127.0.0.1:1")
+	d.opt.StateDir = t.TempDir()
+	d.svc = nil
+	d.setHistory(config.Defaults())
+	if _, err := d.trust.recent.Add("kept in memory", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	on := config.Defaults()
+	on.Trust.KeepOnDisk = true
+	d.reconfigureTrust(config.Defaults(), on)
+	got, err := history.Read(history.Path(d.opt.StateDir))
+	if err != nil || len(got) != 1 || got[0].Text != "kept in memory" {
+		t.Fatalf("file after keep_on_disk on: %v %v, want the one dictation", got, err)
+	}
+	d.reconfigureTrust(on, config.Defaults())
+	if got, err := history.Read(history.Path(d.opt.StateDir)); err != nil || len(got) != 0 {
+		t.Fatalf("file after keep_on_disk off: %v %v, want none", got, err)
+	}
+	if n := len(d.trust.recent.Entries()); n != 1 {
+		t.Errorf("%d dictations in memory after keep_on_disk off, want 1", n)
+	}
+}
+
+// A remote engine's fallback message reaches the user as a notification.
+func TestRemoteFallbackIsNotified(t *testing.T) {
+	d := testDesk(t, "http://127.0.0.1:1")
+	note := &fakeNotifier{}
+	d.trust.note = note
+	dict := newDictation(&namedEngine{name: "local"})
+	failing := func(_ config.Config, local Engine, tell func(string)) (Engine, error) {
+		tell("the remote server failed; dictating on this computer")
+		return local, nil
+	}
+	dict.configure(config.Defaults(), failing, d.remoteNotice, testLog(t))
+	if len(note.got) != 1 || !strings.Contains(note.got[0], "the remote server failed") {
+		t.Errorf("notifications %q, want the remote engine's message", note.got)
+	}
+}
+
+// "GPU not used" is told only when an NVIDIA or AMD GPU was found, the
+// engine runs on the CPU, and the config did not ask for the CPU.
+func TestGPUNotUsed(t *testing.T) {
+	nvidia := gpu.Report{GPUs: []gpu.GPU{{Vendor: gpu.NVIDIA, Name: "GeForce RTX 3060"}}}
+	intel := gpu.Report{GPUs: []gpu.GPU{{Vendor: gpu.Intel, Name: "UHD 630"}}}
+	const why = "CUDA 12 libraries not found — using CPU mode"
+	tests := []struct {
+		name   string
+		loaded *backend.Loaded
+		device string
+		want   bool
+	}{
+		{"no model", nil, config.DeviceAuto, false},
+		{"NVIDIA found, CPU used", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cpu"}, Message: why}, config.DeviceAuto, true},
+		{"NVIDIA found, CPU asked for", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cpu"}, Message: why}, config.DeviceCPU, false},
+		{"NVIDIA used", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cuda"}}, config.DeviceAuto, false},
+		{"only an Intel GPU", &backend.Loaded{Report: intel, Spec: engine.Spec{Device: "cpu"}}, config.DeviceAuto, false},
+	}
+	for _, tt := range tests {
+		cfg := config.Defaults()
+		cfg.Engine.Device = tt.device
+		reason, ok := gpuNotUsed(tt.loaded, cfg)
+		if ok != tt.want || ok && reason != why {
+			t.Errorf("%s: told %v (%q), want %v", tt.name, ok, reason, tt.want)
+		}
+	}
+}
+
+// A config change rebuilds only the parts whose keys changed: the indicator
+// comes and goes with `indicator`, notifications with `notifications`.
+func TestTrustFollowsConfig(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" {
+		testenv.Require(t, "an X display for the indicator", "run through scripts/testenv.sh")
+	}
+	d := testDesk(t, "http://127.0.0.1:1")
+	off := config.Defaults()
+	off.Trust.Indicator, off.Trust.Notifications = config.IndicatorOff, false
+	d.startTrust(off)
+	defer d.closeTrust()
+	if d.trust.ind != nil || d.trust.note != nil {
+		t.Fatalf("indicator %v, notifier %v with both off", d.trust.ind, d.trust.note)
+	}
+	on := off
+	on.Trust.Indicator = config.IndicatorBottom
+	d.reconfigureTrust(off, on)
+	if d.trust.ind == nil {
+		t.Fatal("no indicator after indicator: bottom")
+	}
+	ind := d.trust.ind
+	d.reconfigureTrust(on, on)
+	if d.trust.ind != ind {
+		t.Error("an unchanged indicator key rebuilt the indicator")
+	}
+	d.reconfigureTrust(on, off)
+	if d.trust.ind != nil {
+		t.Error("the indicator stayed after indicator: off")
+	}
+}
