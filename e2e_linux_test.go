@@ -305,7 +305,10 @@ func TestPushToTalk(t *testing.T) {
 			xdo(t, "keydown", "ctrl+shift+F9")
 			time.Sleep(150 * time.Millisecond)
 			xdo(t, "keyup", "ctrl+shift+F9")
-			time.Sleep(300 * time.Millisecond)
+			// Speak soon after the key, as people do: with ~1 s of silence
+			// before the sentence (pre-roll + pause) whisper-base hears
+			// "bread and eggs" as "red onions" even from the file itself.
+			time.Sleep(50 * time.Millisecond)
 			say(t, wav)
 			time.Sleep(300 * time.Millisecond)
 			xdo(t, "keydown", "ctrl+shift+F9")

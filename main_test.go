@@ -180,7 +180,7 @@ func TestTranscribeBadInputs(t *testing.T) {
 		{"float WAV of NaN and infinity", []string{"transcribe", nan, "--model", model}, "float samples that are not a number (NaN)"},
 		{"0-byte WAV", []string{"transcribe", empty, "--model", model}, "empty"},
 		{"missing WAV", []string{"transcribe", filepath.Join(dir, "gone.wav"), "--model", model}, "gone.wav"},
-		{"no file", []string{"transcribe", "--model", model}, "at least one WAV file"},
+		{"no file", []string{"transcribe", "--model", model}, "at least one audio file"},
 		{"bad beam size", []string{"transcribe", good, "--beam-size", "0"}, "--beam-size"},
 		{"huge beam size", []string{"transcribe", good, "--model", model, "--beam-size", "100000"}, "--beam-size: beam size 100000 is out of range: use 1 to 16"},
 		{"negative threads", []string{"transcribe", good, "--model", model, "--threads", "-5"}, "--threads: threads -5 is negative"},
