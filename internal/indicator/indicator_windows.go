@@ -3,7 +3,6 @@ package indicator
 import (
 	"fmt"
 	"log/slog"
-	"runtime"
 	"sync"
 	"time"
 	"unsafe"
@@ -78,13 +77,11 @@ type monitorInfo struct {
 }
 
 type osWindow struct {
-	cfg  Config
-	log  *slog.Logger
-	reqs chan func(hwnd uintptr)
-	quit chan struct{}
-	done chan struct{}
+	cfg Config
+	log *slog.Logger
+	*windowThread[uintptr]
 
-	hwnd uintptr // set by run before New returns
+	hwnd uintptr // set by open before New returns
 
 	mu       sync.Mutex
 	rect     Rect
@@ -92,45 +89,32 @@ type osWindow struct {
 }
 
 func newOSWindow(cfg Config, log *slog.Logger) (*osWindow, error) {
-	w := &osWindow{cfg: cfg, log: log, reqs: make(chan func(uintptr)), quit: make(chan struct{}), done: make(chan struct{})}
-	started := make(chan error, 1)
-	go w.run(started)
-	if err := <-started; err != nil {
+	w := &osWindow{cfg: cfg, log: log}
+	t, err := startWindowThread(w.open, 50*time.Millisecond, w.pump)
+	if err != nil {
 		return nil, err
 	}
+	w.windowThread = t
 	return w, nil
 }
 
-func (w *osWindow) run(started chan<- error) {
-	defer close(w.done)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+func (w *osWindow) open() (uintptr, func(), error) {
 	hwnd, err := createWindow()
 	if err != nil {
-		started <- fmt.Errorf("%w: %v", ErrUnavailable, err)
-		return
+		return 0, nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
-	defer win32.DestroyWindow(hwnd)
 	w.hwnd = hwnd
-	started <- nil
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-w.quit:
-			return
-		case f := <-w.reqs:
-			f(hwnd)
-		case <-tick.C:
-			// Pump what the system sends the window; repaint what it may have erased.
-			repaint := win32.PumpMessages() > 0
-			w.mu.Lock()
-			v := w.lastView
-			w.mu.Unlock()
-			if repaint && v.state != Hidden {
-				paint(hwnd, v)
-			}
-		}
+	return hwnd, func() { win32.DestroyWindow(hwnd) }, nil
+}
+
+// pump handles what the system sent the window and repaints what it may have erased.
+func (w *osWindow) pump(hwnd uintptr) {
+	repaint := win32.PumpMessages() > 0
+	w.mu.Lock()
+	v := w.lastView
+	w.mu.Unlock()
+	if repaint && v.state != Hidden {
+		paint(hwnd, v)
 	}
 }
 
@@ -192,16 +176,6 @@ func paint(hwnd uintptr, v view) {
 		dtLeft|dtVCenter|dtSingleLine|dtEndEllipsis|dtNoPrefix)
 }
 
-// do runs f on the window's thread and waits for it.
-func (w *osWindow) do(f func(uintptr)) {
-	ran := make(chan struct{})
-	select {
-	case w.reqs <- func(h uintptr) { f(h); close(ran) }:
-		<-ran
-	case <-w.done:
-	}
-}
-
 // monitor returns the work area of the monitor with the foreground window (or the
 // pointer, for PlaceCursor), and the pointer position.
 func (w *osWindow) monitor() (Rect, int, int) {
@@ -261,7 +235,6 @@ func (w *osWindow) bounds() Rect {
 }
 
 func (w *osWindow) close() error {
-	close(w.quit)
-	<-w.done
+	w.stop()
 	return nil
 }
