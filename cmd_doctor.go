@@ -25,11 +25,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{"--device: " + err.Error()}
 	}
 	log := cliLogger(stderr, *verbose)
-	cfgPath, err := configPath()
-	if err != nil {
-		return err
-	}
-	env, err := newEnvironment(log, cfgPath)
+	env, err := cliEnvironment(log)
 	if err != nil {
 		return err
 	}

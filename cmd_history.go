@@ -13,11 +13,7 @@ func runHistory(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		return usageError{"whisperkey history takes no arguments"}
 	}
-	cfgPath, err := configPath()
-	if err != nil {
-		return err
-	}
-	env, err := newEnvironment(cliLogger(stderr, false), cfgPath)
+	env, err := cliEnvironment(cliLogger(stderr, false))
 	if err != nil {
 		return err
 	}

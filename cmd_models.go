@@ -8,11 +8,7 @@ import (
 )
 
 func runModels(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfgPath, err := configPath()
-	if err != nil {
-		return err
-	}
-	env, err := newEnvironment(cliLogger(stderr, false), cfgPath)
+	env, err := cliEnvironment(cliLogger(stderr, false))
 	if err != nil {
 		return err
 	}

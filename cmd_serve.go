@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 	"github.com/whisperkey/whisperkey/internal/server"
 )
 
@@ -92,11 +91,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	cfgPath, err := configPath()
-	if err != nil {
-		return err
-	}
-	env, err := newEnvironment(log, cfgPath)
+	env, err := cliEnvironment(log)
 	if err != nil {
 		return err
 	}
@@ -106,9 +101,6 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return usageError{err.Error()}
 	}
 	m, err := env.openModel(ctx, modelDir, choice)
-	if errors.Is(err, ct2bin.ErrInvalidModel) {
-		return usageError{err.Error()}
-	}
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
-	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
+	"github.com/whisperkey/whisperkey/internal/textproc"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -113,11 +113,7 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return transcribeRemote(ctx, o, opt, shape, clips, stdout, stderr)
 	}
 	log := cliLogger(stderr, o.verbose)
-	cfgPath, err := configPath()
-	if err != nil {
-		return err
-	}
-	env, err := newEnvironment(log, cfgPath)
+	env, err := cliEnvironment(log)
 	if err != nil {
 		return err
 	}
@@ -128,9 +124,6 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	loadStart := time.Now()
 	m, err := env.openModel(ctx, modelDir, choice)
-	if errors.Is(err, ct2bin.ErrInvalidModel) {
-		return usageError{err.Error()}
-	}
 	if err != nil {
 		return err
 	}
@@ -145,20 +138,8 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		m.UseSpeechDetector(d)
 	}
 	// One engine process for all files, in order: the later ones are warm.
-	for i, samples := range clips {
-		res, err := m.Transcribe(ctx, samples, opt)
-		if err != nil {
-			return fmt.Errorf("%s: %w", o.files[i], err)
-		}
-		res.Text = shape.Apply(res.Text)
-		if !o.json {
-			if _, err := fmt.Fprintln(stdout, res.Text); err != nil {
-				return err
-			}
-			continue
-		}
-		// JSON Lines: one object per file.
-		out := struct {
+	return writeTranscripts(ctx, m, o, opt, shape, clips, stdout, func(file string, res *whisper.Result) any {
+		return struct {
 			File string `json:"file"`
 			*whisper.Result
 			Model       string  `json:"model"`
@@ -169,9 +150,33 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 			RTF         float64 `json:"real_time_factor"`
 			// DeviceUnmet says why an explicitly requested GPU device is not used.
 			DeviceUnmet string `json:"device_unmet,omitempty"`
-		}{o.files[i], res, modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
+		}{file, res, modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
 			res.Timings.Total.Seconds() / max(res.Duration, 1e-9), unmet}
-		if err := json.NewEncoder(stdout).Encode(out); err != nil {
+	})
+}
+
+// transcriber is the engine or remote server a transcribe run uses.
+type transcriber interface {
+	Transcribe(ctx context.Context, samples []float32, opt whisper.Options) (*whisper.Result, error)
+}
+
+// writeTranscripts transcribes the clips in order and prints each shaped
+// text, or with --json one JSON line per file: the object record makes.
+func writeTranscripts(ctx context.Context, t transcriber, o transcribeOptions, opt whisper.Options, shape *textproc.Processor,
+	clips [][]float32, stdout io.Writer, record func(file string, res *whisper.Result) any) error {
+	for i, samples := range clips {
+		res, err := t.Transcribe(ctx, samples, opt)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.files[i], err)
+		}
+		res.Text = shape.Apply(res.Text)
+		if !o.json {
+			if _, err := fmt.Fprintln(stdout, res.Text); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := json.NewEncoder(stdout).Encode(record(o.files[i], res)); err != nil {
 			return err
 		}
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/whisperkey/whisperkey/internal/remote"
@@ -17,27 +15,12 @@ func transcribeRemote(ctx context.Context, o transcribeOptions, opt whisper.Opti
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	for i, samples := range clips {
-		res, err := c.Transcribe(ctx, samples, opt)
-		if err != nil {
-			return fmt.Errorf("%s: %w", o.files[i], err)
-		}
-		res.Text = shape.Apply(res.Text)
-		if !o.json {
-			if _, err := fmt.Fprintln(stdout, res.Text); err != nil {
-				return err
-			}
-			continue
-		}
-		// JSON Lines, as for the local engine.
-		err = json.NewEncoder(stdout).Encode(struct {
+	// JSON Lines, as for the local engine.
+	return writeTranscripts(ctx, c, o, opt, shape, clips, stdout, func(file string, res *whisper.Result) any {
+		return struct {
 			File string `json:"file"`
 			*whisper.Result
 			Remote string `json:"remote"`
-		}{o.files[i], res, c.Host()})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+		}{file, res, c.Host()}
+	})
 }

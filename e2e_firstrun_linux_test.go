@@ -3,24 +3,16 @@
 package main
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/godbus/dbus/v5"
-
 	"github.com/whisperkey/whisperkey/internal/models/hubtest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
-	"github.com/whisperkey/whisperkey/internal/tray/traytest"
 )
 
 // First run with no model and no network: the app keeps running, its tray
@@ -39,58 +31,8 @@ func TestFirstRunOffline(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 
-	home := t.TempDir()
-	cfgDir := filepath.Join(home, "config", "whisperkey")
-	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	cfg := "model: tiny.en\nhotkeys:\n  record: ctrl+shift+f9\n"
-	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(binary(t), "run", "--verbose")
-	cmd.Env = append(os.Environ(),
-		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"XDG_STATE_HOME="+filepath.Join(home, "state"),
-		"WHISPERKEY_CACHE="+filepath.Join(home, "cache"),
-		"WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)),
-		"HF_ENDPOINT=http://"+addr,
-	)
-	stderr, err := os.Create(filepath.Join(home, "stderr.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = stderr, stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	a := &runningApp{cmd: cmd, log: filepath.Join(home, "state", "whisperkey", "logs", "whisperkey.log")}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			b, _ := os.ReadFile(a.log)
-			e, _ := os.ReadFile(stderr.Name())
-			t.Logf("app log:\n%s\nstderr:\n%s", b, e)
-		}
-	})
-	conn, err := dbus.ConnectSessionBus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if a.menu, err = traytest.Wait(ctx, conn, cmd.Process.Pid); err != nil {
-		t.Fatalf("tray did not appear: %v", err)
-	}
+	a, exited := launchApp(t, cfg, "HF_ENDPOINT=http://"+addr)
 	status := a.waitStatus(t, "download failed", 60*time.Second)
 	t.Logf("offline status: %q", status)
 	for _, want := range []string{"tiny.en", "retry download", "whisperkey models pull tiny.en"} {

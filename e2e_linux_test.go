@@ -56,23 +56,32 @@ type runningApp struct {
 // and waits until its tray says it is ready.
 func startApp(t testing.TB, extra string) *runningApp {
 	t.Helper()
+	cfg := "model: " + testenv.Model(t, "base") + "\nhotkeys:\n  record: ctrl+shift+f9\n  cancel: esc\n" + extra
+	a, _ := launchApp(t, cfg, "WHISPERKEY_LOG_FORMAT=json") // the bench reads the records' fields
+	a.waitStatus(t, "ready", 90*time.Second)
+	return a
+}
+
+// launchApp starts `whisperkey run` with cfg as its config.yaml in a fresh
+// home, env added to its environment, and waits until its tray appears. The
+// channel receives the app's exit; the test's cleanup stops it.
+func launchApp(t testing.TB, cfg string, env ...string) (*runningApp, <-chan error) {
+	t.Helper()
 	home := t.TempDir()
 	cfgDir := filepath.Join(home, "config", "whisperkey")
 	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := "model: " + testenv.Model(t, "base") + "\nhotkeys:\n  record: ctrl+shift+f9\n  cancel: esc\n" + extra
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(binary(t), "run", "--verbose")
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(append(os.Environ(),
 		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 		"XDG_STATE_HOME="+filepath.Join(home, "state"),
 		"WHISPERKEY_CACHE="+filepath.Join(home, "cache"),
 		"WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)),
-		"WHISPERKEY_LOG_FORMAT=json", // the bench reads the records' fields
-	)
+	), env...)
 	stderr, err := os.Create(filepath.Join(home, "stderr.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -81,17 +90,17 @@ func startApp(t testing.TB, extra string) *runningApp {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	a := &runningApp{cmd: cmd, log: filepath.Join(home, "state", "whisperkey", "logs", "whisperkey.log"),
 		config: filepath.Join(cfgDir, "config.yaml")}
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
-			<-done
+			<-exited
 		}
 		if t.Failed() {
 			b, _ := os.ReadFile(a.log)
@@ -106,12 +115,10 @@ func startApp(t testing.TB, extra string) *runningApp {
 	t.Cleanup(func() { conn.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	a.menu, err = traytest.Wait(ctx, conn, cmd.Process.Pid)
-	if err != nil {
+	if a.menu, err = traytest.Wait(ctx, conn, cmd.Process.Pid); err != nil {
 		t.Fatalf("tray did not appear: %v", err)
 	}
-	a.waitStatus(t, "ready", 90*time.Second)
-	return a
+	return a, exited
 }
 
 func (a *runningApp) waitStatus(t testing.TB, want string, limit time.Duration) string {

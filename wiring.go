@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/models"
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 )
 
 // environment is what every command shares: the config, and where engines
@@ -86,10 +88,25 @@ func (e *environment) backendOptions(c engineChoice) backend.Options {
 	}
 }
 
+// cliEnvironment reads the user's config (or WHISPERKEY_CONFIG's) for a
+// one-shot command.
+func cliEnvironment(log *slog.Logger) (*environment, error) {
+	cfgPath, err := configPath()
+	if err != nil {
+		return nil, err
+	}
+	return newEnvironment(log, cfgPath)
+}
+
 // openModel starts the engine on the best variant for the choice, falling
-// back to the CPU (and saying why) when a GPU variant cannot be used.
+// back to the CPU (and saying why) when a GPU variant cannot be used. A
+// directory that holds no valid model is a usage error: the user named it.
 func (e *environment) openModel(ctx context.Context, modelDir string, c engineChoice) (*backend.Loaded, error) {
-	return backend.Open(ctx, modelDir, e.backendOptions(c), e.log)
+	m, err := backend.Open(ctx, modelDir, e.backendOptions(c), e.log)
+	if errors.Is(err, ct2bin.ErrInvalidModel) {
+		return nil, usageError{err.Error()}
+	}
+	return m, err
 }
 
 // cliLogger logs warnings (or everything, when verbose) to stderr.

@@ -81,16 +81,23 @@ func TestLoadAcceptsValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, warns, err := Load(writeConfig(t, tt.yaml), Options{ValidateHotkey: testHotkey})
-			if err != nil || len(warns) > 0 {
-				t.Fatalf("Load: err %v, warnings %v", err, warns)
-			}
-			want := Defaults()
-			tt.want(&want)
-			if got != want {
-				t.Errorf("got  %+v\nwant %+v", got, want)
-			}
+			checkLoads(t, tt.yaml, Options{ValidateHotkey: testHotkey}, tt.want)
 		})
+	}
+}
+
+// checkLoads loads yaml with no error or warning and wants the defaults as
+// edit changes them.
+func checkLoads(t *testing.T, yaml string, opts Options, edit func(*Config)) {
+	t.Helper()
+	got, warns, err := Load(writeConfig(t, yaml), opts)
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("Load: err %v, warnings %v", err, warns)
+	}
+	want := Defaults()
+	edit(&want)
+	if got != want {
+		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 }
 

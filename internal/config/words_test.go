@@ -35,15 +35,7 @@ func TestWordsKeys(t *testing.T) {
 			for k, v := range tt.env {
 				t.Setenv(k, v)
 			}
-			got, warns, err := Load(writeConfig(t, tt.yaml), Options{})
-			if err != nil || len(warns) > 0 {
-				t.Fatalf("Load: err %v, warnings %v", err, warns)
-			}
-			want := Defaults()
-			tt.want(&want)
-			if got != want {
-				t.Errorf("got  %+v\nwant %+v", got, want)
-			}
+			checkLoads(t, tt.yaml, Options{}, tt.want)
 		})
 	}
 }

@@ -3,12 +3,13 @@ package indicator
 import (
 	"fmt"
 	"log/slog"
-	"runtime"
 	"sync"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/whisperkey/whisperkey/internal/win32"
 )
 
 // Windows: a layered, topmost tool window that is never activated
@@ -20,11 +21,6 @@ import (
 var (
 	user32                  = windows.NewLazySystemDLL("user32.dll")
 	gdi32                   = windows.NewLazySystemDLL("gdi32.dll")
-	kernel32                = windows.NewLazySystemDLL("kernel32.dll")
-	procRegisterClassEx     = user32.NewProc("RegisterClassExW")
-	procCreateWindowEx      = user32.NewProc("CreateWindowExW")
-	procDestroyWindow       = user32.NewProc("DestroyWindow")
-	procDefWindowProc       = user32.NewProc("DefWindowProcW")
 	procSetLayeredAttrs     = user32.NewProc("SetLayeredWindowAttributes")
 	procSetWindowPos        = user32.NewProc("SetWindowPos")
 	procShowWindow          = user32.NewProc("ShowWindow")
@@ -32,9 +28,6 @@ var (
 	procReleaseDC           = user32.NewProc("ReleaseDC")
 	procFillRect            = user32.NewProc("FillRect")
 	procDrawText            = user32.NewProc("DrawTextW")
-	procPeekMessage         = user32.NewProc("PeekMessageW")
-	procTranslateMessage    = user32.NewProc("TranslateMessage")
-	procDispatchMessage     = user32.NewProc("DispatchMessageW")
 	procGetForegroundWindow = user32.NewProc("GetForegroundWindow")
 	procMonitorFromWindow   = user32.NewProc("MonitorFromWindow")
 	procMonitorFromPoint    = user32.NewProc("MonitorFromPoint")
@@ -47,48 +40,30 @@ var (
 	procEllipse             = gdi32.NewProc("Ellipse")
 	procSetBkMode           = gdi32.NewProc("SetBkMode")
 	procSetTextColor        = gdi32.NewProc("SetTextColor")
-	procGetModuleHandle     = kernel32.NewProc("GetModuleHandleW")
 )
 
 const (
-	wsPopup            = 0x80000000
-	wsExTopmost        = 0x00000008
-	wsExTransparent    = 0x00000020
-	wsExToolWindow     = 0x00000080
-	wsExLayered        = 0x00080000
-	wsExNoActivate     = 0x08000000
-	lwaAlpha           = 0x2
-	swHide             = 0
-	swpNoActivate      = 0x0010
-	swpShowWindow      = 0x0040
-	hwndTopmost        = ^uintptr(0) // (HWND)-1
-	monitorNearest     = 2
-	pmRemove           = 1
-	nullPen            = 8
-	bkTransparent      = 1
-	dtLeft, dtVCenter  = 0x0, 0x4
-	dtSingleLine       = 0x20
-	dtEndEllipsis      = 0x8000
-	dtNoPrefix         = 0x800
-	className          = "WhisperKeyIndicator"
-	windowAlpha        = 235
-	classAlreadyExists = 1410 // ERROR_CLASS_ALREADY_EXISTS
+	wsPopup           = 0x80000000
+	wsExTopmost       = 0x00000008
+	wsExTransparent   = 0x00000020
+	wsExToolWindow    = 0x00000080
+	wsExLayered       = 0x00080000
+	wsExNoActivate    = 0x08000000
+	lwaAlpha          = 0x2
+	swHide            = 0
+	swpNoActivate     = 0x0010
+	swpShowWindow     = 0x0040
+	hwndTopmost       = ^uintptr(0) // (HWND)-1
+	monitorNearest    = 2
+	nullPen           = 8
+	bkTransparent     = 1
+	dtLeft, dtVCenter = 0x0, 0x4
+	dtSingleLine      = 0x20
+	dtEndEllipsis     = 0x8000
+	dtNoPrefix        = 0x800
+	className         = "WhisperKeyIndicator"
+	windowAlpha       = 235
 )
-
-type wndClassEx struct {
-	Size       uint32
-	Style      uint32
-	WndProc    uintptr
-	ClsExtra   int32
-	WndExtra   int32
-	Instance   windows.Handle
-	Icon       windows.Handle
-	Cursor     windows.Handle
-	Background windows.Handle
-	MenuName   *uint16
-	ClassName  *uint16
-	IconSm     windows.Handle
-}
 
 type rect struct{ Left, Top, Right, Bottom int32 }
 
@@ -101,24 +76,12 @@ type monitorInfo struct {
 	Flags   uint32
 }
 
-type msg struct {
-	HWnd    uintptr
-	Message uint32
-	WParam  uintptr
-	LParam  uintptr
-	Time    uint32
-	Pt      point
-	Private uint32
-}
-
 type osWindow struct {
-	cfg  Config
-	log  *slog.Logger
-	reqs chan func(hwnd uintptr)
-	quit chan struct{}
-	done chan struct{}
+	cfg Config
+	log *slog.Logger
+	*windowThread[uintptr]
 
-	hwnd uintptr // set by run before New returns
+	hwnd uintptr // set by open before New returns
 
 	mu       sync.Mutex
 	rect     Rect
@@ -126,72 +89,41 @@ type osWindow struct {
 }
 
 func newOSWindow(cfg Config, log *slog.Logger) (*osWindow, error) {
-	w := &osWindow{cfg: cfg, log: log, reqs: make(chan func(uintptr)), quit: make(chan struct{}), done: make(chan struct{})}
-	started := make(chan error, 1)
-	go w.run(started)
-	if err := <-started; err != nil {
+	w := &osWindow{cfg: cfg, log: log}
+	t, err := startWindowThread(w.open, 50*time.Millisecond, w.pump)
+	if err != nil {
 		return nil, err
 	}
+	w.windowThread = t
 	return w, nil
 }
 
-func (w *osWindow) run(started chan<- error) {
-	defer close(w.done)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+func (w *osWindow) open() (uintptr, func(), error) {
 	hwnd, err := createWindow()
 	if err != nil {
-		started <- fmt.Errorf("%w: %v", ErrUnavailable, err)
-		return
+		return 0, nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
-	defer procDestroyWindow.Call(hwnd)
 	w.hwnd = hwnd
-	started <- nil
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	var m msg
-	for {
-		select {
-		case <-w.quit:
-			return
-		case f := <-w.reqs:
-			f(hwnd)
-		case <-tick.C:
-			// Pump what the system sends the window; repaint what it may have erased.
-			repaint := false
-			for {
-				r, _, _ := procPeekMessage.Call(uintptr(unsafe.Pointer(&m)), 0, 0, 0, pmRemove)
-				if r == 0 {
-					break
-				}
-				repaint = true
-				procTranslateMessage.Call(uintptr(unsafe.Pointer(&m)))
-				procDispatchMessage.Call(uintptr(unsafe.Pointer(&m)))
-			}
-			w.mu.Lock()
-			v := w.lastView
-			w.mu.Unlock()
-			if repaint && v.state != Hidden {
-				paint(hwnd, v)
-			}
-		}
+	return hwnd, func() { win32.DestroyWindow(hwnd) }, nil
+}
+
+// pump handles what the system sent the window and repaints what it may have erased.
+func (w *osWindow) pump(hwnd uintptr) {
+	repaint := win32.PumpMessages() > 0
+	w.mu.Lock()
+	v := w.lastView
+	w.mu.Unlock()
+	if repaint && v.state != Hidden {
+		paint(hwnd, v)
 	}
 }
 
 func createWindow() (uintptr, error) {
-	inst, _, _ := procGetModuleHandle.Call(0)
-	name, _ := windows.UTF16PtrFromString(className)
 	bg, _, _ := procCreateSolidBrush.Call(colorRef(colourBackground))
-	wc := wndClassEx{WndProc: procDefWindowProc.Addr(), Instance: windows.Handle(inst), ClassName: name, Background: windows.Handle(bg)}
-	wc.Size = uint32(unsafe.Sizeof(wc))
-	if r, _, err := procRegisterClassEx.Call(uintptr(unsafe.Pointer(&wc))); r == 0 && err != windows.Errno(classAlreadyExists) {
-		return 0, fmt.Errorf("register the indicator window class: %w", err)
-	}
-	title, _ := windows.UTF16PtrFromString("WhisperKey indicator")
-	hwnd, _, err := procCreateWindowEx.Call(wsExLayered|wsExNoActivate|wsExTransparent|wsExTopmost|wsExToolWindow,
-		uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(title)), wsPopup, 0, 0, Width, Height, 0, 0, inst, 0)
-	if hwnd == 0 {
-		return 0, fmt.Errorf("create the indicator window: %w", err)
+	hwnd, err := win32.Window(win32.Class{Name: className, WndProc: win32.DefWindowProcAddr(), Background: bg},
+		wsExLayered|wsExNoActivate|wsExTransparent|wsExTopmost|wsExToolWindow, "WhisperKey indicator", wsPopup, 0, 0, Width, Height, 0)
+	if err != nil {
+		return 0, fmt.Errorf("the indicator window: %w", err)
 	}
 	procSetLayeredAttrs.Call(hwnd, 0, windowAlpha, lwaAlpha)
 	return hwnd, nil
@@ -242,16 +174,6 @@ func paint(hwnd uintptr, v view) {
 	tr := rect{left, 0, right, Height}
 	procDrawText.Call(dc, uintptr(unsafe.Pointer(&text[0])), ^uintptr(0), uintptr(unsafe.Pointer(&tr)),
 		dtLeft|dtVCenter|dtSingleLine|dtEndEllipsis|dtNoPrefix)
-}
-
-// do runs f on the window's thread and waits for it.
-func (w *osWindow) do(f func(uintptr)) {
-	ran := make(chan struct{})
-	select {
-	case w.reqs <- func(h uintptr) { f(h); close(ran) }:
-		<-ran
-	case <-w.done:
-	}
 }
 
 // monitor returns the work area of the monitor with the foreground window (or the
@@ -313,7 +235,6 @@ func (w *osWindow) bounds() Rect {
 }
 
 func (w *osWindow) close() error {
-	close(w.quit)
-	<-w.done
+	w.stop()
 	return nil
 }

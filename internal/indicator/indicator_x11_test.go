@@ -23,13 +23,7 @@ import (
 
 func TestMain(m *testing.M) {
 	// A private display: another package's windows or focus changes must not land here.
-	stop, err := testenv.PrivateXvfb()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "no private Xvfb, using DISPLAY:", err)
-	}
-	code := m.Run()
-	stop()
-	os.Exit(code)
+	testenv.MainOnPrivateXvfb(m)
 }
 
 func requireX(t *testing.T) {

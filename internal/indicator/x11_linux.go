@@ -177,7 +177,6 @@ import "C"
 import (
 	"fmt"
 	"log/slog"
-	"runtime"
 	"sync"
 	"time"
 	"unsafe"
@@ -186,11 +185,9 @@ import (
 // osWindow on X11: one goroutine on a locked OS thread owns the Display and runs
 // every Xlib call; the others hand it functions and wait for them.
 type osWindow struct {
-	cfg  Config
-	log  *slog.Logger
-	reqs chan func(*C.wk_ind)
-	quit chan struct{}
-	done chan struct{}
+	cfg Config
+	log *slog.Logger
+	*windowThread[*C.wk_ind]
 
 	mu       sync.Mutex
 	rect     Rect
@@ -198,60 +195,37 @@ type osWindow struct {
 }
 
 func newOSWindow(cfg Config, log *slog.Logger) (*osWindow, error) {
-	w := &osWindow{cfg: cfg, log: log, reqs: make(chan func(*C.wk_ind)), quit: make(chan struct{}), done: make(chan struct{})}
-	started := make(chan error, 1)
-	go w.run(started)
-	if err := <-started; err != nil {
+	w := &osWindow{cfg: cfg, log: log}
+	// Expose events arrive when something covered the window; a slow tick repaints then.
+	t, err := startWindowThread(openX11, 250*time.Millisecond, w.repaintExposed)
+	if err != nil {
 		return nil, err
 	}
+	w.windowThread = t
 	return w, nil
 }
 
-func (w *osWindow) run(started chan<- error) {
-	defer close(w.done)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+func openX11() (*C.wk_ind, func(), error) {
 	s := (*C.wk_ind)(C.calloc(1, C.sizeof_wk_ind))
-	defer C.free(unsafe.Pointer(s))
 	switch C.wk_open(s, Width, Height, colourBackground) {
 	case 0:
 	case 1:
-		started <- fmt.Errorf("%w: cannot open the X display (is DISPLAY set?)", ErrUnavailable)
-		return
+		C.free(unsafe.Pointer(s))
+		return nil, nil, fmt.Errorf("%w: cannot open the X display (is DISPLAY set?)", ErrUnavailable)
 	default:
-		started <- fmt.Errorf("%w: the X server lacks the SHAPE extension, which a click-through window needs", ErrUnavailable)
-		return
+		C.free(unsafe.Pointer(s))
+		return nil, nil, fmt.Errorf("%w: the X server lacks the SHAPE extension, which a click-through window needs", ErrUnavailable)
 	}
-	defer C.wk_close(s)
-	started <- nil
-	// Expose events arrive when something covered the window; a slow tick repaints then.
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-w.quit:
-			return
-		case f := <-w.reqs:
-			f(s)
-		case <-tick.C:
-			w.mu.Lock()
-			last := w.lastView
-			w.mu.Unlock()
-			if C.wk_exposed(s) != 0 && last.state != Hidden {
-				paint(s, last)
-				C.wk_sync(s)
-			}
-		}
-	}
+	return s, func() { C.wk_close(s); C.free(unsafe.Pointer(s)) }, nil
 }
 
-// do runs f on the display thread and waits for it.
-func (w *osWindow) do(f func(*C.wk_ind)) {
-	ran := make(chan struct{})
-	select {
-	case w.reqs <- func(s *C.wk_ind) { f(s); close(ran) }:
-		<-ran
-	case <-w.done:
+func (w *osWindow) repaintExposed(s *C.wk_ind) {
+	w.mu.Lock()
+	last := w.lastView
+	w.mu.Unlock()
+	if C.wk_exposed(s) != 0 && last.state != Hidden {
+		paint(s, last)
+		C.wk_sync(s)
 	}
 }
 
@@ -342,7 +316,6 @@ func (w *osWindow) bounds() Rect {
 }
 
 func (w *osWindow) close() error {
-	close(w.quit)
-	<-w.done
+	w.stop()
 	return nil
 }

@@ -383,37 +383,16 @@ func TestConcurrentPullsDownloadOnce(t *testing.T) {
 	h := newFakeHub(t)
 	h.addRepo(tinyRepo, 1<<20, "vocabulary.json")
 	c := newTestCache(t, h, t.TempDir(), nil)
-	var wg sync.WaitGroup
-	dirs := make([]string, 3)
-	errs := make([]error, 3)
-	for i := range dirs {
-		wg.Go(func() { dirs[i], errs[i] = c.Pull(t.Context(), "tiny.en", nil) })
-	}
-	wg.Wait()
-	for i := range dirs {
-		if errs[i] != nil || dirs[i] != dirs[0] {
-			t.Fatalf("pull %d = %q, %v", i, dirs[i], errs[i])
-		}
-	}
-	var cdn int
-	for _, r := range h.requests() {
-		if r.Server == "cdn" {
-			cdn++
-		}
-	}
-	if cdn != 1 {
+	pullAtOnce(t, []*Cache{c, c, c})
+	if cdn := cdnFetches(h); cdn != 1 {
 		t.Fatalf("model.bin fetched %d times, want 1", cdn)
 	}
 }
 
-// Two Cache instances on one directory stand for two processes (`models
-// pull` and the app): the file lock lets one download while the other
-// waits, so the partial files are written once and both get the model.
-func TestPullsFromTwoCachesDownloadOnce(t *testing.T) {
-	h := newFakeHub(t)
-	h.addRepo(tinyRepo, 4<<20, "vocabulary.json")
-	dir := t.TempDir()
-	caches := []*Cache{newTestCache(t, h, dir, nil), newTestCache(t, h, dir, nil)}
+// pullAtOnce pulls tiny.en through every cache at the same time and returns
+// the directory they all agree on.
+func pullAtOnce(t *testing.T, caches []*Cache) string {
+	t.Helper()
 	var wg sync.WaitGroup
 	dirs := make([]string, len(caches))
 	errs := make([]error, len(caches))
@@ -426,16 +405,32 @@ func TestPullsFromTwoCachesDownloadOnce(t *testing.T) {
 			t.Fatalf("pull %d = %q, %v", i, dirs[i], errs[i])
 		}
 	}
+	return dirs[0]
+}
+
+// cdnFetches counts the model.bin downloads the hub served.
+func cdnFetches(h *fakeHub) int {
 	var cdn int
 	for _, r := range h.requests() {
 		if r.Server == "cdn" {
 			cdn++
 		}
 	}
-	if cdn != 1 {
+	return cdn
+}
+
+// Two Cache instances on one directory stand for two processes (`models
+// pull` and the app): the file lock lets one download while the other
+// waits, so the partial files are written once and both get the model.
+func TestPullsFromTwoCachesDownloadOnce(t *testing.T) {
+	h := newFakeHub(t)
+	h.addRepo(tinyRepo, 4<<20, "vocabulary.json")
+	dir := t.TempDir()
+	got := pullAtOnce(t, []*Cache{newTestCache(t, h, dir, nil), newTestCache(t, h, dir, nil)})
+	if cdn := cdnFetches(h); cdn != 1 {
 		t.Fatalf("model.bin fetched %d times, want 1: the two caches downloaded side by side", cdn)
 	}
-	if st, err := os.Stat(filepath.Join(dirs[0], "model.bin")); err != nil || st.Size() != 4<<20 {
+	if st, err := os.Stat(filepath.Join(got, "model.bin")); err != nil || st.Size() != 4<<20 {
 		t.Fatalf("installed model.bin: %v", err)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/whisperkey/whisperkey/internal/win32"
 )
 
 // Verified insertion on Windows: the text goes on the clipboard with delayed rendering
@@ -22,31 +24,21 @@ import (
 // target read it. The monitor-exclusion markers keep clipboard history from asking first.
 
 var (
-	procRegisterClassEx  = user32.NewProc("RegisterClassExW")
-	procCreateWindowEx   = user32.NewProc("CreateWindowExW")
-	procDestroyWindow    = user32.NewProc("DestroyWindow")
-	procDefWindowProc    = user32.NewProc("DefWindowProcW")
-	procPeekMessage      = user32.NewProc("PeekMessageW")
-	procDispatchMessage  = user32.NewProc("DispatchMessageW")
 	procMsgWait          = user32.NewProc("MsgWaitForMultipleObjectsEx")
 	procGetClassName     = user32.NewProc("GetClassNameW")
 	procGetClipboardOwnr = user32.NewProc("GetClipboardOwner")
-	procGetModuleHandle  = kernel32.NewProc("GetModuleHandleW")
 )
 
 const (
 	wmRenderFormat      = 0x0305
 	wmRenderAllFormats  = 0x0306
 	wmDestroyClipboard  = 0x0307
-	hwndMessage         = ^uintptr(2) // (HWND)-3
-	pmRemove            = 1
 	qsAllInput          = 0x04FF
 	mwmoInputAvailable  = 0x4
 	infinite            = 0xFFFFFFFF
 	vkShift             = 0x10
 	vkInsert            = 0x2D
 	keyeventfUnicode    = 0x0004
-	classAlreadyExists  = 1410
 	renderClassTemplate = "WhisperKeyClipboard%p"
 )
 
@@ -98,32 +90,18 @@ func (r *renderer) run(started chan<- error) {
 	defer close(r.done)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	inst, _, _ := procGetModuleHandle.Call(0)
-	name, _ := windows.UTF16PtrFromString(fmt.Sprintf(renderClassTemplate, r))
-	wc := wndClassEx{WndProc: r.proc, Instance: windows.Handle(inst), ClassName: name}
-	wc.Size = uint32(unsafe.Sizeof(wc))
-	if a, _, err := procRegisterClassEx.Call(uintptr(unsafe.Pointer(&wc))); a == 0 && err != windows.Errno(classAlreadyExists) {
-		started <- fmt.Errorf("clipboard renderer: register the window class: %w", err)
-		return
-	}
-	hwnd, _, err := procCreateWindowEx.Call(0, uintptr(unsafe.Pointer(name)), 0, 0, 0, 0, 0, 0, hwndMessage, 0, inst, 0)
-	if hwnd == 0 {
-		started <- fmt.Errorf("clipboard renderer: create the window: %w", err)
+	hwnd, err := win32.Window(win32.Class{Name: fmt.Sprintf(renderClassTemplate, r), WndProc: r.proc}, 0, "", 0, 0, 0, 0, 0, win32.HWNDMessage)
+	if err != nil {
+		started <- fmt.Errorf("clipboard renderer: %w", err)
 		return
 	}
 	r.hwnd = hwnd
-	defer procDestroyWindow.Call(hwnd) // sends WM_RENDERALLFORMATS while we still own the text
+	defer win32.DestroyWindow(hwnd) // sends WM_RENDERALLFORMATS while we still own the text
 	started <- nil
-	var m msg
 	for {
 		// Sent messages (WM_RENDERFORMAT from the reader's thread) are delivered while we wait here.
 		procMsgWait.Call(1, uintptr(unsafe.Pointer(&r.wake)), infinite, qsAllInput, mwmoInputAvailable)
-		for {
-			if ok, _, _ := procPeekMessage.Call(uintptr(unsafe.Pointer(&m)), 0, 0, 0, pmRemove); ok == 0 {
-				break
-			}
-			procDispatchMessage.Call(uintptr(unsafe.Pointer(&m)))
-		}
+		win32.PumpMessages()
 		select {
 		case <-r.quit:
 			return
@@ -132,31 +110,6 @@ func (r *renderer) run(started chan<- error) {
 		default:
 		}
 	}
-}
-
-type msg struct {
-	HWnd    uintptr
-	Message uint32
-	WParam  uintptr
-	LParam  uintptr
-	Time    uint32
-	X, Y    int32
-	Private uint32
-}
-
-type wndClassEx struct {
-	Size       uint32
-	Style      uint32
-	WndProc    uintptr
-	ClsExtra   int32
-	WndExtra   int32
-	Instance   windows.Handle
-	Icon       windows.Handle
-	Cursor     windows.Handle
-	Background windows.Handle
-	MenuName   *uint16
-	ClassName  *uint16
-	IconSm     windows.Handle
 }
 
 func (r *renderer) wndProc(hwnd, message, wparam, lparam uintptr) uintptr {
@@ -181,8 +134,7 @@ func (r *renderer) wndProc(hwnd, message, wparam, lparam uintptr) uintptr {
 		r.mu.Unlock()
 		return 0
 	}
-	ret, _, _ := procDefWindowProc.Call(hwnd, message, wparam, lparam)
-	return ret
+	return win32.DefWindowProc(hwnd, message, wparam, lparam)
 }
 
 // render hands the text to the clipboard, which the reader has open, and marks the read.

@@ -3,8 +3,6 @@
 package output
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/testenv"
@@ -14,11 +12,5 @@ import (
 // runs packages in parallel, and another package's keystrokes or focus changes on a
 // shared display would land in our paste target.
 func TestMain(m *testing.M) {
-	stop, err := testenv.PrivateXvfb()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "no private Xvfb, using DISPLAY:", err)
-	}
-	code := m.Run()
-	stop()
-	os.Exit(code)
+	testenv.MainOnPrivateXvfb(m)
 }

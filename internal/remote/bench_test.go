@@ -11,7 +11,9 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/remote"
 	"github.com/whisperkey/whisperkey/internal/server"
+	"github.com/whisperkey/whisperkey/internal/server/servertest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -25,7 +27,7 @@ func BenchmarkRemoteOverhead(b *testing.B) {
 	const text = "Please call me back when you get this."
 	eng := openEngine(b)
 	timed := &timedEngine{next: eng}
-	base, _ := serve(b, server.Config{}, timed)
+	base, _ := servertest.Start(b, server.Config{}, testlog.Discard(), timed)
 	c, err := remote.New(remote.Config{URL: base}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		b.Fatal(err)

@@ -22,7 +22,9 @@ import (
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/remote"
 	"github.com/whisperkey/whisperkey/internal/server"
+	"github.com/whisperkey/whisperkey/internal/server/servertest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -70,28 +72,6 @@ func openEngine(t testing.TB) *backend.Loaded {
 	return l
 }
 
-// serve runs our server over eng on a loopback port and returns its base URL
-// and a stop function.
-func serve(t testing.TB, cfg server.Config, eng server.Transcriber) (string, func()) {
-	t.Helper()
-	cfg.Addr = "127.0.0.1:0"
-	srv, err := server.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), eng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := srv.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	var once sync.Once
-	stop := func() { once.Do(func() { cancel(); <-done }) }
-	t.Cleanup(stop)
-	return "http://" + ln.Addr().String(), stop
-}
-
 func TestCheckURL(t *testing.T) {
 	cases := []struct {
 		url  string
@@ -121,7 +101,7 @@ func TestCheckURL(t *testing.T) {
 // is checked, and neither key nor text appears in the client's log.
 func TestTranscribeThroughServe(t *testing.T) {
 	eng := openEngine(t)
-	base, _ := serve(t, server.Config{APIKey: key}, eng)
+	base, _ := servertest.Start(t, server.Config{APIKey: key}, testlog.Discard(), eng)
 	speech := testenv.Speech(t, said)
 	var logs logBuffer
 	c, err := remote.New(remote.Config{URL: base, APIKey: key}, newLog(&logs))
@@ -262,7 +242,7 @@ func TestFallbackToLocal(t *testing.T) {
 	// The "server machine" is a second server over the same engine; what
 	// matters is which path answered, which the notices and the server's
 	// availability tell apart.
-	base, stop := serve(t, server.Config{}, eng)
+	base, stop := servertest.Start(t, server.Config{}, testlog.Discard(), eng)
 	c, err := remote.New(remote.Config{URL: base}, newLog(&logBuffer{}))
 	if err != nil {
 		t.Fatal(err)

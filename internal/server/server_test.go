@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +23,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/server"
+	"github.com/whisperkey/whisperkey/internal/server/servertest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -68,28 +68,8 @@ type running struct {
 
 func start(t testing.TB, cfg server.Config, eng server.Transcriber) *running {
 	t.Helper()
-	if cfg.Addr == "" {
-		cfg.Addr = "127.0.0.1:0"
-	}
-	srv, err := server.New(cfg, testLog(t), eng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := srv.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	var once sync.Once
-	var serr error
-	stop := func() error {
-		once.Do(func() { cancel(); serr = <-done })
-		return serr
-	}
-	t.Cleanup(func() { _ = stop() })
-	return &running{url: "http://" + ln.Addr().String(), stop: stop}
+	url, stop := servertest.Start(t, cfg, testLog(t), eng)
+	return &running{url: url, stop: stop}
 }
 
 func wavBytes(t testing.TB, samples []float32) []byte {

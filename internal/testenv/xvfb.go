@@ -3,11 +3,25 @@ package testenv
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
+	"testing"
 	"time"
 )
+
+// MainOnPrivateXvfb is a package's TestMain that runs its tests on a
+// PrivateXvfb, or on DISPLAY when none starts, and exits with their status.
+func MainOnPrivateXvfb(m *testing.M) {
+	stop, err := PrivateXvfb()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "no private Xvfb, using DISPLAY:", err)
+	}
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
 
 // PrivateXvfb starts Xvfb on a free display number (autorepeat off, as
 // push-to-talk needs) and points DISPLAY at it, for a package's TestMain:

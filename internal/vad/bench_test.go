@@ -2,25 +2,15 @@ package vad_test
 
 import (
 	"fmt"
-	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/testenv"
-	"github.com/whisperkey/whisperkey/internal/vad"
+	"github.com/whisperkey/whisperkey/internal/vad/vadtest"
 )
 
 // BenchmarkSpeech is the speech detector's cost per press, by press length.
 func BenchmarkSpeech(b *testing.B) {
-	lib, model, err := vad.Find(testenv.VADDir(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	d, err := vad.Open(lib, model, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.Close()
+	d := vadtest.Open(b)
 	for _, sec := range []float64{1.5, 5, 25} {
 		samples := testenv.PinkNoise(sec, 1)
 		b.Run(fmt.Sprintf("%gs", sec), func(b *testing.B) {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"log/slog"
 	"math"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/vad"
+	"github.com/whisperkey/whisperkey/internal/vad/vadtest"
 )
 
 // Agreement with faster-whisper's Silero, which runs the same model through
@@ -46,20 +46,6 @@ func clips(t *testing.T) []clip {
 		clip{"breathing", testenv.Breathing(4, 3), false},
 	)
 	return cs
-}
-
-func open(t *testing.T) *vad.Detector {
-	t.Helper()
-	lib, model, err := vad.Find(testenv.VADDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := vad.Open(lib, model, slog.New(slog.NewTextHandler(os.Stderr, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	return d
 }
 
 type reference struct {
@@ -102,7 +88,7 @@ func references(t *testing.T, cs []clip, padMs int) []reference {
 }
 
 func TestMatchesFasterWhisper(t *testing.T) {
-	d := open(t)
+	d := vadtest.Open(t)
 	cs := clips(t)
 	for _, padMs := range []int{400, 300} {
 		refs := references(t, cs, padMs)

@@ -9,23 +9,9 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/testenv"
-	"github.com/whisperkey/whisperkey/internal/vad"
+	"github.com/whisperkey/whisperkey/internal/vad/vadtest"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
-
-func openDetector(t *testing.T) *vad.Detector {
-	t.Helper()
-	lib, model, err := vad.Find(testenv.VADDir(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := vad.Open(lib, model, slog.New(slog.NewTextHandler(os.Stderr, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	return d
-}
 
 // fullWindow is decoding exactly as before the short window and the speech
 // detector: faster-whisper's policy on 30-s windows.
@@ -43,7 +29,7 @@ func fullWindow() whisper.Options {
 // by default; docs/benchmarks.md#short-window.)
 func TestDecodingOnRealSpeech(t *testing.T) {
 	m := openBase(t)
-	m.UseSpeechDetector(openDetector(t))
+	m.UseSpeechDetector(vadtest.Open(t))
 	clips := testenv.RealSpeech(t)
 	for _, s := range sentences {
 		clips = append(clips, testenv.Clip{Name: "espeak: " + s[:20], Reference: s, Samples: testenv.Speech(t, s)})
@@ -124,7 +110,7 @@ func TestNoSpeechPressesSkipTheEngine(t *testing.T) {
 	m := openBase(t)
 	eng := &countingEngine{Engine: m.Client}
 	tr := whisper.NewTranscriber(eng, m.Tok, 80, slog.New(slog.NewTextHandler(os.Stderr, nil)))
-	tr.UseSpeechDetector(openDetector(t))
+	tr.UseSpeechDetector(vadtest.Open(t))
 	for _, tc := range []struct {
 		name    string
 		samples []float32

@@ -1,0 +1,2 @@
+// Package vadtest opens the real Silero speech detector for other packages' tests.
+package vadtest

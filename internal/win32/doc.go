@@ -1,0 +1,2 @@
+// Package win32 holds the Win32 window-class, window and message-pump calls that the Windows backends share.
+package win32
