@@ -259,7 +259,7 @@ func say(t testing.TB, wav string) {
 }
 
 const (
-	dictated  = "Remember to buy milk, bread and eggs on the way home."
+	dictated  = "The coffee machine on the second floor is broken again."
 	clipFirst = "what the user had copied before ✓"
 )
 
@@ -312,9 +312,7 @@ func TestPushToTalk(t *testing.T) {
 			xdo(t, "keydown", "ctrl+shift+F9")
 			time.Sleep(150 * time.Millisecond)
 			xdo(t, "keyup", "ctrl+shift+F9")
-			// Speak soon after the key, as people do: with ~1 s of silence
-			// before the sentence (pre-roll + pause) whisper-base hears
-			// "bread and eggs" as "red onions" even from the file itself.
+			// Speak soon after the key, as people do.
 			time.Sleep(50 * time.Millisecond)
 			say(t, wav)
 			time.Sleep(300 * time.Millisecond)

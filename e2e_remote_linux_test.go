@@ -58,7 +58,7 @@ func TestRemoteEngineAndFallback(t *testing.T) {
 	if n := strings.Count(string(log), "remote server failed"); n != 1 {
 		t.Errorf("the app warned %d times about the failed server over two dictations, want once", n)
 	}
-	for _, secret := range []string{key, "milk", "bread"} {
+	for _, secret := range []string{key, "coffee", "machine"} {
 		if strings.Contains(strings.ToLower(string(log)), secret) {
 			t.Errorf("the app log contains %q", secret)
 		}

@@ -289,7 +289,7 @@ func TestIndicatorRecentNotificationsAndLogin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, secret := range []string{"milk", "bread"} {
+	for _, secret := range []string{"coffee", "machine"} {
 		if strings.Contains(strings.ToLower(string(log)), secret) {
 			t.Errorf("the app log contains the dictated word %q", secret)
 		}

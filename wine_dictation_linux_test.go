@@ -288,10 +288,8 @@ func TestWineDictation(t *testing.T) {
 			xdo(t, "keydown", "ctrl+super")
 			time.Sleep(150 * time.Millisecond)
 			xdo(t, "keyup", "ctrl+super")
-			// Speak at once: with this rig's latency a longer pause gives about
-			// 1 s of digital silence before the sentence, and whisper-base then
-			// hears "red onions" for "bread and eggs" (the CLI does the same on
-			// the espeak file padded so), a model quirk, not lost audio.
+			// Speak at once, as people do: with this rig's latency a longer
+			// pause gives about 1 s of digital silence before the sentence.
 			time.Sleep(50 * time.Millisecond)
 			say(t, wav)
 			time.Sleep(300 * time.Millisecond)
