@@ -133,7 +133,7 @@ func TestIndicatorOnScreen(t *testing.T) {
 		}
 		goleak.VerifyNone(t, leaks)
 	}()
-	before := screenshot(t)
+	before := testenv.Screenshot(t)
 
 	start := time.Now()
 	ind.Show(indicator.Recording, "")
@@ -148,8 +148,8 @@ func TestIndicatorOnScreen(t *testing.T) {
 	if want := (indicator.Rect{X: (1280 - indicator.Width) / 2, Y: 800 - indicator.Height - 48, W: indicator.Width, H: indicator.Height}); r != want {
 		t.Errorf("bounds %+v, want %+v", r, want)
 	}
-	shot := screenshot(t)
-	red := rgb(indicator.DotColour(indicator.Recording))
+	shot := testenv.Screenshot(t)
+	red := indicator.DotColour(indicator.Recording)
 	if n, want := count(shot, dot(r), red), dot(r).Dx()*dot(r).Dy(); n != want {
 		t.Errorf("recording: %d of %d dot pixels are red", n, want)
 	}
@@ -157,7 +157,7 @@ func TestIndicatorOnScreen(t *testing.T) {
 		t.Errorf("%d red pixels there before Show", n)
 	}
 	// The level bar: 60% of its width green.
-	green := count(shot, bounds(r), rgb(0x34a853))
+	green := count(shot, bounds(r), 0x34a853)
 	if barH, barW := 8, indicator.Width-14-38; green < barH*barW*6/10-barH || green > barH*barW*6/10+barH {
 		t.Errorf("level bar: %d green pixels, want about %d (60%% of %dx%d)", green, barH*barW*6/10, barW, barH)
 	}
@@ -184,7 +184,7 @@ func TestIndicatorOnScreen(t *testing.T) {
 	}
 
 	ind.Show(indicator.Transcribing, "")
-	if n := count(screenshot(t), dot(r), rgb(indicator.DotColour(indicator.Transcribing))); n == 0 {
+	if n := count(testenv.Screenshot(t), dot(r), indicator.DotColour(indicator.Transcribing)); n == 0 {
 		t.Error("transcribing: no amber dot")
 	}
 
@@ -195,28 +195,28 @@ func TestIndicatorOnScreen(t *testing.T) {
 	if hid > time.Second {
 		t.Errorf("Hide took %v, want within 1s", hid)
 	}
-	after := screenshot(t)
+	after := testenv.Screenshot(t)
 	for _, s := range []indicator.State{indicator.Recording, indicator.Transcribing} {
-		if n := count(after, bounds(r), rgb(indicator.DotColour(s))); n != 0 {
+		if n := count(after, bounds(r), indicator.DotColour(s)); n != 0 {
 			t.Errorf("after Hide: %d %s pixels remain", n, s)
 		}
 	}
-	if n, all := count(after, bounds(r), rgb(0xffffff)), r.W*r.H; n != all {
+	if n, all := count(after, bounds(r), 0xffffff), r.W*r.H; n != all {
 		t.Errorf("after Hide: %d of %d pixels show the white window under it", n, all)
 	}
 
 	// "Nothing heard" shows for FlashFor, then goes by itself.
 	ind.Show(indicator.NothingHeard, "")
-	grey := rgb(indicator.DotColour(indicator.NothingHeard))
-	if n := count(screenshot(t), dot(r), grey); n == 0 {
+	grey := indicator.DotColour(indicator.NothingHeard)
+	if n := count(testenv.Screenshot(t), dot(r), grey); n == 0 {
 		t.Error("nothing heard: no grey dot")
 	}
 	time.Sleep(700 * time.Millisecond)
-	if n := count(screenshot(t), dot(r), grey); n != 0 {
+	if n := count(testenv.Screenshot(t), dot(r), grey); n != 0 {
 		t.Errorf("nothing heard still shown %v after it should have gone", 700*time.Millisecond)
 	}
 	ind.Show(indicator.Error, "Not pasted: on the clipboard")
-	if n := count(screenshot(t), dot(r), rgb(indicator.DotColour(indicator.Error))); n == 0 {
+	if n := count(testenv.Screenshot(t), dot(r), indicator.DotColour(indicator.Error)); n == 0 {
 		t.Error("error: no red dot")
 	}
 	if got := xdotool(t, "getwindowfocus"); got != focused {
@@ -236,7 +236,7 @@ func TestIndicatorAtCursor(t *testing.T) {
 	if got, want := ind.Bounds(), (indicator.Rect{X: 316, Y: 224, W: indicator.Width, H: indicator.Height}); got != want {
 		t.Errorf("bounds %+v, want %+v", got, want)
 	}
-	if n := count(screenshot(t), dot(ind.Bounds()), rgb(indicator.DotColour(indicator.Recording))); n == 0 {
+	if n := count(testenv.Screenshot(t), dot(ind.Bounds()), indicator.DotColour(indicator.Recording)); n == 0 {
 		t.Error("no red dot next to the pointer")
 	}
 	ind.Hide()
