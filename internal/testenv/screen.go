@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"image"
@@ -8,12 +9,26 @@ import (
 	"math/bits"
 	"os/exec"
 	"testing"
+	"time"
 )
 
 // Screenshot grabs the whole X screen with xwd (x11-apps) and decodes it.
 func Screenshot(t testing.TB) *image.RGBA {
 	t.Helper()
-	out, err := exec.Command("xwd", "-root", "-silent").Output()
+	// xwd fails now and then with an X error when a window (the indicator,
+	// say) maps or unmaps while it reads the screen: try again shortly.
+	var out []byte
+	var err error
+	for try := 0; try < 3; try++ {
+		var stderr bytes.Buffer
+		cmd := exec.Command("xwd", "-root", "-silent")
+		cmd.Stderr = &stderr
+		if out, err = cmd.Output(); err == nil {
+			break
+		}
+		err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(stderr.Bytes()))
+		time.Sleep(100 * time.Millisecond)
+	}
 	if err != nil {
 		t.Fatalf("xwd -root: %v", err)
 	}
