@@ -64,6 +64,7 @@ windows:
 	bash scripts/windows.sh
 
 installer: windows
+	bash scripts/vad.sh
 	bash scripts/installer.sh
 
 # The Windows build end to end under wine: installer, dictation through a

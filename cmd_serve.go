@@ -105,6 +105,11 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
+	if d := env.speechDetector(); d != nil {
+		// A request without speech is answered with no text at once.
+		defer d.Close()
+		m.UseSpeechDetector(d)
+	}
 	name := filepath.Base(modelDir) // the id GET /v1/models lists, such as whisper-base
 	srv, err := server.New(server.Config{
 		Addr: o.listen, APIKey: o.apiKey, InsecureNoAuth: o.insecureNoAuth, Model: name,

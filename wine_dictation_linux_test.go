@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -255,6 +257,26 @@ func holdWinHotkey(t testing.TB, wav string) {
 	xdo(t, "keyup", "ctrl+super")
 }
 
+// noiseWAV is a press without speech at the microphone's format: key clicks
+// over pink noise, as when someone types with the hotkey held.
+func noiseWAV(t testing.TB) string {
+	t.Helper()
+	clicks, noise := testenv.Clicks(2, 31), testenv.PinkNoise(2, 32)
+	for i := range clicks {
+		clicks[i] += noise[i]
+	}
+	p := filepath.Join(t.TempDir(), "noise.wav")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := audio.EncodeWAV(f, clicks, audio.SampleRate, 1); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestWineDictation(t *testing.T) {
 	desktopSession(t)
 	setup := windowsSetup(t)
@@ -264,13 +286,17 @@ func TestWineDictation(t *testing.T) {
 	exe := dir + `\whisperkey.exe`
 	w.install(t, setup, dir)
 	srv := startServe(t)
-	wav := micWAV(t, dictated)
+	wav, noise := micWAV(t, dictated), noiseWAV(t)
+	served := func() int { return strings.Count(srv.stderr.String(), "path=/v1/audio/transcriptions") }
 
 	cases := []struct {
 		name       string
 		config     string
 		act        func(t *testing.T)
 		wantPasted bool
+		// noSpeech: the installed speech detector (vad\onnxruntime.dll) ends
+		// the press as "Nothing heard" without a request to the server.
+		noSpeech bool
 		// wantOnClipboard: clipboard mode leaves the sentence on the clipboard
 		// as an ordinary copy, and pastes nothing.
 		wantOnClipboard bool
@@ -297,6 +323,8 @@ func TestWineDictation(t *testing.T) {
 			time.Sleep(150 * time.Millisecond)
 			xdo(t, "keyup", "ctrl+super")
 		}},
+		{name: "a press without speech asks the server nothing", noSpeech: true,
+			act: func(t *testing.T) { holdWinHotkey(t, noise) }},
 		{name: "clipboard mode leaves the text on the clipboard", config: "paste: clipboard\n", wantOnClipboard: true,
 			act: func(t *testing.T) { holdWinHotkey(t, wav) }},
 	}
@@ -317,6 +345,7 @@ func TestWineDictation(t *testing.T) {
 				}
 			}
 			tg := openWineTarget(t, w, tools)
+			requests := served()
 			tc.act(t)
 			if tc.wantOnClipboard {
 				deadline := time.Now().Add(30 * time.Second)
@@ -362,6 +391,18 @@ func TestWineDictation(t *testing.T) {
 			log := a.logText(t)
 			if !regexp.MustCompile(`msg="microphone open" .*backend=WASAPI`).MatchString(log) {
 				t.Errorf("the log does not name the WASAPI microphone:\n%s", log)
+			}
+			if !strings.Contains(log, `msg="speech detector ready"`) {
+				t.Errorf("the installed app did not load its speech detector:\n%s", log)
+			}
+			if tc.noSpeech {
+				if !regexp.MustCompile(`msg=status .*Nothing heard`).MatchString(log) {
+					t.Errorf("the log does not say \"Nothing heard\":\n%s", log)
+				}
+				if n := served() - requests; n != 0 {
+					t.Errorf("the server got %d requests for a press without speech, want 0", n)
+				}
+				return
 			}
 			// Nothing pasted must be the cancel key's doing: the hotkey started a
 			// recording, and it was cancelled, not transcribed.

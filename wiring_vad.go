@@ -41,6 +41,7 @@ func (e *environment) speechDetector() *vad.Detector {
 			lastErr = err
 			continue
 		}
+		e.log.Info("speech detector ready", "dir", dir)
 		return d
 	}
 	e.log.Warn("no speech detector; presses without speech will be decoded too", "err", lastErr, "looked_in", vadDirs())

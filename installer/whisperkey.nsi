@@ -11,6 +11,7 @@
 ;   OUTFILE      the installer to write
 ;   HAVE_CPU, HAVE_CUDA, HAVE_ROCM, HAVE_ROCM_RDNA1   one per engine folder present
 ;   HAVE_README, HAVE_LICENSE                         when those files exist
+;   HAVE_VAD     when SRC\vad holds the speech detector (ONNX Runtime + Silero)
 
 ; A 64-bit installer for a 64-bit app: on 32-bit Windows it does not start at
 ; all, and it runs under a wine without 32-bit support (the wine tests use one).
@@ -138,6 +139,16 @@ Section "${APP} (required)" SecApp
     File /r "${SRC}/engine/rocm-rdna1"
   !endif
 
+  ; The speech detector: presses without speech end in milliseconds, with no
+  ; decoding (and no upload to a remote engine).
+  RMDir /r "$INSTDIR\vad"
+  !ifdef HAVE_VAD
+    SetOutPath "$INSTDIR\vad"
+    File "${SRC}/vad/onnxruntime.dll"
+    File "${SRC}/vad/silero_vad_v6.onnx"
+    File "${SRC}/vad/LICENSES.txt"
+  !endif
+
   SetOutPath "$INSTDIR"
   WriteUninstaller "$INSTDIR\uninstall.exe"
   CreateShortCut "$SMPROGRAMS\${APP}.lnk" "$INSTDIR\${EXE}" "" "$INSTDIR\${EXE}" 0
@@ -185,6 +196,7 @@ Section "un.${APP}" SecUnApp
   DeleteRegKey HKCU "${APP_KEY}"
 
   RMDir /r "$INSTDIR\engine"
+  RMDir /r "$INSTDIR\vad"
   RMDir /r "$INSTDIR\docs"
   Delete "$INSTDIR\${EXE}"
   Delete "$INSTDIR\config.example.yaml"

@@ -28,8 +28,35 @@ for path in sys.argv[5:]:
 BUCKETS = [("1–2 s", 0.5, 2.0), ("3–5 s", 2.9, 5.0), ("10 s", 8.0, 12.0), ("25 s", 20.0, 30.0)]
 
 
+ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+TITLES = {"mr": "mister", "mrs": "missus", "dr": "doctor"}
+
+
+def number(w):
+    if w in ONES:
+        return ONES.index(w)
+    if w in TENS:
+        return 20 + 10 * TENS.index(w)
+    return None
+
+
 def norm(s):
-    return " ".join("".join(c.lower() if c.isalnum() or c in " '" else " " for c in s).split())
+    """As internal/whisper's WordErrorRate: words, numbers in digits, titles spelled."""
+    words = "".join(c.lower() if c.isalnum() or c == " " else ("" if c == "'" else " ") for c in s).split()
+    out, i = [], 0
+    while i < len(words):
+        w, n = words[i], number(words[i])
+        if w in TITLES:
+            w = TITLES[w]
+        elif n is not None:
+            u = number(words[i + 1]) if i + 1 < len(words) else None
+            if n >= 20 and u is not None and 0 < u < 10:
+                n, i = n + u, i + 1
+            w = str(n)
+        out.append(w)
+        i += 1
+    return " ".join(out)
 
 
 def wer(refs, hyps):

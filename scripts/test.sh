@@ -10,16 +10,16 @@ step() { printf '\n== %s\n' "$*"; }
 step "lint: gofmt, vet (Linux and Windows), cargo fmt and clippy, staticcheck, dead code"
 bash scripts/lint.sh
 
+step "real speech and the speech detector (scripts/speech.sh, scripts/vad.sh)"
+bash scripts/speech.sh
+bash scripts/vad.sh
+
 step "Windows exe, installer; under wine: unit tests and the installed app (scripts/test-wine.sh)"
 bash scripts/windows.sh
 bash scripts/installer.sh
 # A wine failure is reported at the end, after the Linux tests have run.
 wine_rc=0
 bash scripts/test-wine.sh || wine_rc=$?
-
-step "real speech and the speech detector (scripts/speech.sh, scripts/vad.sh)"
-bash scripts/speech.sh
-bash scripts/vad.sh
 
 step "go test (packages)"
 go test -count=1 -p 2 -timeout 40m $(go list ./... | grep -v '^github.com/whisperkey/whisperkey$') 2>&1 | tee /tmp/whisperkey-test.log

@@ -167,7 +167,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 
 	d.svc = backend.NewEmpty(d.backendOptions(cfg), d.log)
 	defer d.svc.Close()
-	d.dictation = newDictation(d.svc)
+	d.dictation = newDictation(d.svc, d.opt.SpeechDetector)
 	d.dictation.configure(cfg, d.opt.Remote, d.remoteNotice, d.log)
 	if d.loadModel(ctx, cfg) == nil { // on failure modelErr keeps the news for the tray; the app runs on
 		d.checkGPUUsed(cfg)

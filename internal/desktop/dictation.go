@@ -19,8 +19,9 @@ import (
 // dictation is the app's Transcriber: the chosen engine with the decoding
 // settings of the current config, swapped whole on each config change.
 type dictation struct {
-	local Engine // the engine on this machine, the fallback of a remote one
-	cur   atomic.Pointer[dictationSettings]
+	local  Engine                 // the engine on this machine, the fallback of a remote one
+	speech whisper.SpeechDetector // nil: none
+	cur    atomic.Pointer[dictationSettings]
 }
 
 type dictationSettings struct {
@@ -29,8 +30,8 @@ type dictationSettings struct {
 	shape  *textproc.Processor // spoken punctuation, replacements, output style
 }
 
-func newDictation(local Engine) *dictation {
-	d := &dictation{local: local}
+func newDictation(local Engine, speech whisper.SpeechDetector) *dictation {
+	d := &dictation{local: local, speech: speech}
 	shape, _ := textproc.New(textproc.FromConfig(config.Defaults().Text)) // the defaults are valid
 	d.cur.Store(&dictationSettings{engine: local, opts: decodeOptions(config.Defaults()), shape: shape})
 	return d
@@ -60,11 +61,26 @@ func (d *dictation) configure(cfg config.Config, remote RemoteEngine, tell func(
 // Transcribe is app.Transcriber.
 func (d *dictation) Transcribe(ctx context.Context, samples []float32) (app.Transcript, error) {
 	s := d.cur.Load()
+	if s.engine != d.local && !d.heardSpeech(samples, s.opts) {
+		// The local engine runs the detector itself; a remote one is not
+		// asked about a press without speech: no round trip, no upload.
+		return app.Transcript{}, nil
+	}
 	res, err := s.engine.Transcribe(ctx, samples, s.opts)
 	if err != nil {
 		return app.Transcript{}, err
 	}
 	return app.Transcript{Text: s.shape.Apply(res.Text), Features: res.Timings.Features, Engine: res.Timings.Engine}, nil
+}
+
+// heardSpeech reports whether the speech detector finds speech in samples;
+// without a detector, or when it fails, every press counts as speech.
+func (d *dictation) heardSpeech(samples []float32, o whisper.Options) bool {
+	if d.speech == nil || !o.DetectSpeech || len(samples) > whisper.NSamples {
+		return true
+	}
+	_, _, ok, err := d.speech.Speech(samples)
+	return ok || err != nil
 }
 
 // status is the engine's own status line ("Remote: HOST"), "" for the local one.

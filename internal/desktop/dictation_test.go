@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/vad/vadtest"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -46,7 +48,7 @@ func TestDictationEngineChoice(t *testing.T) {
 		{"remote not configured", "", useRemote, "local"},
 		{"remote that cannot be set up", "broken", useRemote, "local"},
 	}
-	d := newDictation(local)
+	d := newDictation(local, nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := config.Defaults()
@@ -62,6 +64,47 @@ func TestDictationEngineChoice(t *testing.T) {
 			used := map[string]*namedEngine{"local": local, "remote": remote}[tt.want]
 			if used.got.Language != "de" || used.got.InitialPrompt != tt.prompt {
 				t.Fatalf("decoding options %+v do not follow the config", used.got)
+			}
+		})
+	}
+}
+
+// countingEngine is a remote engine that counts the presses it is asked about.
+type countingEngine struct{ calls int }
+
+func (e *countingEngine) Transcribe(context.Context, []float32, whisper.Options) (*whisper.Result, error) {
+	e.calls++
+	return &whisper.Result{Text: "heard"}, nil
+}
+
+// With a remote engine, the real speech detector keeps presses without
+// speech on this machine: "nothing heard", no request. Speech still goes out.
+func TestRemoteIsNotAskedAboutPressesWithoutSpeech(t *testing.T) {
+	remote := &countingEngine{}
+	d := newDictation(&namedEngine{name: "local"}, vadtest.Open(t))
+	useRemote := func(config.Config, Engine, func(string)) (Engine, error) { return remote, nil }
+	d.configure(config.Defaults(), useRemote, nil, testLog(t))
+	tests := []struct {
+		name     string
+		samples  []float32
+		want     string
+		requests int
+	}{
+		{"clicks", testenv.Clicks(2, 21), "", 0},
+		{"breathing", testenv.Breathing(3, 22), "", 0},
+		{"pink noise", testenv.PinkNoise(2, 23), "", 0},
+		{"speech", testenv.Speech(t, "Please call me back."), "heard", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := remote.calls
+			tr, err := d.Transcribe(context.Background(), tt.samples)
+			if err != nil {
+				t.Fatal(err)
+			}
+			asked := remote.calls - before
+			if tr.Text != tt.want || asked != tt.requests {
+				t.Errorf("text %q after %d requests, want %q after %d", tr.Text, asked, tt.want, tt.requests)
 			}
 		})
 	}

@@ -137,7 +137,7 @@ func TestRemoteFallbackIsNotified(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	note := &fakeNotifier{}
 	d.trust.note = note
-	dict := newDictation(&namedEngine{name: "local"})
+	dict := newDictation(&namedEngine{name: "local"}, nil)
 	failing := func(_ config.Config, local Engine, tell func(string)) (Engine, error) {
 		tell("the remote server failed; dictating on this computer")
 		return local, nil

@@ -100,6 +100,13 @@ func EngineDir(t testing.TB) string {
 // float32 samples (resampled by sox), or stops the test.
 func Speech(t testing.TB, text string) []float32 {
 	t.Helper()
+	return SpeechWith(t, text)
+}
+
+// SpeechWith is Speech with espeak-ng options, such as a voice and a rate
+// ("-v", "en-us", "-s", "190").
+func SpeechWith(t testing.TB, text string, espeakArgs ...string) []float32 {
+	t.Helper()
 	Short(t, "espeak-ng speech")
 	for _, tool := range []string{"espeak-ng", "sox"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -108,7 +115,8 @@ func Speech(t testing.TB, text string) []float32 {
 	}
 	dir := t.TempDir()
 	wav, raw := filepath.Join(dir, "s.wav"), filepath.Join(dir, "s.f32")
-	if out, err := exec.Command("espeak-ng", "-w", wav, text).CombinedOutput(); err != nil {
+	args := append(append([]string{"-w", wav}, espeakArgs...), "--", text)
+	if out, err := exec.Command("espeak-ng", args...).CombinedOutput(); err != nil {
 		t.Fatalf("espeak-ng: %v: %s", err, out)
 	}
 	if out, err := exec.Command("sox", wav, "-r", "16000", "-c", "1", "-t", "f32", raw).CombinedOutput(); err != nil {

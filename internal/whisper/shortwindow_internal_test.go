@@ -3,6 +3,7 @@ package whisper
 import (
 	"context"
 	"log/slog"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -100,5 +101,21 @@ func TestShortWindowLoopFallsBack(t *testing.T) {
 	}
 	if res.Timings.ShortWindow <= 0 || res.Timings.ShortWindow > res.Timings.Engine {
 		t.Errorf("timings %+v: the short attempt is part of the engine time", res.Timings)
+	}
+}
+
+// The telephone call of the real-speech set is narrowband and everything
+// else wideband, with room on both sides of the threshold.
+func TestBandDropTellsTelephoneAudio(t *testing.T) {
+	for _, c := range testenv.RealSpeech(t) {
+		mel, err := LogMel(c.Samples, 80)
+		if err != nil {
+			t.Fatal(err)
+		}
+		drop := bandDrop(mel, mel.ContentFrames())
+		phone := strings.HasPrefix(c.Name, "callhome")
+		if phone != (drop > defaultShortWindow.maxBandDrop) || math.Abs(drop-defaultShortWindow.maxBandDrop) < 0.1 {
+			t.Errorf("%s: band drop %.2f, telephone %v (threshold %.2f)", c.Name, drop, phone, defaultShortWindow.maxBandDrop)
+		}
 	}
 }

@@ -29,7 +29,7 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 	// Presses over 30 s are plainly meant; the detector's cost grows with
 	// length (~160 ms for 25 s) and would buy nothing there.
 	if t.speech == nil || !opt.DetectSpeech || len(samples) == 0 || len(samples) > NSamples || isSilent(samples) {
-		return t.transcribe(ctx, samples, opt)
+		return t.transcribe(ctx, samples, 0, len(samples), opt)
 	}
 	start := time.Now()
 	from, to, ok, err := t.speech.Speech(samples)
@@ -37,26 +37,21 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 	if err != nil {
 		// The detector is an optimisation: decode everything rather than lose words.
 		t.log.Warn("speech detector failed; decoding the whole recording", "err", err)
-		return t.transcribe(ctx, samples, opt)
+		return t.transcribe(ctx, samples, 0, len(samples), opt)
 	}
 	if !ok {
 		return &Result{Language: opt.Language, Duration: float64(len(samples)) / SampleRate, Path: PathNoSpeech,
 			Timings: Timings{Speech: took, Total: took}}, nil
 	}
+	from, to = max(from, 0), min(to, len(samples))
 	if !opt.ShortWindow || (to-from)/HopLength > t.short.maxFrames {
 		// Cutting silence only pays when the window shrinks with it; the
 		// full window then sees exactly the recording, as before.
 		from, to = 0, len(samples)
 	}
-	from, to = max(from, 0), min(to, len(samples))
-	res, err := t.transcribe(ctx, samples[from:to], opt)
+	res, err := t.transcribe(ctx, samples, from, to, opt)
 	if err != nil {
 		return nil, err
-	}
-	offset := float64(from) / SampleRate
-	for i := range res.Segments {
-		res.Segments[i].Start += offset
-		res.Segments[i].End += offset
 	}
 	res.Duration = float64(len(samples)) / SampleRate
 	res.Timings.Speech = took

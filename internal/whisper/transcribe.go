@@ -151,8 +151,11 @@ func NewTranscriber(eng Engine, tok *Tokenizer, nMels int, log *slog.Logger) *Tr
 
 // transcribe turns 16 kHz mono samples into text. Audio longer than 30 s is
 // decoded window by window, each window starting where the last complete
-// segment ended, so no words are dropped or repeated at the seams.
-func (t *Transcriber) transcribe(ctx context.Context, samples []float32, opt Options) (*Result, error) {
+// segment ended, so no words are dropped or repeated at the seams. With
+// Options.ShortWindow, samples[from:to] (the speech) is tried on a short
+// window first; a rejected attempt decodes all the samples exactly as
+// without it, so the fallback's words are the full window's.
+func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, to int, opt Options) (*Result, error) {
 	start := time.Now()
 	if len(samples) == 0 {
 		return nil, ErrNoAudio
@@ -164,26 +167,37 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, opt Opt
 		res.Timings.Total = time.Since(start)
 		return res, nil
 	}
-	mel, err := LogMel(samples, t.nMels)
-	if err != nil {
-		return nil, fmt.Errorf("features: %w", err)
-	}
-	res.Timings.Features = time.Since(start)
-	engineStart := time.Now()
-	contentFrames := mel.Frames - 1
-
 	res.Path = PathFull
-	if opt.ShortWindow && contentFrames <= t.short.maxFrames {
-		ok, err := t.transcribeShort(ctx, mel, contentFrames, opt, res)
+	if opt.ShortWindow && (to-from)/HopLength <= t.short.maxFrames {
+		mel, err := LogMel(samples[from:to], t.nMels)
+		if err != nil {
+			return nil, fmt.Errorf("features: %w", err)
+		}
+		res.Timings.Features = time.Since(start)
+		engineStart := time.Now()
+		ok, err := t.transcribeShort(ctx, mel, mel.Frames-1, opt, res)
 		if err != nil {
 			return nil, err
 		}
+		res.Timings.Engine = time.Since(engineStart)
 		if ok {
-			res.Timings.Engine = time.Since(engineStart)
+			offset := float64(from) / SampleRate
+			for i := range res.Segments {
+				res.Segments[i].Start += offset
+				res.Segments[i].End += offset
+			}
 			res.Timings.Total = time.Since(start)
 			return res, nil
 		}
 	}
+	featStart := time.Now()
+	mel, err := LogMel(samples, t.nMels)
+	if err != nil {
+		return nil, fmt.Errorf("features: %w", err)
+	}
+	res.Timings.Features += time.Since(featStart)
+	engineStart := time.Now()
+	contentFrames := mel.Frames - 1
 
 	firstID := t.nextID.Add(1)
 	// Same ID and features as the first decoding window: the worker encodes once.
@@ -251,7 +265,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, opt Opt
 		}
 	}
 	res.Text = strings.TrimSpace(strings.Join(texts, ""))
-	res.Timings.Engine = time.Since(engineStart)
+	res.Timings.Engine += time.Since(engineStart)
 	res.Timings.Total = time.Since(start)
 	return res, nil
 }
