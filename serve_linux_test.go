@@ -3,14 +3,12 @@
 package main
 
 import (
-	"bytes"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,26 +33,8 @@ func TestServeRefusesOpenAddress(t *testing.T) {
 type servedBinary struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *syncBuffer
+	stderr *testenv.Buffer
 	done   chan error
-}
-
-// syncBuffer is output a test reads while the process still writes it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func freePort(t testing.TB) string {
@@ -73,7 +53,7 @@ func startServe(t testing.TB, args ...string) *servedBinary {
 	addr := freePort(t)
 	cmd := exec.Command(binary(t), append([]string{"serve", "--listen", addr, "--model", testenv.Model(t, "base"), "--device", "cpu"}, args...)...)
 	cmd.Env = append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)), "WHISPERKEY_CACHE="+t.TempDir())
-	s := &servedBinary{cmd: cmd, url: "http://" + addr, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	s := &servedBinary{cmd: cmd, url: "http://" + addr, stderr: &testenv.Buffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = s.stderr, s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

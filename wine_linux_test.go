@@ -339,7 +339,8 @@ func TestWine(t *testing.T) {
 		r := w.run(t, exe, "doctor")
 		t.Logf("whisperkey.exe doctor (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
 		out := r.stdout + r.stderr
-		for _, want := range []string{"on windows/amd64", "GPUs:", "Engine variants installed:", "Decision:"} {
+		// The installer put the speech detector (onnxruntime.dll) beside the exe.
+		for _, want := range []string{"on windows/amd64", "GPUs:", "Engine variants installed:", "Decision:", "Speech detector: ✔ ready: "} {
 			if !strings.Contains(out, want) {
 				t.Errorf("doctor output lacks %q", want)
 			}

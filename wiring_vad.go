@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/vad"
 )
@@ -29,21 +33,38 @@ func vadDirs() []string {
 // speechDetector opens the Silero speech detector, or returns nil with a
 // warning: without it every press is decoded, as before, so nothing breaks.
 func (e *environment) speechDetector() *vad.Detector {
-	var lastErr error
-	for _, dir := range vadDirs() {
-		lib, model, err := vad.Find(dir)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		d, err := vad.Open(lib, model, e.log)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		e.log.Info("speech detector ready", "dir", dir)
-		return d
+	d, dir, err := openSpeechDetector(e.log)
+	if err != nil {
+		e.log.Warn("no speech detector; presses without speech will be decoded too", "err", err, "looked_in", vadDirs())
+		return nil
 	}
-	e.log.Warn("no speech detector; presses without speech will be decoded too", "err", lastErr, "looked_in", vadDirs())
-	return nil
+	e.log.Info("speech detector ready", "dir", dir)
+	return d
+}
+
+// openSpeechDetector opens the detector from the first of vadDirs that has
+// it, and says which; the error is the last folder's.
+func openSpeechDetector(log *slog.Logger) (*vad.Detector, string, error) {
+	err := errors.New("no folder to look in")
+	for _, dir := range vadDirs() {
+		var lib, model string
+		if lib, model, err = vad.Find(dir); err != nil {
+			continue
+		}
+		var d *vad.Detector
+		if d, err = vad.Open(lib, model, log); err == nil {
+			return d, dir, nil
+		}
+	}
+	return nil, "", err
+}
+
+// speechDetectorStatus is doctor's line on the detector.
+func speechDetectorStatus(log *slog.Logger) string {
+	d, dir, err := openSpeechDetector(log)
+	if err != nil {
+		return fmt.Sprintf("not found (looked in %s): %v; presses without speech are decoded too", strings.Join(vadDirs(), ", "), err)
+	}
+	_ = d.Close()
+	return "ready: " + dir
 }

@@ -30,7 +30,9 @@ type DoctorReport struct {
 	SelfTest     *SelfTest         `json:"self_test"`
 	// Environment is the WhisperKey variables set ("NAME=value"; secrets hidden).
 	Environment []string `json:"environment,omitempty"`
-	Error       string   `json:"error,omitempty"`
+	// SpeechDetector says where the Silero speech detector was found, or why not.
+	SpeechDetector string `json:"speech_detector,omitempty"`
+	Error          string `json:"error,omitempty"`
 }
 
 // EngineReport is the running engine's own account of itself.
@@ -149,6 +151,9 @@ func (r DoctorReport) Print(w io.Writer) {
 		fmt.Fprintf(w, "  %s %s\n", mark(r.Variants[v]), v)
 	}
 	fmt.Fprintf(w, "\nDecision: %s\n", r.Message)
+	if r.SpeechDetector != "" {
+		fmt.Fprintf(w, "\nSpeech detector: %s %s\n", mark(strings.HasPrefix(r.SpeechDetector, "ready")), r.SpeechDetector)
+	}
 	if e := r.Engine; e != nil {
 		fmt.Fprintf(w, "\nEngine: %s variant, %s %s, model %s (loaded in %d ms)\n", e.Variant, e.Device, e.ComputeType, e.ModelDir, e.LoadMillis)
 		for _, d := range e.Devices {

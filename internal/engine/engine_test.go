@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -257,24 +256,6 @@ func TestTinyRandomModel(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log sink the worker's reader goroutines may write to.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // A worker asked to quit frees its CPU model through the library's close
 // (ct2e_close) before it exits; the worker's own log says so.
 func TestQuitClosesCPUModel(t *testing.T) {
@@ -282,7 +263,7 @@ func TestQuitClosesCPUModel(t *testing.T) {
 	if err := ct2bin.GenerateTiny(dir, ct2bin.TinyOptions{NMels: 80}); err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs testenv.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: dir, Device: "cpu", ComputeType: "float32"}
 	c, err := engine.Start(context.Background(), spec, testOptions(), log)

@@ -1,7 +1,6 @@
 package remote_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -38,25 +37,8 @@ const (
 	key  = "sk-secret-remote-7f3a"
 )
 
-// logBuffer collects everything logged at debug level, to look for secrets.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func newLog(buf *logBuffer) *slog.Logger {
+// newLog logs everything at debug level into buf, to look for secrets.
+func newLog(buf *testenv.Buffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
@@ -103,7 +85,7 @@ func TestTranscribeThroughServe(t *testing.T) {
 	eng := openEngine(t)
 	base, _ := servertest.Start(t, server.Config{APIKey: key}, testlog.Discard(), eng)
 	speech := testenv.Speech(t, said)
-	var logs logBuffer
+	var logs testenv.Buffer
 	c, err := remote.New(remote.Config{URL: base, APIKey: key}, newLog(&logs))
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +149,7 @@ func TestRedirectKeepsKeyOnItsHost(t *testing.T) {
 	}))
 	defer first.Close()
 
-	var logs logBuffer
+	var logs testenv.Buffer
 	c, err := remote.New(remote.Config{URL: first.URL, APIKey: key}, newLog(&logs))
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +192,7 @@ func TestTimeoutAndUnreachable(t *testing.T) {
 	}))
 	defer slow.Close()
 	defer close(release)
-	c, err := remote.New(remote.Config{URL: slow.URL, Timeout: 300 * time.Millisecond}, newLog(&logBuffer{}))
+	c, err := remote.New(remote.Config{URL: slow.URL, Timeout: 300 * time.Millisecond}, newLog(&testenv.Buffer{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +208,7 @@ func TestTimeoutAndUnreachable(t *testing.T) {
 	}
 	closed := "http://user:hunter2@" + ln.Addr().String()
 	ln.Close()
-	c, _ = remote.New(remote.Config{URL: closed}, newLog(&logBuffer{}))
+	c, _ = remote.New(remote.Config{URL: closed}, newLog(&testenv.Buffer{}))
 	_, err = c.Transcribe(context.Background(), make([]float32, audio.SampleRate), whisper.DefaultOptions())
 	if !errors.Is(err, remote.ErrRemote) || !strings.Contains(err.Error(), "refused") || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("closed port: %v; want ErrRemote saying refused, without the password", err)
@@ -243,13 +225,13 @@ func TestFallbackToLocal(t *testing.T) {
 	// matters is which path answered, which the notices and the server's
 	// availability tell apart.
 	base, stop := servertest.Start(t, server.Config{}, testlog.Discard(), eng)
-	c, err := remote.New(remote.Config{URL: base}, newLog(&logBuffer{}))
+	c, err := remote.New(remote.Config{URL: base}, newLog(&testenv.Buffer{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var notices []string
 	local := &countingTranscriber{next: eng}
-	f := remote.NewFallback(c, local, func(msg string) { notices = append(notices, msg) }, newLog(&logBuffer{}))
+	f := remote.NewFallback(c, local, func(msg string) { notices = append(notices, msg) }, newLog(&testenv.Buffer{}))
 	opt := whisper.DefaultOptions()
 	opt.Language = "en"
 	check := func(step string, wantLocal int) {
@@ -298,7 +280,7 @@ func TestFallbackToLocal(t *testing.T) {
 
 	// No local engine: the remote error is the answer.
 	stopAgain()
-	alone := remote.NewFallback(c, nil, nil, newLog(&logBuffer{}))
+	alone := remote.NewFallback(c, nil, nil, newLog(&testenv.Buffer{}))
 	if _, err := alone.Transcribe(context.Background(), speech, opt); !errors.Is(err, remote.ErrRemote) {
 		t.Fatalf("without a local engine: %v, want ErrRemote", err)
 	}

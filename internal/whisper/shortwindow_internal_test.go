@@ -1,10 +1,7 @@
 package whisper
 
 import (
-	"context"
-	"log/slog"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
@@ -66,25 +63,14 @@ func TestRejectShortWindow(t *testing.T) {
 // and the result says so. The window here is tighter than the shipped one
 // (3 s at least, 1 s of margin), where base loops on this sentence.
 func TestShortWindowLoopFallsBack(t *testing.T) {
-	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8"}
-	m, err := Open(context.Background(), spec, testenv.WorkerOptions(), slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := openBaseModel(t)
 	m.short.floorFrames, m.short.marginFrames = 300, 100
 	samples := testenv.Speech(t, "Please call me back when you get this message.")
 	opt := DefaultOptions()
 	opt.Language = "en"
-	full, err := m.Transcribe(context.Background(), samples, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := transcribe(t, m, samples, opt)
 	opt.ShortWindow = true
-	res, err := m.Transcribe(context.Background(), samples, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := transcribe(t, m, samples, opt)
 	t.Logf("path %s (%s): %q; full window: %q", res.Path, res.FallbackReason, res.Text, full.Text)
 	if res.Path != PathShortThenFull {
 		t.Fatalf("path %q, want %q: the short window's loop was not caught", res.Path, PathShortThenFull)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/testenv"
-	"github.com/whisperkey/whisperkey/internal/vad"
+	"github.com/whisperkey/whisperkey/internal/vad/vadtest"
 )
 
 // spoken are the espeak sentences of the package's other tests.
@@ -35,20 +35,8 @@ var spoken = []string{
 //	go test -run '^$' -bench ShortWindowSweep -benchtime 1x ./internal/whisper
 func BenchmarkShortWindowSweep(b *testing.B) {
 	t := b
-	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8", IntraThreads: 2}
-	m, err := Open(context.Background(), spec, testenv.WorkerOptions(), slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if lib, model, err := vad.Find(testenv.VADDir(t)); err == nil {
-		d, err := vad.Open(lib, model, slog.Default())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
-		m.UseSpeechDetector(d)
-	}
+	m := openBaseModel(t)
+	m.UseSpeechDetector(vadtest.Open(t))
 	beam, _ := strconv.Atoi(os.Getenv("WHISPERKEY_SWEEP_BEAM"))
 	var configs []shortWindow
 	for _, fm := range strings.Fields(os.Getenv("WHISPERKEY_SWEEP")) {
@@ -105,6 +93,28 @@ func BenchmarkShortWindowSweep(b *testing.B) {
 	}
 }
 
+// openBaseModel opens base int8 on 2 threads; the test's cleanup closes it.
+func openBaseModel(tb testing.TB) *Model {
+	tb.Helper()
+	spec := engine.Spec{LibDir: testenv.EngineDir(tb), ModelDir: testenv.Model(tb, "base"), Device: "cpu", ComputeType: "int8", IntraThreads: 2}
+	m, err := Open(context.Background(), spec, testenv.WorkerOptions(), slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = m.Close() })
+	return m
+}
+
+// transcribe is m.Transcribe that stops the test on an error.
+func transcribe(tb testing.TB, m *Model, samples []float32, opt Options) *Result {
+	tb.Helper()
+	r, err := m.Transcribe(context.Background(), samples, opt)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
 // dictations are short sentences of the kind people dictate, for
 // BenchmarkShortWindowVoices.
 var dictations = []string{
@@ -124,22 +134,8 @@ var dictations = []string{
 //
 //	go test -run '^$' -bench ShortWindowVoices -benchtime 1x ./internal/whisper
 func BenchmarkShortWindowVoices(b *testing.B) {
-	spec := engine.Spec{LibDir: testenv.EngineDir(b), ModelDir: testenv.Model(b, "base"), Device: "cpu", ComputeType: "int8", IntraThreads: 2}
-	m, err := Open(context.Background(), spec, testenv.WorkerOptions(), slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
-	lib, model, err := vad.Find(testenv.VADDir(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	d, err := vad.Open(lib, model, slog.Default())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.Close()
-	m.UseSpeechDetector(d)
+	m := openBaseModel(b)
+	m.UseSpeechDetector(vadtest.Open(b))
 	voices := [][]string{nil, {"-v", "en-us", "-s", "190"}, {"-v", "en+f3", "-s", "150"}}
 	rng := rand.New(rand.NewPCG(7, 7))
 	var worse, better, kept, n int
@@ -154,15 +150,9 @@ func BenchmarkShortWindowVoices(b *testing.B) {
 				}
 				opt := DefaultOptions()
 				opt.Language, opt.Temperatures = "en", []float32{0}
-				full, err := m.Transcribe(context.Background(), x, opt)
-				if err != nil {
-					b.Fatal(err)
-				}
+				full := transcribe(b, m, x, opt)
 				opt.ShortWindow = true
-				short, err := m.Transcribe(context.Background(), x, opt)
-				if err != nil {
-					b.Fatal(err)
-				}
+				short := transcribe(b, m, x, opt)
 				n++
 				fullTime += full.Timings.Engine
 				shortTime += short.Timings.Engine
