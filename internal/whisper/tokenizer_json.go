@@ -180,7 +180,7 @@ func (s *jsonScanner) str() ([]byte, error) {
 			}
 			s.arena = utf8.AppendRune(s.arena, r) // lone surrogates become U+FFFD
 		default:
-			return nil, s.errorf("bad escape \\%c", esc)
+			return nil, s.errorf("bad escape %q", "\\"+string(rune(esc)))
 		}
 	}
 	return nil, s.errorf("unterminated string")
