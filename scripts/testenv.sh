@@ -17,7 +17,7 @@ trap cleanup EXIT
 # A free display number.
 for n in $(seq 90 140); do [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || { D=$n; break; }; done
 export DISPLAY=":$D"
-Xvfb "$DISPLAY" -screen 0 1280x800x24 -nolisten tcp -r >"$W/xvfb.log" 2>&1 & XPID=$!; PIDS+=($XPID)
+Xvfb "$DISPLAY" -screen 0 1280x800x24 -nolisten tcp -r -maxclients 512 >"$W/xvfb.log" 2>&1 & XPID=$!; PIDS+=($XPID)
 for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && break; kill -0 "$XPID" 2>/dev/null || break; sleep 0.1; done
 xdpyinfo >/dev/null 2>&1 || { echo "testenv: Xvfb did not start:"; cat "$W/xvfb.log"; exit 1; }
 mapfile -t DB < <(dbus-daemon --session --fork --print-address=1 --print-pid=1)
