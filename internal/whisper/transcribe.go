@@ -168,14 +168,18 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 		return res, nil
 	}
 	res.Path = PathFull
+	var mel *Mel // the whole recording's features, once computed
 	if opt.ShortWindow && (to-from)/HopLength <= t.short.maxFrames {
-		mel, err := LogMel(samples[from:to], t.nMels)
+		speech, err := LogMel(samples[from:to], t.nMels)
 		if err != nil {
 			return nil, fmt.Errorf("features: %w", err)
 		}
 		res.Timings.Features = time.Since(start)
+		if from == 0 && to == len(samples) {
+			mel = speech
+		}
 		engineStart := time.Now()
-		ok, err := t.transcribeShort(ctx, mel, mel.Frames-1, opt, res)
+		ok, err := t.transcribeShort(ctx, speech, speech.Frames-1, opt, res)
 		if err != nil {
 			return nil, err
 		}
@@ -190,12 +194,14 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 			return res, nil
 		}
 	}
-	featStart := time.Now()
-	mel, err := LogMel(samples, t.nMels)
-	if err != nil {
-		return nil, fmt.Errorf("features: %w", err)
+	if mel == nil {
+		featStart := time.Now()
+		var err error
+		if mel, err = LogMel(samples, t.nMels); err != nil {
+			return nil, fmt.Errorf("features: %w", err)
+		}
+		res.Timings.Features += time.Since(featStart)
 	}
-	res.Timings.Features += time.Since(featStart)
 	engineStart := time.Now()
 	contentFrames := mel.Frames - 1
 
