@@ -36,7 +36,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		r.Error = derr.Error()
 	}
 	r.Environment = envvars.Set(os.Environ())
-	r.SpeechDetector = speechDetectorStatus(log)
+	r.SpeechDetector = speechDetectorReport(log)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/vad"
 )
 
@@ -59,12 +60,12 @@ func openSpeechDetector(log *slog.Logger) (*vad.Detector, string, error) {
 	return nil, "", err
 }
 
-// speechDetectorStatus is doctor's line on the detector.
-func speechDetectorStatus(log *slog.Logger) string {
+// speechDetectorReport is doctor's account of the detector.
+func speechDetectorReport(log *slog.Logger) *backend.DetectorReport {
 	d, dir, err := openSpeechDetector(log)
 	if err != nil {
-		return fmt.Sprintf("not found (looked in %s): %v; presses without speech are decoded too", strings.Join(vadDirs(), ", "), err)
+		return &backend.DetectorReport{Error: fmt.Sprintf("not found (looked in %s): %v", strings.Join(vadDirs(), ", "), err)}
 	}
 	_ = d.Close()
-	return "ready: " + dir
+	return &backend.DetectorReport{Dir: dir}
 }

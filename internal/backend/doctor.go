@@ -31,8 +31,15 @@ type DoctorReport struct {
 	// Environment is the WhisperKey variables set ("NAME=value"; secrets hidden).
 	Environment []string `json:"environment,omitempty"`
 	// SpeechDetector says where the Silero speech detector was found, or why not.
-	SpeechDetector string `json:"speech_detector,omitempty"`
-	Error          string `json:"error,omitempty"`
+	SpeechDetector *DetectorReport `json:"speech_detector,omitempty"`
+	Error          string          `json:"error,omitempty"`
+}
+
+// DetectorReport is where the speech detector was loaded from (Dir), or why
+// it could not be (Error).
+type DetectorReport struct {
+	Dir   string `json:"dir,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // EngineReport is the running engine's own account of itself.
@@ -151,8 +158,12 @@ func (r DoctorReport) Print(w io.Writer) {
 		fmt.Fprintf(w, "  %s %s\n", mark(r.Variants[v]), v)
 	}
 	fmt.Fprintf(w, "\nDecision: %s\n", r.Message)
-	if r.SpeechDetector != "" {
-		fmt.Fprintf(w, "\nSpeech detector: %s %s\n", mark(strings.HasPrefix(r.SpeechDetector, "ready")), r.SpeechDetector)
+	if d := r.SpeechDetector; d != nil {
+		if d.Error != "" {
+			fmt.Fprintf(w, "\nSpeech detector: %s %s; presses without speech are decoded too\n", mark(false), d.Error)
+		} else {
+			fmt.Fprintf(w, "\nSpeech detector: %s ready: %s\n", mark(true), d.Dir)
+		}
 	}
 	if e := r.Engine; e != nil {
 		fmt.Fprintf(w, "\nEngine: %s variant, %s %s, model %s (loaded in %d ms)\n", e.Variant, e.Device, e.ComputeType, e.ModelDir, e.LoadMillis)
