@@ -211,7 +211,8 @@ type KeyState interface {
 }
 
 // Resumer is implemented by grabbers that hear about session unlock, resume from sleep
-// and display changes (Windows); the Listener re-registers its hotkeys on each.
+// and display changes (Windows) or a keyboard mapping that lost a combination's keys
+// (X11); the Listener re-registers its hotkeys on each.
 type Resumer interface {
 	Resumed() <-chan string
 }

@@ -49,5 +49,7 @@ func (g *Grabber) Close() error { return g.os.close() }
 func (g *Grabber) ComboDown(c hotkey.Combo) (bool, error) { return g.os.comboDown(c) }
 
 // Resumed delivers a reason whenever the OS may have dropped the hotkeys (Windows:
-// session unlocked, resumed from sleep, display changed). It is nil elsewhere.
+// session unlocked, resumed from sleep, display changed; X11: a keyboard mapping change
+// left a combination without its keys; grabs whose keys merely moved are moved by the
+// grabber itself). It is nil elsewhere.
 func (g *Grabber) Resumed() <-chan string { return g.os.resumed() }

@@ -69,8 +69,9 @@ typedef struct {
 } wk_event;
 
 // wk_take takes the next key event from d's queue without waiting: 1 when it did, 0
-// when none is queued.
-static int wk_take(Display *d, wk_event *out) {
+// when none is queued. *remapped is set when the keyboard or modifier mapping changed
+// (setxkbmap, xmodmap, another keyboard plugged in): the grabs may sit on the wrong keys.
+static int wk_take(Display *d, wk_event *out, int *remapped) {
 	while (XPending(d) > 0) {
 		XEvent ev;
 		XNextEvent(d, &ev);
@@ -84,10 +85,33 @@ static int wk_take(Display *d, wk_event *out) {
 		case MappingNotify:
 			// Keeps XKeysymToKeycode right after a layout change.
 			XRefreshKeyboardMapping(&ev.xmapping);
+			if (ev.xmapping.request != MappingPointer) {
+				*remapped = 1;
+			}
 			break;
 		}
 	}
 	return 0;
+}
+
+// wk_modbit is the modifier mask bit (ShiftMask … Mod5Mask) the server binds keycode
+// to, or 0 when it is no modifier: xmodmap can move Super from Mod4 elsewhere.
+static unsigned int wk_modbit(Display *d, int keycode) {
+	XModifierKeymap *m = XGetModifierMapping(d);
+	if (m == NULL) {
+		return 0;
+	}
+	unsigned int bit = 0;
+	for (int row = 0; row < 8 && bit == 0; row++) {
+		for (int i = 0; i < m->max_keypermod; i++) {
+			if (keycode != 0 && m->modifiermap[row * m->max_keypermod + i] == keycode) {
+				bit = 1u << row;
+				break;
+			}
+		}
+	}
+	XFreeModifiermap(m);
+	return bit;
 }
 
 // wk_wait sleeps until the X connection or the wake pipe is readable, or ms pass.
@@ -158,11 +182,18 @@ type osState struct {
 	xfd          C.int
 	wakeR, wakeW int
 
+	// changes tells the Listener to register again: a layout change left a grab with
+	// none of its keys (the layout lacks them, or another client owns them now).
+	changes chan string
+
 	// mu serialises every Xlib call on display and guards the fields below.
 	mu      sync.Mutex
 	display *C.Display
 	owners  map[keyMods]*xgrab
 	active  activeGrab
+	// noKey are combinations the layout had no keys for when grabbed: a mapping change
+	// that gives them keys asks the Listener to register again.
+	noKey []hotkey.Combo
 
 	stop chan struct{}
 	done chan struct{}
@@ -196,6 +227,7 @@ func newOSState(log *slog.Logger) (*osState, error) {
 		wakeW:   p[1],
 		display: d,
 		owners:  make(map[keyMods]*xgrab),
+		changes: make(chan string, 1),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
@@ -221,7 +253,7 @@ func (s *osState) close() error {
 
 func (s *osState) wake() { syscall.Write(s.wakeW, []byte{0}) }
 
-func (s *osState) resumed() <-chan string { return nil }
+func (s *osState) resumed() <-chan string { return s.changes }
 
 // loop delivers key events until close. It never blocks inside Xlib: it polls the
 // connection and takes only what is already there, so close is never stuck behind
@@ -236,8 +268,12 @@ func (s *osState) loop() {
 		}
 		s.mu.Lock()
 		var ev C.wk_event
-		for C.wk_take(s.display, &ev) == 1 {
+		var remapped C.int
+		for C.wk_take(s.display, &ev, &remapped) == 1 {
 			s.dispatch(ev, time.Now())
+		}
+		if remapped != 0 {
+			s.remap()
 		}
 		s.mu.Unlock()
 		C.wk_wait(s.xfd, C.int(s.wakeR), C.int(pollInterval/time.Millisecond))
@@ -290,6 +326,110 @@ func x11Mask(m hotkey.Mods) uint {
 	return out
 }
 
+// modMask is the X11 mask of m in the server's current modifier mapping; a modifier
+// whose keys the mapping does not bind falls back to the usual bit (x11Mask). Called
+// with mu held.
+func (s *osState) modMask(m hotkey.Mods) uint {
+	var out uint
+	m.Each(func(one hotkey.Mods) {
+		bit := uint(0)
+		for _, ks := range one.X11Keysyms() {
+			if code := s.keycode(ks); code != 0 {
+				if bit = uint(C.wk_modbit(s.display, C.int(code))); bit != 0 {
+					break
+				}
+			}
+		}
+		if bit == 0 {
+			bit = x11Mask(one)
+		}
+		out |= bit
+	})
+	return out
+}
+
+// remap moves every grab to the keys its combination has in the keyboard mapping now.
+// X grabs keycodes, and a layout switch (setxkbmap us → de swaps Y and Z) or xmodmap
+// can put a combination's keysyms on other keys; grabs that still fit are left alone,
+// so a layout change during a recording does not disturb it. A grab left with none of
+// its keys is reported through changes: the Listener registers it again and tells the
+// user why it fails. Called with mu held.
+func (s *osState) remap() {
+	type move struct {
+		gr   *xgrab
+		regs []keyMods
+		err  error
+	}
+	var moves []move
+	seen := map[*xgrab]bool{}
+	for _, gr := range s.owners {
+		if seen[gr] {
+			continue
+		}
+		seen[gr] = true
+		regs, err := s.registrations(gr.combo)
+		if err == nil && sameRegs(regs, gr.regs) {
+			continue
+		}
+		moves = append(moves, move{gr: gr, regs: regs, err: err})
+	}
+	retry := false
+	s.noKey = slices.DeleteFunc(s.noKey, func(c hotkey.Combo) bool {
+		_, err := s.registrations(c)
+		retry = retry || err == nil
+		return err == nil
+	})
+	defer func() {
+		if retry {
+			select {
+			case s.changes <- "keyboard mapping changed":
+			default: // one pending reason is enough
+			}
+		}
+	}()
+	if len(moves) == 0 {
+		return
+	}
+	defer C.wk_kick(s.display, C.int(s.wakeW))
+	// Every old grab goes first: two combinations may swap keys.
+	for _, m := range moves {
+		for _, r := range m.gr.regs {
+			delete(s.owners, r)
+			s.xkeys(r, false)
+		}
+		m.gr.regs = nil
+	}
+	lost := false
+	for _, m := range moves {
+		for _, r := range m.regs {
+			if _, ok := s.owners[r]; ok {
+				continue
+			}
+			if code := s.xkeys(r, true); code != 0 {
+				s.log.Warn("hotkey key not grabbed after the keyboard mapping changed", "hotkey", m.gr.combo.String(), "keycode", r.code, "err", s.errorText(code))
+				continue
+			}
+			s.owners[r] = m.gr
+			m.gr.regs = append(m.gr.regs, r)
+		}
+		if len(m.gr.regs) == 0 {
+			lost = true
+			if m.err != nil && !slices.Contains(s.noKey, m.gr.combo) {
+				s.noKey = append(s.noKey, m.gr.combo)
+			}
+			s.log.Warn("hotkey lost with the keyboard mapping change", "hotkey", m.gr.combo.String(), "err", m.err)
+			continue
+		}
+		s.log.Info("hotkey re-grabbed for the new keyboard mapping", "hotkey", m.gr.combo.String(), "grabs", len(m.gr.regs))
+	}
+	retry = retry || lost
+}
+
+// sameRegs reports whether a and b hold the same grabs, in any order.
+func sameRegs(a, b []keyMods) bool {
+	return len(a) == len(b) && !slices.ContainsFunc(a, func(r keyMods) bool { return !slices.Contains(b, r) })
+}
+
 // registrations maps c to X11 grabs. X11 grabs a key with an exact modifier state, so a
 // modifier-only combination such as ctrl+win is grabbed as Super_L and Super_R with
 // Control held, and Control_L and Control_R with Mod4 held: either press order works.
@@ -300,12 +440,12 @@ func (s *osState) registrations(c hotkey.Combo) ([]keyMods, error) {
 		if code == 0 {
 			return nil, fmt.Errorf("the keyboard layout has no key %s", c.Key)
 		}
-		return []keyMods{{code: code, mods: x11Mask(c.Mods)}}, nil
+		return []keyMods{{code: code, mods: s.modMask(c.Mods)}}, nil
 	}
 	var out []keyMods
 	c.Mods.Each(func(m hotkey.Mods) {
 		for _, ks := range m.X11Keysyms() {
-			r := keyMods{code: s.keycode(ks), mods: x11Mask(c.Mods &^ m)}
+			r := keyMods{code: s.keycode(ks), mods: s.modMask(c.Mods &^ m)}
 			if r.code != 0 && !slices.Contains(out, r) {
 				out = append(out, r)
 			}
@@ -352,10 +492,14 @@ func (s *osState) grab(c hotkey.Combo) (hotkey.Grab, error) {
 	defer C.wk_kick(s.display, C.int(s.wakeW))
 	regs, err := s.registrations(c)
 	if err != nil {
+		if !slices.Contains(s.noKey, c) {
+			s.noKey = append(s.noKey, c)
+		}
 		return nil, fmt.Errorf("register %s: %w", c, err)
 	}
 	gr := &xgrab{
 		s:     s,
+		combo: c,
 		in:    make(chan hotkey.Edge),
 		edges: make(chan hotkey.Edge),
 		stop:  make(chan struct{}),
@@ -449,7 +593,8 @@ func (s *osState) comboDown(c hotkey.Combo) (bool, error) {
 // never waits for the Listener and downs and ups keep their order.
 type xgrab struct {
 	s     *osState
-	regs  []keyMods
+	combo hotkey.Combo
+	regs  []keyMods // guarded by s.mu: remap moves them
 	in    chan hotkey.Edge
 	edges chan hotkey.Edge
 	stop  chan struct{}

@@ -314,3 +314,57 @@ func TestConflictUnderX11(t *testing.T) {
 	expect(t, l, hotkey.Start, hotkey.Record)
 	release(t, "ctrl+shift+F11")
 }
+
+// pressUntil presses keys until the Listener starts, since the grabber moves its grabs
+// when it reads the server's MappingNotify, a moment after the layout command returned.
+// A press that comes too early reaches no grab and is simply tried again.
+func pressUntil(t *testing.T, l *hotkey.Listener, keys string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		press(t, keys)
+		select {
+		case ev := <-l.Events():
+			if ev.Kind != hotkey.Start || ev.Hotkey != hotkey.Record {
+				t.Fatalf("got %s/%s (err %v), want start/record", ev.Kind, ev.Hotkey, ev.Err)
+			}
+			return
+		case <-time.After(500 * time.Millisecond):
+		}
+		release(t, keys)
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never started the recording after the keyboard mapping changed", keys)
+		}
+	}
+}
+
+func TestLayoutChangeUnderX11(t *testing.T) {
+	// A German layout swaps Y and Z, so ctrl+shift+z moves to another keycode and the
+	// grab has to follow it; xmodmap moves keys through the core protocol instead of XKB.
+	for _, tool := range []string{"setxkbmap", "xmodmap"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			testenv.Require(t, tool, "apt-get install x11-xkb-utils x11-xserver-utils")
+		}
+	}
+	l := listen(t, hotkey.Config{Record: "ctrl+shift+z", Mode: "hold"})
+	steps := []struct {
+		name string
+		cmd  []string
+	}{
+		{name: "us", cmd: []string{"setxkbmap", "us"}},
+		{name: "de", cmd: []string{"setxkbmap", "de"}},
+		{name: "back to us", cmd: []string{"setxkbmap", "us"}},
+		{name: "xmodmap swaps y and z", cmd: []string{"xmodmap", "-e", "keycode 29 = z Z", "-e", "keycode 52 = y Y"}},
+		{name: "us again", cmd: []string{"setxkbmap", "us"}},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			if out, err := exec.Command(st.cmd[0], st.cmd[1:]...).CombinedOutput(); err != nil {
+				t.Fatalf("%v: %v: %s", st.cmd, err, out)
+			}
+			pressUntil(t, l, "ctrl+shift+z")
+			release(t, "ctrl+shift+z")
+			expect(t, l, hotkey.Stop, hotkey.Record)
+		})
+	}
+}
