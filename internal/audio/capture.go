@@ -159,6 +159,11 @@ const (
 	EventDeviceLost
 	// EventDeviceRestored: the microphone works again.
 	EventDeviceRestored
+	// EventDeviceChanged: recording now uses another microphone (Device; Was
+	// is the one before): the system's default input moved while no device is
+	// configured, or the configured one went away and the default stands in
+	// until it returns (then EventDeviceRestored names it).
+	EventDeviceChanged
 )
 
 func (k EventKind) String() string {
@@ -169,6 +174,8 @@ func (k EventKind) String() string {
 		return "device-lost"
 	case EventDeviceRestored:
 		return "device-restored"
+	case EventDeviceChanged:
+		return "device-changed"
 	}
 	return fmt.Sprintf("EventKind(%d)", int(k))
 }
@@ -177,6 +184,7 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind   EventKind
 	Device string // device name, when known
+	Was    string // for EventDeviceChanged: the device used before
 	Err    error  // for EventDeviceLost
 }
 
@@ -198,6 +206,7 @@ const (
 	idle recState = iota
 	recording
 	limited // MaxDuration reached; samples are kept for Stop
+	ended   // the microphone was lost; samples are kept for Stop, and no other device's are added
 )
 
 // Recorder captures 16 kHz mono audio from one microphone.
@@ -215,7 +224,13 @@ type Recorder struct {
 	devName   string
 	nextGen   uint64
 	announced bool // EventDeviceLost sent and not yet followed by EventDeviceRestored
-	closed    bool
+	// asDefault: dev was opened as the system default (no device ID), so it
+	// follows the default when that moves.
+	asDefault bool
+	// standIn is the configured microphone that went away while the default
+	// stands in for it; "" when none does.
+	standIn string
+	closed  bool
 	stuck     bool // a device's Uninit never returned; the context must not be freed under it
 
 	mu      sync.Mutex // guards the fields below; taken by the audio callback
@@ -365,6 +380,7 @@ func (r *Recorder) Start() error {
 	}
 	// Cold start (no pre-roll) or a device that was lost: open it now. The
 	// recording is armed first so its very first callback is kept.
+	was := r.standIn
 	if err := r.openLocked(); err != nil {
 		r.mu.Lock()
 		r.resetLocked()
@@ -375,8 +391,7 @@ func (r *Recorder) Start() error {
 	r.recDev = r.devName
 	r.mu.Unlock()
 	if r.announced {
-		r.announced = false
-		r.emit(Event{Kind: EventDeviceRestored, Device: r.devName})
+		r.announceOpenLocked(was)
 	}
 	return nil
 }
@@ -492,6 +507,9 @@ func (r *Recorder) apply(cfg Config) error {
 		return ErrClosed
 	}
 	reopen := cfg.Device != r.cfg.Device || cfg.PreRoll != r.cfg.PreRoll
+	if cfg.Device != r.cfg.Device {
+		r.standIn = "" // the user chose anew
+	}
 	r.mu.Lock()
 	r.cfg = cfg
 	r.mu.Unlock()
@@ -686,7 +704,9 @@ func (r *Recorder) monitor(retry time.Duration) {
 	}
 }
 
-// check notices a device that stopped on its own and reopens a lost one.
+// check notices a device that stopped on its own, reopens a lost one, lets
+// the default stand in for a lost configured one, and follows the system
+// default when no device is configured.
 func (r *Recorder) check() {
 	r.devMu.Lock()
 	defer r.devMu.Unlock()
@@ -694,34 +714,132 @@ func (r *Recorder) check() {
 		return
 	}
 	if r.dev != nil {
-		if r.dev.IsStarted() && !r.unlistedLocked() {
+		if r.dev.IsStarted() && (r.standIn != "" || !r.unlistedLocked()) {
+			r.followLocked()
 			return
 		}
 		name := r.devName
 		r.closeLocked()
 		r.mu.Lock()
 		if r.state != idle {
+			// What was captured stays for Stop; nothing from another device joins it.
 			r.lostRec = true
+			if r.state == recording {
+				r.state = ended
+			}
 		}
+		want := r.cfg.Device
 		r.mu.Unlock()
 		err := kindErr(ErrDeviceLost, "microphone %q stopped delivering audio; reconnect it or pick another in config input_device", name)
 		r.log.Warn("microphone lost", "device", name)
 		r.announced = true
 		r.emit(Event{Kind: EventDeviceLost, Device: name, Err: err})
-		return
+		if want != "" && r.standIn == "" {
+			r.standIn = name
+		}
 	}
 	if !r.keepOpen {
 		return // opened by the next Start
 	}
+	was := r.standIn
 	if err := r.openLocked(); err != nil {
 		r.log.Debug("microphone still unavailable", "err", err)
 		return
 	}
-	if r.announced {
+	r.announceOpenLocked(was)
+}
+
+// announceOpenLocked tells what the device just opened is: the default
+// standing in for the configured microphone (was), or a microphone back.
+func (r *Recorder) announceOpenLocked(was string) {
+	if r.standIn != "" {
+		r.log.Info("using the default microphone until the configured one returns", "device", r.devName, "configured", r.standIn)
+		r.emit(Event{Kind: EventDeviceChanged, Device: r.devName, Was: r.standIn})
+		return
+	}
+	if r.announced || was != "" {
 		r.announced = false
 		r.log.Info("microphone available again", "device", r.devName)
 		r.emit(Event{Kind: EventDeviceRestored, Device: r.devName})
 	}
+}
+
+// followLocked moves a working recorder to the device it should use now: the
+// configured microphone once it is back after the default stood in, or the
+// new system default when none is configured. It waits for an idle moment, so
+// a recording never mixes two microphones.
+func (r *Recorder) followLocked() {
+	r.mu.Lock()
+	busy := r.state != idle
+	want := r.cfg.Device
+	r.mu.Unlock()
+	if busy || (r.standIn == "" && (want != "" || !r.asDefault)) {
+		return
+	}
+	infos, err := r.actx.Devices(malgo.Capture)
+	if err != nil {
+		return // cannot tell; the device still delivers
+	}
+	if r.standIn != "" {
+		if matchDevice(infos, want) == nil {
+			return
+		}
+	} else if def := defaultName(infos); def == "" || def == r.devName {
+		return
+	}
+	old, was := r.devName, r.standIn
+	r.closeLocked()
+	if err := r.openLocked(); err != nil {
+		r.announced = true
+		r.log.Warn("microphone unavailable, retrying in the background", "err", err, "every", r.cfg.RetryInterval)
+		r.emit(Event{Kind: EventDeviceLost, Device: old, Err: err})
+		return
+	}
+	if was != "" {
+		r.announceOpenLocked(was)
+		return
+	}
+	r.log.Info("following the system's default microphone", "device", r.devName, "was", old)
+	r.emit(Event{Kind: EventDeviceChanged, Device: r.devName, Was: old})
+}
+
+// Recheck reopens the microphone, as after the computer woke from sleep,
+// when a stream may still look open yet deliver nothing. A recording in
+// progress is left alone; without pre-roll the next Start opens it anyway.
+func (r *Recorder) Recheck() {
+	r.opMu.Lock()
+	defer r.opMu.Unlock()
+	r.devMu.Lock()
+	defer r.devMu.Unlock()
+	r.mu.Lock()
+	busy := r.state != idle
+	r.mu.Unlock()
+	if r.closed || busy || !r.keepOpen {
+		return
+	}
+	r.closeLocked()
+	was := r.standIn
+	if err := r.openLocked(); err != nil {
+		r.announced = true
+		r.log.Warn("microphone unavailable after resume, retrying in the background", "err", err, "every", r.cfg.RetryInterval)
+		r.emit(Event{Kind: EventDeviceLost, Device: r.cfg.Device, Err: err})
+		return
+	}
+	r.log.Info("microphone reopened", "device", r.devName)
+	if r.announced {
+		r.announceOpenLocked(was)
+	}
+}
+
+// defaultName is the name of the device the audio system marks as its
+// default input, or "" when it marks none.
+func defaultName(infos []malgo.DeviceInfo) string {
+	for i := range infos {
+		if infos[i].IsDefault != 0 {
+			return infos[i].Name()
+		}
+	}
+	return ""
 }
 
 // unlistedLocked reports whether the configured microphone is no longer
@@ -790,25 +908,27 @@ func (r *Recorder) openLocked() error {
 	infos, listErr := r.actx.Devices(malgo.Capture)
 	var id *malgo.DeviceID
 	name := "default microphone"
+	var m *malgo.DeviceInfo
 	if r.cfg.Device != "" {
 		if listErr != nil {
 			return kindErr(ErrNoDevice, "no microphone found: listing microphones failed (%v)", listErr)
 		}
-		m := matchDevice(infos, r.cfg.Device)
-		if m == nil {
+		m = matchDevice(infos, r.cfg.Device)
+		if m == nil && r.standIn == "" {
 			return kindErr(ErrNoDevice, "no microphone found matching %q: connect it or pick another in config input_device (available: %s)", r.cfg.Device, available(infos))
 		}
+	}
+	if m != nil {
 		id = new(malgo.DeviceID)
 		*id = m.ID
 		name = m.Name()
 	} else {
+		// The default: none is configured, or it stands in for the configured one.
 		if listErr == nil && len(infos) == 0 {
 			return kindErr(ErrNoDevice, "no microphone found: connect one or pick another in config input_device (available: none)")
 		}
-		for i := range infos {
-			if infos[i].IsDefault != 0 {
-				name = infos[i].Name()
-			}
+		if def := defaultName(infos); def != "" {
+			name = def
 		}
 	}
 
@@ -851,7 +971,10 @@ func (r *Recorder) openLocked() error {
 		dev.Uninit()
 		return openError(name, err, infos)
 	}
-	r.dev, r.devName = dev, name
+	r.dev, r.devName, r.asDefault = dev, name, id == nil
+	if id != nil {
+		r.standIn = "" // the configured microphone is back
+	}
 	r.log.Info("microphone open", "device", name, "backend", r.backend, "rate", rate,
 		"device_rate", dev.CaptureInternalSampleRate(), "device_channels", dev.CaptureInternalChannels(),
 		"preroll", r.cfg.PreRoll)

@@ -34,6 +34,7 @@ var All = []Var{
 	{Name: "HF_TOKEN", Purpose: "Hugging Face access token", Secret: true},
 	{Name: "CT2_CUDA_ALLOCATOR", Purpose: "CTranslate2's GPU memory allocator (default for GPU workers: cub_caching)"},
 	{Name: "DISPLAY", Purpose: "X11 display"},
+	{Name: "DBUS_SYSTEM_BUS_ADDRESS", Purpose: "system bus where logind says the computer resumed (Linux)"},
 	{Name: "WAYLAND_DISPLAY", Purpose: "Wayland display (checked to explain what works there)"},
 	{Name: "XDG_CONFIG_HOME", Purpose: "config and autostart folder (Linux)"},
 	{Name: "HOME", Purpose: "home folder, when XDG_CONFIG_HOME is not set (Linux)"},

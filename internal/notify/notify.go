@@ -21,6 +21,8 @@ const (
 	KindNotPasted
 	KindNoModel
 	KindRemoteFallback
+	KindHotkey
+	KindMicChanged
 )
 
 func (k Kind) String() string {
@@ -43,6 +45,10 @@ func (k Kind) String() string {
 		return "no-model"
 	case KindRemoteFallback:
 		return "remote-fallback"
+	case KindHotkey:
+		return "hotkey"
+	case KindMicChanged:
+		return "mic-changed"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -71,6 +77,21 @@ func MicrophoneBack(device string) Message {
 		body = fmt.Sprintf("%q is back; dictation works again.", device)
 	}
 	return Message{Kind: KindMicBack, Summary: "Microphone back", Body: body}
+}
+
+// MicrophoneChanged says dictation now records from another microphone: the system's
+// default input moved, or the configured one is gone and the default stands in.
+func MicrophoneChanged(device, why string) Message {
+	body := fmt.Sprintf("Dictation now records from %q.", device)
+	if why != "" {
+		body = fmt.Sprintf("Dictation now records from %q: %s.", device, why)
+	}
+	return Message{Kind: KindMicChanged, Summary: "Microphone changed", Body: body}
+}
+
+// HotkeyProblem says a hotkey cannot be used; detail names it and the fix.
+func HotkeyProblem(detail string) Message {
+	return Message{Kind: KindHotkey, Summary: "Hotkey not available", Body: detail, Urgent: true}
 }
 
 // ModelDownloaded says a model finished downloading and is ready.

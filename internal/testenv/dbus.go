@@ -1,0 +1,62 @@
+package testenv
+
+import (
+	"bufio"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// PrivateBus starts a dbus-daemon of the test's own (session policy: any client
+// may own any name) and returns its address; the test's cleanup stops it. Tests
+// point code that uses the system bus at it through DBUS_SYSTEM_BUS_ADDRESS.
+func PrivateBus(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("dbus-daemon"); err != nil {
+		Require(t, "dbus-daemon", "apt-get install dbus")
+	}
+	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start dbus-daemon: %v", err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() {
+		t.Fatalf("dbus-daemon printed no address: %v", sc.Err())
+	}
+	return strings.TrimSpace(sc.Text())
+}
+
+// Logind stands in for systemd-logind on a bus: it owns org.freedesktop.login1
+// and emits the Manager's PrepareForSleep signal.
+type Logind struct{ conn *dbus.Conn }
+
+// NewLogind connects to the bus at addr and takes logind's name.
+func NewLogind(t testing.TB, addr string) *Logind {
+	t.Helper()
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", addr, err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	reply, err := conn.RequestName("org.freedesktop.login1", dbus.NameFlagDoNotQueue)
+	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("own org.freedesktop.login1: reply %v, %v", reply, err)
+	}
+	return &Logind{conn: conn}
+}
+
+// Sleep emits PrepareForSleep(true), as logind does before suspending, and
+// PrepareForSleep(false) for resume.
+func (l *Logind) Sleep(t testing.TB, sleeping bool) {
+	t.Helper()
+	if err := l.conn.Emit("/org/freedesktop/login1", "org.freedesktop.login1.Manager.PrepareForSleep", sleeping); err != nil {
+		t.Fatalf("emit PrepareForSleep(%v): %v", sleeping, err)
+	}
+}
