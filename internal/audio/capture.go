@@ -231,7 +231,7 @@ type Recorder struct {
 	// stands in for it; "" when none does.
 	standIn string
 	closed  bool
-	stuck     bool // a device's Uninit never returned; the context must not be freed under it
+	stuck   bool // a device's Uninit never returned; the context must not be freed under it
 
 	mu      sync.Mutex // guards the fields below; taken by the audio callback
 	gen     uint64     // generation of the device whose callbacks count; 0 = none
