@@ -48,14 +48,20 @@ func (s *Service) warm(ctx context.Context, l *Loaded) {
 		return
 	}
 	start := time.Now()
-	o := whisper.DefaultOptions()
-	o.Language, o.Temperatures = "en", []float32{0}
-	n := min(len(s.opt.Sample), 2*whisper.SampleRate)
-	if _, err := l.Transcribe(ctx, s.opt.Sample[:n], o); err != nil {
+	if err := s.probe(ctx, l); err != nil {
 		s.log.Warn("warm-up transcription failed", "err", err)
 		return
 	}
 	s.log.Info("engine warmed up", "took", time.Since(start))
+}
+
+// probe transcribes up to 2 s of the sample on l.
+func (s *Service) probe(ctx context.Context, l *Loaded) error {
+	o := whisper.DefaultOptions()
+	o.Language, o.Temperatures = "en", []float32{0}
+	n := min(len(s.opt.Sample), 2*whisper.SampleRate)
+	_, err := l.Transcribe(ctx, s.opt.Sample[:n], o)
+	return err
 }
 
 // ErrNoModel means no model is loaded: a switch failed and so did going back
@@ -118,6 +124,24 @@ func (s *Service) Switch(ctx context.Context, modelDir string, opt Options) (Swi
 	took := time.Since(start)
 	s.log.Info("model switched", "model", modelDir, "device", l.Spec.Device, "load", took)
 	return Switched{Message: l.Message, ModelDir: modelDir, Load: took}, nil
+}
+
+// Recheck runs one short transcription on the current model, as after the
+// computer woke from sleep: a worker that died meanwhile is restarted by the
+// engine client, and the first dictation afterwards finds the model paged in.
+// It does nothing when no model is loaded or there is no sample to run.
+func (s *Service) Recheck(ctx context.Context) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.cur == nil || len(s.opt.Sample) == 0 {
+		return nil
+	}
+	start := time.Now()
+	if err := s.probe(ctx, s.cur); err != nil {
+		return fmt.Errorf("engine check: %w", err)
+	}
+	s.log.Info("engine checked", "took", time.Since(start))
+	return nil
 }
 
 // Close stops the worker.

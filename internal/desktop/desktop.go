@@ -17,6 +17,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/output"
+	"github.com/whisperkey/whisperkey/internal/power"
 	"github.com/whisperkey/whisperkey/internal/tray"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -101,6 +102,9 @@ type desk struct {
 	pulls   sync.WaitGroup // download goroutines; Run waits for them
 	pulled  chan pullResult
 	pulling map[string]bool
+
+	checks     sync.WaitGroup  // resume checks in flight; Run waits for them
+	hotkeyTold map[string]bool // hotkey problems already notified
 }
 
 // Run is the tray app: it loads the model, listens to the hotkeys and
@@ -178,6 +182,14 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	input := make(chan app.Input)
 	appDone := make(chan struct{})
 	defer func() { quit(); <-appDone }() // before the parts it drives close
+	defer func() { quit(); d.checks.Wait() }()
+	var resumed <-chan struct{}
+	if w, err := power.Watch(d.log); err != nil {
+		d.log.Info("not watching for resume from sleep", "err", err)
+	} else {
+		defer w.Close()
+		resumed = w.Resumed()
+	}
 	go func() {
 		defer close(appDone)
 		_ = d.app.Run(ctx, input)
@@ -185,7 +197,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.refreshMenu()
 	d.showReady("")
 	err = d.serve(ctx, sources{app: d.app.Events(), actions: d.tray.Actions(), changes: changes,
-		pulled: d.pulled, audio: d.recorder.Events(), hotkeys: d.listener.Events(), input: input})
+		pulled: d.pulled, audio: d.recorder.Events(), hotkeys: d.listener.Events(), resumed: resumed, input: input})
 	return err
 }
 

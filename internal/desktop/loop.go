@@ -24,6 +24,8 @@ type sources struct {
 	pulled  <-chan pullResult
 	audio   <-chan audio.Event
 	hotkeys <-chan hotkey.Event
+	// resumed says the computer woke from sleep (power.Watcher).
+	resumed <-chan struct{}
 	// input is where hotkey presses go to the app.
 	input chan<- app.Input
 }
@@ -70,7 +72,7 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 				continue
 			}
 			if e.Kind == hotkey.Problem {
-				d.status(tray.StateError, e.Err.Error())
+				d.hotkeyProblem(e.Err)
 				continue
 			}
 			select {
@@ -78,8 +80,50 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 			case <-ctx.Done():
 				return nil
 			}
+		case <-src.resumed:
+			d.onResume(ctx)
 		}
 	}
+}
+
+// hotkeyProblem shows why a hotkey cannot be used in the tray every time, and
+// as a notification once per distinct problem: re-registering after a resume
+// or a layout change meets the same conflict again, and the user was told.
+func (d *desk) hotkeyProblem(err error) {
+	d.status(tray.StateError, err.Error())
+	if d.hotkeyTold == nil {
+		d.hotkeyTold = map[string]bool{}
+	}
+	if !d.hotkeyTold[err.Error()] {
+		d.hotkeyTold[err.Error()] = true
+		d.tell(notify.HotkeyProblem(err.Error()))
+	}
+}
+
+// onResume re-checks what sleep may have broken: the hotkey grabs, the
+// microphone's stream and the engine worker. It runs beside the loop, so a
+// check that waits (the engine's probe) holds up no event; Run waits for it.
+func (d *desk) onResume(ctx context.Context) {
+	d.log.Info("resumed from sleep; checking the hotkeys, the microphone and the engine")
+	d.checks.Add(1)
+	go func() {
+		defer d.checks.Done()
+		var errs []error
+		if d.listener != nil {
+			errs = append(errs, d.listener.Reregister()) // problems also arrive as hotkey events
+		}
+		if d.recorder != nil {
+			d.recorder.Recheck()
+		}
+		if d.svc != nil {
+			errs = append(errs, d.svc.Recheck(ctx))
+		}
+		if err := errors.Join(errs...); err != nil {
+			d.log.Warn("resume checks found problems", "err", err)
+			return
+		}
+		d.log.Info("resume checks done")
+	}()
 }
 
 // appInput translates a hotkey press for the app.

@@ -216,3 +216,58 @@ func TestLogLevelFollowsConfig(t *testing.T) {
 		}
 	}
 }
+
+// A hotkey that cannot be registered is shown in the tray each time and
+// notified once per distinct problem: re-registering after a resume or a
+// layout change meets the same conflict again.
+func TestHotkeyProblemToldOnce(t *testing.T) {
+	var logged strings.Builder
+	d := testDesk(t, "http://127.0.0.1:1")
+	d.log = slog.New(slog.NewTextHandler(&logged, nil))
+	note := &fakeNotifier{}
+	d.trust.note = note
+	keys := make(chan hotkey.Event)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- d.serve(ctx, sources{hotkeys: keys}) }()
+	taken := &hotkey.RegisterError{Key: hotkey.ConfigRecord, Combo: hotkey.MustParse("ctrl+shift+f9"), Err: hotkey.ErrTaken}
+	other := &hotkey.RegisterError{Key: hotkey.ConfigAutoSend, Combo: hotkey.MustParse("ctrl+shift+f10"), Err: hotkey.ErrTaken}
+	for _, err := range []error{taken, taken, other, taken} {
+		keys <- hotkey.Event{Kind: hotkey.Problem, Err: err}
+	}
+	close(keys)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(note.got) != 2 || !strings.Contains(note.got[0], "ctrl+shift+f9 is already taken") ||
+		!strings.Contains(note.got[0], "choose another in config hotkeys.record") || !strings.Contains(note.got[1], "ctrl+shift+f10") {
+		t.Errorf("notifications %q, want one for each taken combination, with the fix", note.got)
+	}
+	if n := strings.Count(logged.String(), "already taken"); n != 4 {
+		t.Errorf("the tray showed the problem %d times, want every time (4):\n%s", n, logged.String())
+	}
+}
+
+// A resume from sleep runs the checks beside the loop and the loop keeps
+// serving; with no parts to check they end at once.
+func TestResumeRunsChecks(t *testing.T) {
+	var logged testenv.Buffer
+	d := testDesk(t, "http://127.0.0.1:1")
+	d.log = slog.New(slog.NewTextHandler(&logged, nil))
+	resumed := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- d.serve(ctx, sources{resumed: resumed}) }()
+	resumed <- struct{}{}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	d.checks.Wait()
+	for _, want := range []string{"resumed from sleep", "resume checks done"} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logged.String())
+		}
+	}
+}

@@ -98,6 +98,11 @@ func audioStatus(e audio.Event) (state, text string) {
 		return tray.StateError, fmt.Sprintf("Microphone %s unavailable; reconnect it or pick another in the Input device menu", dev)
 	case audio.EventDeviceRestored:
 		return tray.StateIdle, fmt.Sprintf("Microphone %s is back — ready", dev)
+	case audio.EventDeviceChanged:
+		if e.Was != "" {
+			return tray.StateIdle, fmt.Sprintf("Recording from %s (was %s) — ready", dev, e.Was)
+		}
+		return tray.StateIdle, fmt.Sprintf("Recording from %s — ready", dev)
 	case audio.EventLimit:
 		return tray.StateRecording, "Maximum recording length reached — release the hotkey to transcribe what was said (audio.max_duration)"
 	}

@@ -70,6 +70,8 @@ func TestStatusTexts(t *testing.T) {
 			tray.StateError, []string{"USB mic", "reconnect"}},
 		{"lost with no reason", audio.Event{Kind: audio.EventDeviceLost}, tray.StateError, []string{"default microphone", "Input device"}},
 		{"microphone back", audio.Event{Kind: audio.EventDeviceRestored, Device: "USB mic"}, tray.StateIdle, []string{"USB mic is back", "ready"}},
+		{"default moved", audio.Event{Kind: audio.EventDeviceChanged, Device: "Headset", Was: "Laptop mic"}, tray.StateIdle,
+			[]string{"Recording from Headset", "was Laptop mic", "ready"}},
 		{"maximum length", audio.Event{Kind: audio.EventLimit}, tray.StateRecording, []string{"Maximum recording length", "audio.max_duration"}},
 	}
 	for _, a := range audioCases {

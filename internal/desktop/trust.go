@@ -323,6 +323,12 @@ func (d *desk) onMicEvent(e audio.Event) {
 		d.tell(notify.MicrophoneLost(e.Device))
 	case audio.EventDeviceRestored:
 		d.tell(notify.MicrophoneBack(e.Device))
+	case audio.EventDeviceChanged:
+		why := "it is the system's default input now"
+		if d.store != nil && d.store.Current().Audio.InputDevice != "" && e.Was != "" {
+			why = fmt.Sprintf("%q is gone, and the default input stands in until it returns", e.Was)
+		}
+		d.tell(notify.MicrophoneChanged(e.Device, why))
 	case audio.EventLimit:
 		limit := config.Defaults().Audio.MaxDuration
 		if d.store != nil {
