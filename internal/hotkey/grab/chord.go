@@ -36,6 +36,27 @@ const (
 // repeat, so the key's up was lost (a secure desktop or the lock screen took the keyboard).
 const repeatGap = 1500 * time.Millisecond
 
+// Windows removes a low-level hook without notice when one call takes longer
+// than LowLevelHooksTimeout, and hooks have been seen to go quiet after the
+// secure desktop. Raw input (WM_INPUT) keeps arriving then, so the window
+// thread compares the two every healthEvery.
+const (
+	healthEvery = 5 * time.Second
+	// hookGrace: keys seen by raw input this long after the hook's last event
+	// mean the hook no longer gets them (both see a key within milliseconds).
+	hookGrace = 2 * time.Second
+	// rearmBackoff: at most one health re-arm this often, in case another
+	// program's hook swallows keys before ours while raw input still sees them.
+	rearmBackoff = time.Minute
+)
+
+// hookStale reports whether the keyboard hook missed keys that raw input saw:
+// the last raw keyboard input came more than hookGrace after the hook's last
+// event, and no health re-arm happened within rearmBackoff.
+func hookStale(hookSeen, rawSeen, lastRearm, now time.Time) bool {
+	return !rawSeen.IsZero() && rawSeen.Sub(hookSeen) > hookGrace && now.Sub(lastRearm) >= rearmBackoff
+}
+
 // modOf returns the modifier a virtual key produces, or 0 for other keys.
 func modOf(vk uint32) hotkey.Mods {
 	switch vk {

@@ -267,3 +267,27 @@ func TestHookGrabOrderAndRelease(t *testing.T) {
 		t.Fatalf("released grab still matched: %d grabs", len(c.grabs))
 	}
 }
+
+func TestHookStale(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name                         string
+		hookSeen, rawSeen, lastRearm time.Time
+		now                          time.Time
+		want                         bool
+	}{
+		{name: "no key typed yet", now: t0},
+		{name: "hook saw the last key", hookSeen: t0, rawSeen: t0.Add(5 * time.Millisecond), now: t0.Add(5 * time.Second)},
+		{name: "hook never saw a key raw input saw", rawSeen: t0, now: t0.Add(5 * time.Second), want: true},
+		{name: "keys after the hook went quiet", hookSeen: t0, rawSeen: t0.Add(10 * time.Second), now: t0.Add(11 * time.Second), want: true},
+		{name: "re-armed a moment ago", hookSeen: t0, rawSeen: t0.Add(10 * time.Second), lastRearm: t0.Add(9 * time.Second), now: t0.Add(11 * time.Second)},
+		{name: "re-armed long ago", hookSeen: t0, rawSeen: t0.Add(90 * time.Second), lastRearm: t0.Add(time.Second), now: t0.Add(91 * time.Second), want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := hookStale(tt.hookSeen, tt.rawSeen, tt.lastRearm, tt.now); got != tt.want {
+				t.Fatalf("hookStale = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -50,6 +50,9 @@ var (
 	procSendInput                = user32.NewProc("SendInput")
 	procGetAsyncKeyState         = user32.NewProc("GetAsyncKeyState")
 	procGetModuleHandleW         = kernel32.NewProc("GetModuleHandleW")
+	procRegisterRawInputDevices  = user32.NewProc("RegisterRawInputDevices")
+	procSetTimer                 = user32.NewProc("SetTimer")
+	procKillTimer                = user32.NewProc("KillTimer")
 	procWTSRegisterSessionNotif  = wtsapi32.NewProc("WTSRegisterSessionNotification")
 	procWTSUnRegisterSessionNoti = wtsapi32.NewProc("WTSUnRegisterSessionNotification")
 )
@@ -61,6 +64,13 @@ const (
 	wmQuit              = 0x0012
 	wmDisplayChange     = 0x007E
 	wmPowerBroadcast    = 0x0218
+	wmInput             = 0x00FF
+	wmTimer             = 0x0113
+	healthTimer         = 1 // the hook health check's timer id
+	ridevRemove         = 0x00000001
+	ridevInputSink      = 0x00000100
+	hidUsagePageGeneric = 0x01
+	hidUsageKeyboard    = 0x06
 	wmWTSSessionChange  = 0x02B1
 	wtsConsoleConnect   = 0x1
 	wtsSessionLogon     = 0x5
@@ -93,6 +103,14 @@ type wndClassEx struct {
 	menuName   *uint16
 	className  *uint16
 	iconSm     uintptr
+}
+
+// rawInputDevice is RAWINPUTDEVICE.
+type rawInputDevice struct {
+	usagePage uint16
+	usage     uint16
+	flags     uint32
+	target    uintptr
 }
 
 type winMsg struct {
@@ -150,6 +168,10 @@ type osState struct {
 	// used on the window thread only
 	hook          uintptr
 	sessionNotify bool
+	rawInput      bool      // keyboard raw input registered: the health check runs
+	hookSeen      time.Time // the hook's latest event
+	rawSeen       time.Time // the latest keyboard raw input
+	lastRearm     time.Time // the latest re-arm by the health check
 }
 
 func newOSState(log *slog.Logger) (*osState, error) {
@@ -237,7 +259,46 @@ func (s *osState) openWindow(instance uintptr) (func(), error) {
 		s.sessionNotify = true
 	}
 	s.hwnd = hwnd
+	s.startHealth(hwnd)
 	return unregister, nil
+}
+
+// startHealth asks for keyboard raw input on hwnd (also while another window
+// has the focus) and checks every healthEvery that the hook still sees the
+// keys raw input sees. Without it the hook is renewed on unlock and resume only.
+func (s *osState) startHealth(hwnd uintptr) {
+	dev := rawInputDevice{usagePage: hidUsagePageGeneric, usage: hidUsageKeyboard, flags: ridevInputSink, target: hwnd}
+	if r, _, err := procRegisterRawInputDevices.Call(uintptr(unsafe.Pointer(&dev)), 1, unsafe.Sizeof(dev)); r == 0 {
+		s.log.Warn("no keyboard raw input; a keyboard hook Windows removes is renewed only on unlock or resume", "err", err)
+		return
+	}
+	s.rawInput = true
+	if r, _, err := procSetTimer.Call(hwnd, healthTimer, uintptr(healthEvery/time.Millisecond), 0); r == 0 {
+		s.log.Warn("no hook health timer", "err", err)
+	}
+}
+
+// stopHealth undoes startHealth before the window goes.
+func (s *osState) stopHealth(hwnd uintptr) {
+	if !s.rawInput {
+		return
+	}
+	procKillTimer.Call(hwnd, healthTimer)
+	dev := rawInputDevice{usagePage: hidUsagePageGeneric, usage: hidUsageKeyboard, flags: ridevRemove}
+	procRegisterRawInputDevices.Call(uintptr(unsafe.Pointer(&dev)), 1, unsafe.Sizeof(dev))
+	s.rawInput = false
+}
+
+// checkHealth renews the hook when raw input saw keys the hook did not.
+func (s *osState) checkHealth(now time.Time) {
+	if !hookStale(s.hookSeen, s.rawSeen, s.lastRearm, now) {
+		return
+	}
+	s.lastRearm = now
+	s.log.Warn("the keyboard hook stopped receiving keys; re-arming it",
+		"hook_last", s.hookSeen.Format(time.TimeOnly), "keys_last", s.rawSeen.Format(time.TimeOnly))
+	s.renew("keyboard hook stopped receiving keys")
+	s.hookSeen = now
 }
 
 // installHook (re)installs the keyboard hook. Windows removes a hook without notice when
@@ -269,13 +330,15 @@ func (s *osState) unhook() {
 }
 
 // hookProc runs on the window thread for every key event on the desktop. It must return
-// quickly, so it only matches and queues; edges reach the Listener through the grabs'
-// forwarders.
+// quickly (Windows drops a hook that once takes longer than LowLevelHooksTimeout), so it
+// only matches under a short lock and queues without blocking; edges reach the Listener
+// through the grabs' forwarders, and re-registering happens on the Listener's goroutine.
 func (s *osState) hookProc(code, wParam, lParam uintptr) uintptr {
 	if int32(code) != hcAction {
 		return callNextHook(code, wParam, lParam)
 	}
 	k := *(**kbdLLHookStruct)(unsafe.Pointer(&lParam))
+	s.hookSeen = time.Now()
 	v := s.keys.feed(keyEvent{
 		vk:       sidedVK(k.vkCode, k.scanCode, k.flags&llkhfExtended != 0),
 		down:     k.flags&llkhfUp == 0,
@@ -333,12 +396,20 @@ func (s *osState) wndProc(hwnd, msg, wParam, lParam uintptr) uintptr {
 		return 1
 	case wmDisplayChange:
 		s.renew("display changed")
+	case wmInput:
+		s.rawSeen = time.Now() // DefWindowProc below frees the input
+	case wmTimer:
+		if wParam == healthTimer {
+			s.checkHealth(time.Now())
+			return 0
+		}
 	case wmClose:
 		// taskkill and installers send WM_CLOSE to every top-level window of
 		// an app to ask it to quit; the tray decides that. Closing here would
 		// leave the app running without its hotkeys.
 		return 0
 	case wmStop:
+		s.stopHealth(hwnd)
 		if s.sessionNotify {
 			procWTSUnRegisterSessionNoti.Call(hwnd)
 		}

@@ -151,34 +151,48 @@ func TestHookKeyCombo(t *testing.T) {
 	send(t, "-esc")
 }
 
-func TestHookRenewedOnUnlock(t *testing.T) {
-	g := hookGrabber(t)
-	if g.os.hwnd == 0 {
-		t.Fatal("no session watcher window")
+// The hook is re-installed on a session unlock and on a resume from sleep,
+// posted to the watcher window as Windows sends them; the Listener is told
+// and the renewed hook works.
+func TestHookRenewedOnUnlockAndResume(t *testing.T) {
+	tests := []struct {
+		name       string
+		msg, param uintptr
+		reason     string
+	}{
+		{name: "unlock", msg: wmWTSSessionChange, param: wtsSessionUnlock, reason: "session unlocked"},
+		{name: "resume", msg: wmPowerBroadcast, param: pbtAPMResumeAuto, reason: "resumed from sleep"},
 	}
-	procPostMessageW.Call(g.os.hwnd, wmWTSSessionChange, wtsSessionUnlock, 0)
-	select {
-	case reason := <-g.Resumed():
-		if reason != "session unlocked" {
-			t.Fatalf("Resumed gave %q, want session unlocked", reason)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no Resumed after a session unlock")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := hookGrabber(t)
+			if g.os.hwnd == 0 {
+				t.Fatal("no session watcher window")
+			}
+			procPostMessageW.Call(g.os.hwnd, tt.msg, tt.param, 0)
+			select {
+			case reason := <-g.Resumed():
+				if reason != tt.reason {
+					t.Fatalf("Resumed gave %q, want %q", reason, tt.reason)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("no Resumed after %s", tt.name)
+			}
+			gr, err := g.Grab(hotkey.MustParse("ctrl+win"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gr.Release()
+			send(t, "+lwin", "+lctrl")
+			expectEdge(t, gr, true)
+			if down, err := g.ComboDown(hotkey.MustParse("ctrl+win")); !down || err != nil {
+				t.Errorf("ComboDown(ctrl+win) = %v, %v while held", down, err)
+			}
+			send(t, "-lctrl")
+			expectEdge(t, gr, false)
+			send(t, "-lwin")
+		})
 	}
-	// The renewed hook works.
-	gr, err := g.Grab(hotkey.MustParse("ctrl+win"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer gr.Release()
-	send(t, "+lwin", "+lctrl")
-	expectEdge(t, gr, true)
-	if down, err := g.ComboDown(hotkey.MustParse("ctrl+win")); !down || err != nil {
-		t.Errorf("ComboDown(ctrl+win) = %v, %v while held", down, err)
-	}
-	send(t, "-lctrl")
-	expectEdge(t, gr, false)
-	send(t, "-lwin")
 }
 
 // taskkill and installers send WM_CLOSE to all of an app's windows; the
