@@ -9,7 +9,7 @@ GOFLAGS_BUILD := -trimpath -ldflags "-X main.version=$(VERSION)"
 export ENGINE_BACKEND ?= wheel
 ENGINE_LIB := build/engine/cpu/libct2engine.so
 
-.PHONY: all deps model engine build run test test-wine check lint bench windows installer clean FORCE
+.PHONY: all deps model engine build run test test-wine check lint bench soak windows installer clean FORCE
 
 all: build engine
 
@@ -59,6 +59,13 @@ lint:
 
 bench: deps model engine build
 	bash scripts/bench.sh
+
+# A long day (not in make test): SOAK_N dictations (default 1000) through the real
+# app, a model switch every SOAK_SWITCH_EVERY (100), the microphone unplugged and
+# plugged back every SOAK_UNPLUG_EVERY (250); RSS, fds, goroutines, latency.
+soak: deps model engine build
+	bash scripts/testenv.sh go test -run '^$$' -bench '^BenchmarkSoak$$' -benchtime 1x -timeout 24h -v . 2>&1 | \
+		grep -E '^(Benchmark|    soak_linux_test|--- )'
 
 windows:
 	bash scripts/windows.sh

@@ -135,6 +135,7 @@ type dictatedRecord struct {
 	Features       float64 `json:"features_ms"`
 	Engine         float64 `json:"engine_ms"`
 	Paste          float64 `json:"paste_ms"`
+	Goroutines     int     `json:"goroutines"`
 }
 
 // records reads the JSON log (WHISPERKEY_LOG_FORMAT=json) and returns the

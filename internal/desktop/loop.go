@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/app"
@@ -145,7 +146,8 @@ func (d *desk) onAppEvent(e app.Event) {
 		tm := e.Timings
 		d.log.Info("dictated", "chars", len(e.Text), "audio_ms", tm.Audio.Milliseconds(),
 			"release_to_paste_ms", tm.ReleaseToPaste.Milliseconds(), "capture_stop_ms", tm.CaptureStop.Milliseconds(),
-			"features_ms", tm.Features.Milliseconds(), "engine_ms", tm.Engine.Milliseconds(), "paste_ms", tm.Paste.Milliseconds())
+			"features_ms", tm.Features.Milliseconds(), "engine_ms", tm.Engine.Milliseconds(), "paste_ms", tm.Paste.Milliseconds(),
+			"goroutines", runtime.NumGoroutine()) // a leak shows over a long day (make soak)
 		d.remember(e.Text)
 		d.refreshMenu()
 	}

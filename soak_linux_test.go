@@ -1,0 +1,167 @@
+//go:build linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// soakSentence is short, so a dictation costs little more than the app's own work.
+const soakSentence = "Call me back later."
+
+// procStats is what a long day could grow in one process.
+type procStats struct {
+	rssKB, fds, threads int
+}
+
+func readProc(pid int) procStats {
+	var s procStats
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			f := strings.Fields(l)
+			if len(f) < 2 {
+				continue
+			}
+			switch f[0] {
+			case "VmRSS:":
+				s.rssKB, _ = strconv.Atoi(f[1])
+			case "Threads:":
+				s.threads, _ = strconv.Atoi(f[1])
+			}
+		}
+	}
+	if fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid)); err == nil {
+		s.fds = len(fds)
+	}
+	return s
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+// BenchmarkSoak is `make soak`: SOAK_N dictations (default 1000) through the
+// real app on the real engine, with a model switch (base ↔ tiny.en) every
+// SOAK_SWITCH_EVERY (100) and the microphone unplugged and plugged back every
+// SOAK_UNPLUG_EVERY (250). It reports the app's and the worker's RSS, the
+// app's file descriptors, threads and goroutines, and the release→paste
+// latency (median of 20) near the start and at the end. Run with -benchtime 1x.
+func BenchmarkSoak(b *testing.B) {
+	desktopSession(b)
+	n, switchEvery, unplugEvery := envInt("SOAK_N", 1000), envInt("SOAK_SWITCH_EVERY", 100), envInt("SOAK_UNPLUG_EVERY", 250)
+	models := []string{testenv.Model(b, "base"), testenv.Model(b, "tiny.en")}
+	m := newMic(b)
+	wav := micWAV(b, soakSentence)
+	a, _ := launchApp(b, "model: "+models[0]+"\nhotkeys:\n  record: ctrl+shift+f9\n  cancel: esc\naudio:\n  input_device: "+m.desc+"\n",
+		"WHISPERKEY_LOG_FORMAT=json")
+	a.waitStatus(b, "ready", 90*time.Second)
+	tg := openTarget(b)
+	modelLine := regexp.MustCompile(`(?m)^model: .*$`)
+
+	type sample struct {
+		at          int
+		app, worker procStats
+		goroutines  int
+		latencies   []float64
+		model       int
+	}
+	var samples []sample
+	var lat []float64
+	failed, switches, unplugs := 0, 0, 0
+	model := 0
+	take := func(at int) {
+		recs := records(a.log, "dictated")
+		g := 0
+		if len(recs) > 0 {
+			g = recs[len(recs)-1].Goroutines
+		}
+		samples = append(samples, sample{at: at, app: readProc(a.cmd.Process.Pid), worker: readProc(a.workerPID(b)),
+			goroutines: g, latencies: slices.Clone(lat[max(0, len(lat)-20):]), model: model})
+	}
+	b.ResetTimer()
+	for i := 1; i <= n; i++ {
+		tg.clear(b)
+		before := len(records(a.log, "dictated"))
+		xdo(b, "keydown", "ctrl+shift+F9")
+		time.Sleep(200 * time.Millisecond)
+		m.say(b, wav)
+		time.Sleep(200 * time.Millisecond)
+		xdo(b, "keyup", "ctrl+shift+F9")
+		got := tg.waitText(b, 30*time.Second)
+		if wer := whisper.WordErrorRate(soakSentence, got); got == "" || wer > 0.5 {
+			failed++
+			b.Logf("dictation %d pasted %q", i, got)
+		}
+		for deadline := time.Now().Add(5 * time.Second); len(records(a.log, "dictated")) == before && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if recs := records(a.log, "dictated"); len(recs) > before {
+			lat = append(lat, recs[len(recs)-1].ReleaseToPaste)
+		}
+		if i == 20 || i == n {
+			take(i)
+		}
+		if i%switchEvery == 0 && i < n {
+			old := a.workerPID(b)
+			model = 1 - model
+			cfg, err := os.ReadFile(a.config)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(a.config, modelLine.ReplaceAll(cfg, []byte("model: "+models[model])), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			waitWorkerChange(b, a, old)
+			a.waitStatus(b, filepath.Base(models[model]), 120*time.Second)
+			switches++
+		}
+		if i%unplugEvery == 0 && i < n {
+			m.unplug(b)
+			a.waitStatus(b, "Recording from", 15*time.Second) // the default stands in
+			m.plug(b)
+			a.waitStatus(b, "is back", 15*time.Second)
+			unplugs++
+		}
+		if failed > n/50+1 {
+			b.Fatalf("%d of %d dictations failed", failed, i)
+		}
+	}
+	b.StopTimer()
+	first, last := samples[0], samples[len(samples)-1]
+	med := func(v []float64) float64 {
+		if len(v) == 0 {
+			return 0
+		}
+		s := slices.Clone(v)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	b.Logf("%d dictations, %d failed, %d model switches, %d unplugs", n, failed, switches, unplugs)
+	b.Logf("| | after %d | after %d |", first.at, last.at)
+	b.Logf("| app RSS (MB) | %.1f | %.1f |", float64(first.app.rssKB)/1024, float64(last.app.rssKB)/1024)
+	b.Logf("| worker RSS (MB, model %s → %s) | %.1f | %.1f |", filepath.Base(models[first.model]), filepath.Base(models[last.model]),
+		float64(first.worker.rssKB)/1024, float64(last.worker.rssKB)/1024)
+	b.Logf("| app fds | %d | %d |", first.app.fds, last.app.fds)
+	b.Logf("| app threads | %d | %d |", first.app.threads, last.app.threads)
+	b.Logf("| app goroutines | %d | %d |", first.goroutines, last.goroutines)
+	b.Logf("| release→paste median of 20 (ms) | %.0f | %.0f |", med(first.latencies), med(last.latencies))
+	b.ReportMetric(float64(n), "dictations")
+	b.ReportMetric(float64(failed), "failed")
+	b.ReportMetric(float64(last.app.rssKB-first.app.rssKB)/1024, "app_rss_growth_MB")
+	b.ReportMetric(float64(last.app.fds-first.app.fds), "fd_growth")
+	b.ReportMetric(float64(last.goroutines-first.goroutines), "goroutine_growth")
+}
