@@ -144,8 +144,8 @@ func focusedWindow(t testing.TB) string {
 // Recent submenu lists the dictation and choosing it puts the text on the
 // clipboard; the Start at login toggle writes and removes the autostart
 // entry; the microphone's sink unloaded mid-session brings a "Microphone
-// lost" notification and, plugged back, "Microphone back", and the next
-// dictation works.
+// lost" notification and the default input standing in (named in the tray)
+// and, plugged back, "Microphone back", and the next dictation works.
 func TestIndicatorRecentNotificationsAndLogin(t *testing.T) {
 	desktopSession(t)
 	for _, tool := range []string{"xwd", "pacat", "pactl"} {
@@ -267,7 +267,10 @@ func TestIndicatorRecentNotificationsAndLogin(t *testing.T) {
 	if !strings.Contains(lost, m.desc) {
 		t.Errorf("lost notification %q does not name the microphone %s", lost, m.desc)
 	}
-	a.waitStatus(t, "unavailable", 5*time.Second)
+	// The default input stands in until the microphone returns.
+	if st := a.waitStatus(t, "Recording from", 15*time.Second); !strings.Contains(st, "was "+"Monitor of "+m.desc) {
+		t.Errorf("tray status %q does not say the default stands in for %s", st, m.desc)
+	}
 	m.plug(t)
 	t.Logf("notified %q", lost)
 	t.Logf("notified %q", notes.wait(t, "Microphone back", 15*time.Second))

@@ -59,9 +59,10 @@ func (o *osNotifier) show(m Message) error {
 
 func (o *osNotifier) close() error { return o.conn.Close() }
 
-// group is the kind whose notification m replaces on screen: "back" takes the place of "lost".
+// group is the kind whose notification m replaces on screen: "back" and "changed" (the
+// default stands in) take the place of "lost", so "cannot record" does not linger.
 func (k Kind) group() Kind {
-	if k == KindMicBack {
+	if k == KindMicBack || k == KindMicChanged {
 		return KindMicLost
 	}
 	return k
