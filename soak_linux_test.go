@@ -126,7 +126,7 @@ func BenchmarkSoak(b *testing.B) {
 				b.Fatal(err)
 			}
 			waitWorkerChange(b, a, old)
-			a.waitStatus(b, filepath.Base(models[model]), 120*time.Second)
+			a.waitStatus(b, "model "+filepath.Base(models[model])+" ·", 120*time.Second) // the ready line, not "Loading …"
 			switches++
 		}
 		if i%unplugEvery == 0 && i < n {
