@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
 // These tests type with SendInput into the real hook; they run under wine too
@@ -210,4 +211,42 @@ func TestHookSurvivesWMClose(t *testing.T) {
 	expectEdge(t, gr, true)
 	send(t, "-lwin", "-lctrl")
 	expectEdge(t, gr, false)
+}
+
+// Windows removes a hook that once answered too slowly, without notice. Here
+// the hook is removed behind the grabber's back: keys still arrive as raw
+// input, so the health check re-arms the hook, tells the Listener, and the
+// combination fires again.
+func TestHookRearmedWhenDeaf(t *testing.T) {
+	g := hookGrabber(t)
+	if !g.os.rawInput { // set before New returned
+		testenv.Require(t, "keyboard raw input", "a Windows (or wine) that delivers WM_INPUT")
+	}
+	if r, _, err := procUnhookWindowsHookEx.Call(g.os.hook); r == 0 { // set before New returned; no renew since
+		t.Fatalf("remove the hook: %v", err)
+	}
+	gr, err := g.Grab(hotkey.MustParse("ctrl+win"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gr.Release()
+	deadline := time.Now().Add(3 * healthEvery)
+	for {
+		send(t, "+lshift", "-lshift") // raw input sees it; the removed hook does not
+		select {
+		case reason := <-g.Resumed():
+			if reason != "keyboard hook stopped receiving keys" {
+				t.Fatalf("Resumed gave %q", reason)
+			}
+			send(t, "+lctrl", "+lwin")
+			expectEdge(t, gr, true)
+			send(t, "-lwin", "-lctrl")
+			expectEdge(t, gr, false)
+			return
+		case <-time.After(500 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the hook was not re-armed within %v of keys it missed", 3*healthEvery)
+		}
+	}
 }
