@@ -116,8 +116,8 @@ func setDefaultSource(t *testing.T, source string) {
 }
 
 // record records while wav plays into sink ("" plays nothing for a moment)
-// and returns the samples, Stop's error and the recording's device.
-func record(t *testing.T, r *Recorder, sink, wav string) ([]float32, error, string) {
+// and returns the samples, the recording's device and Stop's error.
+func record(t *testing.T, r *Recorder, sink, wav string) ([]float32, string, error) {
 	t.Helper()
 	if err := r.Start(); err != nil {
 		t.Fatalf("Start: %v", err)
@@ -129,7 +129,7 @@ func record(t *testing.T, r *Recorder, sink, wav string) ([]float32, error, stri
 	}
 	time.Sleep(300 * time.Millisecond)
 	got, err := r.Stop()
-	return got, err, r.Stats().Device
+	return got, r.Stats().Device, err
 }
 
 func peak(s []float32) float32 {
@@ -152,7 +152,7 @@ func TestDefaultMicrophoneFollowed(t *testing.T) {
 	silence(t, sinkA)
 	setDefaultSource(t, sinkA+".monitor")
 	r := newRecorder(t, Config{PreRoll: 200 * time.Millisecond, RetryInterval: 200 * time.Millisecond})
-	if _, err, dev := record(t, r, "", ""); err != nil || !strings.Contains(dev, descA) {
+	if _, dev, err := record(t, r, "", ""); err != nil || !strings.Contains(dev, descA) {
 		t.Fatalf("first recording: device %q, %v; want %s", dev, err, descA)
 	}
 
@@ -166,7 +166,7 @@ func TestDefaultMicrophoneFollowed(t *testing.T) {
 		t.Fatalf("changed event: %q (was %q), want %s (was %s)", ev.Device, ev.Was, descB, descA)
 	}
 	wav, _ := speech(t, "testing the new microphone")
-	got, err, dev := record(t, r, sinkB, wav)
+	got, dev, err := record(t, r, sinkB, wav)
 	if err != nil || !strings.Contains(dev, descB) {
 		t.Fatalf("recording after the change: device %q, %v; want %s", dev, err, descB)
 	}
@@ -213,7 +213,7 @@ func TestNamedMicrophoneLostMidRecording(t *testing.T) {
 	if d, most := r.Stats().Duration, lostAt+time.Second; d > most {
 		t.Fatalf("recording holds %v of audio, more than the %v before the loss (+1 s): the stand-in's audio joined it", d, lostAt)
 	}
-	if _, err, dev := record(t, r, "", ""); err != nil || dev != standIn.Device {
+	if _, dev, err := record(t, r, "", ""); err != nil || dev != standIn.Device {
 		t.Fatalf("recording while the microphone is gone: device %q, %v; want the stand-in %q", dev, err, standIn.Device)
 	}
 
@@ -223,7 +223,7 @@ func TestNamedMicrophoneLostMidRecording(t *testing.T) {
 	if back := waitEvent(t, r, EventDeviceRestored, 10*time.Second); !strings.Contains(back.Device, desc) {
 		t.Fatalf("restored event names %q, want %s", back.Device, desc)
 	}
-	if _, err, dev := record(t, r, "", ""); err != nil || !strings.Contains(dev, desc) {
+	if _, dev, err := record(t, r, "", ""); err != nil || !strings.Contains(dev, desc) {
 		t.Fatalf("recording after the microphone returned: device %q, %v; want %s", dev, err, desc)
 	}
 }

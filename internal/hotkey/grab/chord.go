@@ -39,9 +39,8 @@ const repeatGap = 1500 * time.Millisecond
 // Windows removes a low-level hook without notice when one call takes longer
 // than LowLevelHooksTimeout, and hooks have been seen to go quiet after the
 // secure desktop. Raw input (WM_INPUT) keeps arriving then, so the window
-// thread compares the two every healthEvery.
+// thread compares the two every healthEvery (grab_windows.go).
 const (
-	healthEvery = 5 * time.Second
 	// hookGrace: keys seen by raw input this long after the hook's last event
 	// mean the hook no longer gets them (both see a key within milliseconds).
 	hookGrace = 2 * time.Second

@@ -16,6 +16,10 @@ import (
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 )
 
+// healthEvery is how often the window thread checks that the hook still sees
+// the keys raw input sees (hookStale).
+const healthEvery = 5 * time.Second
+
 // vkMask is an unassigned key. Pressed while Win or Alt is held, it tells Windows
 // the modifier took part in a shortcut, so releasing it opens neither the Start
 // menu nor the window's menu bar.
