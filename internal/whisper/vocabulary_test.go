@@ -114,6 +114,38 @@ func TestVocabularyKeepsWER(t *testing.T) {
 	}
 }
 
+// TestVocabularyWritesTermsSaid: in sentences that say one of the twenty
+// terms, the vocabulary still spells it as written (the prompted decode
+// writes the term, so it is kept), and the rest of the sentence stays right.
+// (Aoife, among twenty terms, comes out as "FIFA" with or without the retry;
+// with three terms it is spelled right: TestVocabularySpellsName.)
+func TestVocabularyWritesTermsSaid(t *testing.T) {
+	m := openBase(t)
+	cases := []struct{ term, said string }{
+		{"Siobhan", "Please send the report to Siobhan before lunch."},
+		{"Kubernetes", "We run everything on Kubernetes now."},
+		{"Grafana", "The dashboard in Grafana shows the error rate."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.term, func(t *testing.T) {
+			opt := whisper.DefaultOptions()
+			opt.Language, opt.Temperatures = "en", []float32{0}
+			opt.Vocabulary = unrelatedVocabulary
+			res, err := m.Transcribe(context.Background(), testenv.Speech(t, tc.said), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%q", res.Text)
+			if got := writesTerm(res.Text, []string{tc.term}); got == "" || !strings.Contains(res.Text, tc.term) {
+				t.Errorf("%q lacks %s as written", res.Text, tc.term)
+			}
+			if wer := whisper.WordErrorRate(tc.said, res.Text); wer > 0.2 {
+				t.Errorf("WER %.2f: %q", wer, res.Text)
+			}
+		})
+	}
+}
+
 // writesTerm returns the first of terms that text contains as whole words,
 // ignoring case and punctuation, or "".
 func writesTerm(text string, terms []string) string {
