@@ -164,8 +164,10 @@ func TestNoSpeechPressesSkipTheEngine(t *testing.T) {
 	if eng.calls.Load() == before || whisper.WordErrorRate(said, res.Text) > 0.15 {
 		t.Errorf("speech over noise: %d engine calls, text %q", eng.calls.Load()-before, res.Text)
 	}
-	if res.Path != whisper.PathShort {
-		t.Errorf("path %q (%s), want %q: trimmed, the speech fits the short window", res.Path, res.FallbackReason, whisper.PathShort)
+	// Trimmed, the speech fits the short window, which is then tried (its
+	// guards may still send it to the full window, on some CPU's kernels).
+	if res.Path != whisper.PathShort && res.Path != whisper.PathShortThenFull {
+		t.Errorf("path %q (%s), want %q or %q: trimmed, the speech fits the short window", res.Path, res.FallbackReason, whisper.PathShort, whisper.PathShortThenFull)
 	}
 	if len(res.Segments) == 0 || res.Segments[0].Start > 1 || res.Segments[len(res.Segments)-1].End > 4 || res.Duration < 11 {
 		t.Errorf("duration %.1f s, segments %+v: want the whole recording's length, the speech within its first 4 s", res.Duration, res.Segments)
