@@ -27,6 +27,10 @@ for beam in 5 1; do
     --threads "${BENCH_THREADS:-2}" --beam "$beam"
   echo
 done
+echo "### Pooled WER on the real-speech set: default, short window, vocabulary, faster-whisper"
+echo
+"$CACHE/venv/bin/python" scripts/bench_wer.py --binary build/whisperkey --model "$CACHE/models/whisper-base" \
+  --speech "$CACHE/speech" --python "$CACHE/venv/bin/python" --threads "${BENCH_THREADS:-2}"
 echo
 echo "### Go micro-benchmarks"
 echo '```'

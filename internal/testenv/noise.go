@@ -56,3 +56,26 @@ func Breathing(seconds float64, seed uint64) []float32 {
 	}
 	return out
 }
+
+// Typing is someone typing at about eight keys a second: each key a press
+// and a release, short bursts ringing at the keycap's pitch, over faint hiss.
+func Typing(seconds float64, seed uint64) []float32 {
+	rng := rand.New(rand.NewPCG(seed, 4))
+	out := make([]float32, int(seconds*16000))
+	for i := range out {
+		out[i] = float32(rng.NormFloat64() * 0.001)
+	}
+	burst := func(at int, amp, hz float64) {
+		for k := 0; k < 640 && at+k < len(out); k++ {
+			ring := math.Sin(2 * math.Pi * hz * float64(k) / 16000)
+			out[at+k] += float32(amp * math.Exp(-float64(k)/80) * (0.6*rng.NormFloat64() + ring))
+		}
+	}
+	for at := 1000 + rng.IntN(1000); at < len(out)-3000; at += 1200 + rng.IntN(1600) {
+		hz := 1500 + 2500*rng.Float64()
+		amp := 0.1 + 0.2*rng.Float64()
+		burst(at, amp, hz)
+		burst(at+800+rng.IntN(800), amp/2, hz*1.1) // the release
+	}
+	return out
+}

@@ -171,18 +171,71 @@ func (d *Detector) Segments(samples []float32, o Options) ([]Segment, error) {
 }
 
 // TrimPadMs is the padding Speech keeps around the speech: Whisper needs a
-// little lead-in and tail to hear first and last syllables whole.
-const TrimPadMs = 300
+// lead-in and a tail to hear first and last syllables whole, and the
+// detector's edges can fall inside a soft first or last word.
+const TrimPadMs = 500
 
-// Speech returns the range of samples holding all the speech found with
-// faster-whisper's default options and TrimPadMs of padding, or ok false
-// when there is none.
+// The speech gate must never drop speech: a press it calls empty is never
+// decoded. Silero's own threshold (0.5) misses whispers and quiet one-word
+// answers (an espeak-ng whisper of "okay" peaks at 0.17, a whispered
+// sentence at -30 dBFS at 0.48), while noise-only presses stay lower (pink
+// noise, clicks, breathing and typing, 30 seeds each: no window above 0.2 and
+// never two above 0.12). So a press counts as speech when Silero finds a
+// segment or when at least faintWindows windows reach faintProb; only the
+// rest, where Silero is sure, skips the engine.
+const (
+	faintProb    = 0.13
+	faintWindows = 2
+)
+
+// faintGapWindows: faint windows this close (about half a second) to the
+// speech's edge extend it; Silero's 0.5 threshold can start a whispered
+// sentence a second late.
+const faintGapWindows = 16
+
+// Speech returns the range of samples that holds all the speech, padded by
+// TrimPadMs, or ok false when the detector is sure there is none. It
+// decides conservatively: faint speech (a whisper, a quiet word) counts and
+// is kept whole, and faint windows next to clear speech widen its range.
 func (d *Detector) Speech(samples []float32) (start, end int, ok bool, err error) {
-	o := DefaultOptions()
-	o.SpeechPadMs = TrimPadMs
-	segs, err := d.Segments(samples, o)
-	if err != nil || len(segs) == 0 {
+	probs, err := d.Probs(samples)
+	if err != nil {
 		return 0, 0, false, err
 	}
-	return segs[0].Start, segs[len(segs)-1].End, true, nil
+	return speechRange(probs, len(samples))
+}
+
+// speechRange is Speech on per-window probabilities for n samples.
+func speechRange(probs []float32, n int) (start, end int, ok bool, err error) {
+	o := DefaultOptions()
+	o.SpeechPadMs = 0
+	segs := segments(probs, n, o)
+	var faint []int
+	for i, p := range probs {
+		if p >= faintProb {
+			faint = append(faint, i)
+		}
+	}
+	if len(segs) == 0 && len(faint) < faintWindows {
+		return 0, 0, false, nil
+	}
+	if len(segs) == 0 {
+		// Faint speech only: Silero cannot place a whisper's words (the
+		// first second of one scores like silence), so all of it is kept.
+		return 0, n, true, nil
+	}
+	// In windows: [first, last] holds the speech.
+	first, last := segs[0].Start/Window, (segs[len(segs)-1].End-1)/Window
+	for k := len(faint) - 1; k >= 0; k-- {
+		if f := faint[k]; f < first && first-f <= faintGapWindows {
+			first = f
+		}
+	}
+	for _, f := range faint {
+		if f > last && f-last <= faintGapWindows {
+			last = f
+		}
+	}
+	pad := sampleRate * TrimPadMs / 1000
+	return max(0, first*Window-pad), min(n, (last+1)*Window+pad), true, nil
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -158,4 +159,76 @@ func TestFindReportsWhatIsMissing(t *testing.T) {
 	if _, _, err := vad.Find(onlyModel); err == nil || !strings.Contains(err.Error(), "ONNX Runtime library") {
 		t.Errorf("Find(model only) = %v, want an error naming the library", err)
 	}
+}
+
+// TestSpeechGateIsConservative: the gate in front of decoding skips a press
+// only when it is sure nobody spoke. Whispers, quiet and far-away speech,
+// clipped speech and one-word answers count as speech (Silero's own 0.5
+// threshold drops several of them); noise-only presses (seeds the tuning
+// did not use) do not.
+func TestSpeechGateIsConservative(t *testing.T) {
+	d := vadtest.Open(t)
+	const sentence = "Please call me back when you get this message."
+	whisper := func(text string) []float32 { return testenv.SpeechWith(t, text, "-v", "en+whisper") }
+	speech := []struct {
+		name    string
+		samples []float32
+	}{
+		{"whispered sentence", whisper(sentence)},
+		{"whispered sentence at -30 dBFS", testenv.AtPeak(whisper("So I was thinking we could meet at the cafe near the station tomorrow morning."), -30)},
+		{"female whisper at -30 dBFS", testenv.AtPeak(testenv.SpeechWith(t, sentence, "-v", "en+whisperf"), -30)},
+		{"sentence at -30 dBFS", testenv.AtPeak(testenv.Speech(t, sentence), -30)},
+		{"far field", testenv.FarField(t, testenv.Speech(t, sentence), 80, -12)},
+		{"clipped", testenv.Clipped(testenv.Speech(t, sentence), 20)},
+		{"yes", testenv.Speech(t, "yes")},
+		{"okay", testenv.Speech(t, "okay")},
+		{"whispered okay", whisper("okay")},
+		{"whispered yes at -30 dBFS", testenv.AtPeak(whisper("yes"), -30)},
+	}
+	for _, tc := range speech {
+		t.Run("speech/"+tc.name, func(t *testing.T) {
+			start, end, ok, err := d.Speech(tc.samples)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				t.Fatalf("no speech found in %.2f s of %s", float64(len(tc.samples))/16000, tc.name)
+			}
+			// The range's end must not cut the words (its start is not
+			// used: Silero cannot place the start of a whisper).
+			if end < len(tc.samples)*3/4 {
+				t.Errorf("speech range [%d, %d) of %d samples cuts into the words", start, end, len(tc.samples))
+			}
+		})
+	}
+	for seed := uint64(101); seed < 111; seed++ {
+		for _, tc := range []struct {
+			name    string
+			samples []float32
+		}{
+			{"pink noise", testenv.PinkNoise(3, seed)},
+			{"clicks", testenv.Clicks(3, seed)},
+			{"breathing", testenv.Breathing(4, seed)},
+			{"typing", testenv.Typing(4, seed)},
+			{"typing over pink noise", addTo(testenv.Typing(4, seed), testenv.PinkNoise(4, seed+1000))},
+		} {
+			t.Run(fmt.Sprintf("noise/%s/%d", tc.name, seed), func(t *testing.T) {
+				start, end, ok, err := d.Speech(tc.samples)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok {
+					t.Errorf("speech found in %s: [%d, %d)", tc.name, start, end)
+				}
+			})
+		}
+	}
+}
+
+// addTo adds b onto a, over a's length.
+func addTo(a, b []float32) []float32 {
+	for i := range min(len(a), len(b)) {
+		a[i] += b[i]
+	}
+	return a
 }

@@ -96,17 +96,14 @@ func (t *Transcriber) transcribeShort(ctx context.Context, mel *Mel, contentFram
 			return false, fmt.Errorf("initial prompt: %w", err)
 		}
 	}
-	prompt, err := t.prompt(previous, t.tok.SOTSequence(lang, task), opt, true)
-	if err != nil {
-		return false, err
-	}
 	seconds := float64(contentFrames) / 100
 	// Tokens per second of real speech stay under ~6 (words, punctuation and
 	// timestamps); a decode that reaches the cap is looping.
 	limit := 24 + int(math.Ceil(8*seconds))
 	one := opt
 	one.Temperatures = []float32{0}
-	d, err := t.generateOnce(ctx, win, prompt, t.tok.SuppressTokens(), one, limit)
+	sot := t.tok.SOTSequence(lang, task)
+	d, err := t.decodeShort(ctx, win, previous, sot, one, limit)
 	if err != nil {
 		return false, err
 	}
@@ -201,6 +198,25 @@ func equalWords(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// decodeShort decodes a short window once; with a vocabulary, a decode
+// that writes none of its terms is replaced by one without it, as
+// decodeWindow does.
+func (t *Transcriber) decodeShort(ctx context.Context, win engine.Window, previous, sot []int, opt Options, limit int) (decoded, error) {
+	prompt, err := t.prompt(previous, sot, opt, true)
+	if err != nil {
+		return decoded{}, err
+	}
+	d, err := t.generateOnce(ctx, win, prompt, t.tok.SuppressTokens(), opt, limit)
+	if err != nil || !hasVocabulary(opt) || mentionsTerm(t.tok.Decode(d.tokens), opt.Vocabulary) {
+		return d, err
+	}
+	plain := withoutVocabulary(opt)
+	if prompt, err = t.prompt(previous, sot, plain, true); err != nil {
+		return decoded{}, err
+	}
+	return t.generateOnce(ctx, win, prompt, t.tok.SuppressTokens(), plain, limit)
 }
 
 // generateOnce decodes win at temperature 0 with at most limit new tokens.

@@ -16,9 +16,10 @@ type SpeechDetector interface {
 	Speech(samples []float32) (start, end int, ok bool, err error)
 }
 
-// UseSpeechDetector makes Transcribe skip audio without speech and, with
-// Options.ShortWindow, cut the silence around it (Options.DetectSpeech). Call it before the first
-// Transcribe; nil turns detection off.
+// UseSpeechDetector makes Transcribe skip audio the detector is sure holds
+// no speech and, with Options.ShortWindow, cut the silence after the speech
+// at the end of a recording too long for the short window (Options.DetectSpeech). Call
+// it before the first Transcribe; nil turns detection off.
 func (t *Transcriber) UseSpeechDetector(d SpeechDetector) { t.speech = d }
 
 // Transcribe turns 16 kHz mono samples into text. Audio longer than 30 s is
@@ -43,13 +44,19 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 		return &Result{Language: opt.Language, Duration: float64(len(samples)) / SampleRate, Path: PathNoSpeech,
 			Timings: Timings{Speech: took, Total: took}}, nil
 	}
-	from, to = max(from, 0), min(to, len(samples))
-	if !opt.ShortWindow || (to-from)/HopLength > t.short.maxFrames {
-		// Cutting silence only pays when the window shrinks with it; the
-		// full window then sees exactly the recording, as before.
-		from, to = 0, len(samples)
+	// The start is never cut: the detector cannot place a whisper's or a
+	// soft first word's start (it scores the first second of a whisper like
+	// silence), and a press starts just before the words anyway. The end
+	// is cut only when that brings a recording too long for the short
+	// window under its limit (a key held on after the words): a recording
+	// that fits already gets a window at least that long, and a cut could
+	// only lose a soft last word. Otherwise the full window sees exactly
+	// the recording.
+	to = min(max(to, from), len(samples))
+	if !opt.ShortWindow || len(samples)/HopLength <= t.short.maxFrames || to/HopLength > t.short.maxFrames {
+		to = len(samples)
 	}
-	res, err := t.transcribe(ctx, samples, from, to, opt)
+	res, err := t.transcribe(ctx, samples, 0, to, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -238,11 +238,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 			id = t.nextID.Add(1)
 		}
 		win := engine.Window{ID: id, NMels: t.nMels, Frames: NFrames, Features: mel.Window(seek, size)}
-		prompt, err := t.prompt(allTokens[promptResetSince:], sot, opt, seek == 0)
-		if err != nil {
-			return nil, err
-		}
-		d, err := t.generateWithFallback(ctx, win, prompt, suppress, opt)
+		d, err := t.decodeWindow(ctx, win, allTokens[promptResetSince:], sot, suppress, opt, seek == 0)
 		if err != nil {
 			return nil, err
 		}
@@ -274,6 +270,25 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 	res.Timings.Engine += time.Since(engineStart)
 	res.Timings.Total = time.Since(start)
 	return res, nil
+}
+
+// decodeWindow decodes one 30-s window with the temperature fallback. With
+// a vocabulary, a decode that writes none of its terms is replaced by one
+// without it (vocabulary.go says why).
+func (t *Transcriber) decodeWindow(ctx context.Context, win engine.Window, previous, sot, suppress []int, opt Options, first bool) (decoded, error) {
+	prompt, err := t.prompt(previous, sot, opt, first)
+	if err != nil {
+		return decoded{}, err
+	}
+	d, err := t.generateWithFallback(ctx, win, prompt, suppress, opt)
+	if err != nil || !hasVocabulary(opt) || mentionsTerm(t.tok.Decode(d.tokens), opt.Vocabulary) {
+		return d, err
+	}
+	plain := withoutVocabulary(opt)
+	if prompt, err = t.prompt(previous, sot, plain, first); err != nil {
+		return decoded{}, err
+	}
+	return t.generateWithFallback(ctx, win, prompt, suppress, plain)
 }
 
 // language returns the language to decode in: the requested one, "en" for

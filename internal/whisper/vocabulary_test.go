@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/engine"
@@ -59,8 +60,14 @@ func vocabularySpeech(t *testing.T) []werClip {
 }
 
 // TestVocabularyKeepsWER: a 20-word vocabulary of words nobody says in the
-// clips does not raise the word error rate on the espeak sentences or on
-// real speech.
+// clips leaves the text alone. A window whose vocabulary-prompted decode
+// writes none of the terms is decoded again without the vocabulary, so each
+// clip's text with the vocabulary is, word for word, its text without it
+// (the same decode: same audio, prompt and engine, temperature 0), unless
+// the prompted decode wrote a term. That holds on every CPU, whatever its
+// int8 kernels make of the audio; the pooled WER must then stay within 0.3
+// points (the product's bound for an unrelated vocabulary), which only
+// clips with a term written in can move.
 func TestVocabularyKeepsWER(t *testing.T) {
 	m := openBase(t)
 	espeak := make([]werClip, 0, len(sentences))
@@ -73,7 +80,7 @@ func TestVocabularyKeepsWER(t *testing.T) {
 	}{{"espeak", espeak}, {"real speech", vocabularySpeech(t)}}
 	for _, set := range sets {
 		t.Run(set.name, func(t *testing.T) {
-			var plain, vocab float64
+			var plainErrs, vocabErrs, words int
 			for _, c := range set.clips {
 				opt := whisper.DefaultOptions()
 				opt.Language = "en"
@@ -89,18 +96,69 @@ func TestVocabularyKeepsWER(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				wa, wb := whisper.WordErrorRate(c.ref, a.Text), whisper.WordErrorRate(c.ref, b.Text)
-				plain, vocab = plain+wa, vocab+wb
-				t.Logf("%-14s WER %.3f → %.3f  %q → %q", c.name, wa, wb, a.Text, b.Text)
+				ea, n := whisper.WordErrors(c.ref, a.Text)
+				eb, _ := whisper.WordErrors(c.ref, b.Text)
+				plainErrs, vocabErrs, words = plainErrs+ea, vocabErrs+eb, words+n
+				term := writesTerm(b.Text, unrelatedVocabulary)
+				t.Logf("%-14s errors %d → %d  %q → %q (term: %q)", c.name, ea, eb, a.Text, b.Text, term)
+				if term == "" && a.Text != b.Text {
+					t.Errorf("%s: with the vocabulary %q, without %q: a decode that writes no term must be the one without the vocabulary", c.name, b.Text, a.Text)
+				}
 			}
-			n := float64(len(set.clips))
-			t.Logf("%s: mean WER %.4f without, %.4f with the unrelated vocabulary (%d clips)", set.name, plain/n, vocab/n, len(set.clips))
-			if vocab > plain+1e-9 {
-				t.Errorf("mean WER rose from %.4f to %.4f with an unrelated vocabulary", plain/n, vocab/n)
+			plain, vocab := float64(plainErrs)/float64(words), float64(vocabErrs)/float64(words)
+			t.Logf("%s: pooled WER %.4f without, %.4f with the unrelated vocabulary (%d clips, %d words)", set.name, plain, vocab, len(set.clips), words)
+			if vocab > plain+0.003 {
+				t.Errorf("pooled WER rose from %.4f to %.4f with an unrelated vocabulary (allowed: 0.3 points)", plain, vocab)
 			}
 		})
 	}
 }
+
+// TestVocabularyWritesTermsSaid: in sentences that say one of the twenty
+// terms, the vocabulary still spells it as written (the prompted decode
+// writes the term, so it is kept), and the rest of the sentence stays right.
+// (Aoife, among twenty terms, comes out as "FIFA" with or without the retry;
+// with three terms it is spelled right: TestVocabularySpellsName.)
+func TestVocabularyWritesTermsSaid(t *testing.T) {
+	m := openBase(t)
+	cases := []struct{ term, said string }{
+		{"Siobhan", "Please send the report to Siobhan before lunch."},
+		{"Kubernetes", "We run everything on Kubernetes now."},
+		{"Grafana", "The dashboard in Grafana shows the error rate."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.term, func(t *testing.T) {
+			opt := whisper.DefaultOptions()
+			opt.Language, opt.Temperatures = "en", []float32{0}
+			opt.Vocabulary = unrelatedVocabulary
+			res, err := m.Transcribe(context.Background(), testenv.Speech(t, tc.said), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%q", res.Text)
+			if got := writesTerm(res.Text, []string{tc.term}); got == "" || !strings.Contains(res.Text, tc.term) {
+				t.Errorf("%q lacks %s as written", res.Text, tc.term)
+			}
+			if wer := whisper.WordErrorRate(tc.said, res.Text); wer > 0.2 {
+				t.Errorf("WER %.2f: %q", wer, res.Text)
+			}
+		})
+	}
+}
+
+// writesTerm returns the first of terms that text contains as whole words,
+// ignoring case and punctuation, or "".
+func writesTerm(text string, terms []string) string {
+	words := " " + strings.Join(strings.FieldsFunc(strings.ToLower(text), notWordRune), " ") + " "
+	for _, term := range terms {
+		if strings.Contains(words, " "+strings.Join(strings.FieldsFunc(strings.ToLower(term), notWordRune), " ")+" ") {
+			return term
+		}
+	}
+	return ""
+}
+
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 // promptRecorder passes calls to the real engine and keeps each decoder prompt.
 type promptRecorder struct {

@@ -35,12 +35,20 @@ func Normalize(s string) string {
 // and "mr" = "mister", as Whisper's own scoring normaliser has it: a reader
 // of the text sees no error there.
 func WordErrorRate(ref, hyp string) float64 {
+	errs, words := WordErrors(ref, hyp)
+	if words == 0 {
+		return min(float64(errs), 1)
+	}
+	return float64(errs) / float64(words)
+}
+
+// WordErrors is WordErrorRate's edit distance and reference word count:
+// summed over clips they give the pooled WER, in which each word counts once
+// whatever the length of its clip.
+func WordErrors(ref, hyp string) (errs, words int) {
 	r, h := scoringWords(ref), scoringWords(hyp)
 	if len(r) == 0 {
-		if len(h) == 0 {
-			return 0
-		}
-		return 1
+		return len(h), 0
 	}
 	prev := make([]int, len(h)+1)
 	cur := make([]int, len(h)+1)
@@ -58,7 +66,7 @@ func WordErrorRate(ref, hyp string) float64 {
 		}
 		prev, cur = cur, prev
 	}
-	return float64(prev[len(h)]) / float64(len(r))
+	return prev[len(h)], len(r)
 }
 
 // numberWord returns the value of a spelled number up to ninety.
