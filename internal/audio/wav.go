@@ -224,7 +224,8 @@ func describeNonWAV(head []byte) string {
 	if len(head) < 12 {
 		return fmt.Sprintf("not a WAV file (only %d bytes: %q)", len(head), head)
 	}
-	return fmt.Sprintf("not a WAV file (starts with %q)", head)
+	// A few bytes name the file's kind; more would echo an upload back.
+	return fmt.Sprintf("not a WAV file (starts with %q)", head[:min(len(head), 16)])
 }
 
 func parseFmt(b []byte, name string) (*wavFormat, error) {
