@@ -66,18 +66,19 @@ func DecodeNamed(r io.Reader, name string, lim Limits) ([]float32, error) {
 // DecodeFile is Decode for the file at path, which must be a regular file: a
 // FIFO or a device could block forever or never end.
 func DecodeFile(path string) ([]float32, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open audio file: %w", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
+	// Checked before opening: opening a FIFO blocks until a writer comes.
+	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("open audio file: %w", err)
 	}
 	if !st.Mode().IsRegular() {
 		return nil, kindErr(ErrNotWAV, "%s is not a regular file (%s); give an audio file, or save the stream to one first", path, st.Mode().Type())
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open audio file: %w", err)
+	}
+	defer f.Close()
 	return decode(f, path, path, Limits{})
 }
 

@@ -126,15 +126,32 @@ var ErrNoAuth = errors.New("refusing to listen on a non-loopback address without
 // CheckListen refuses an address other machines can reach unless requests
 // need a key or the user explicitly gave up on one.
 func CheckListen(addr, apiKey string, insecureNoAuth bool) error {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("listen address %q: %w; use HOST:PORT such as %s", addr, err, DefaultAddr)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("listen address %q: port %q is not a number from 0 to 65535; use HOST:PORT such as %s", addr, port, DefaultAddr)
 	}
 	if apiKey != "" || insecureNoAuth || isLoopback(host) {
 		return nil
 	}
 	return fmt.Errorf("%w: %s can be reached from other machines; pass --api-key KEY (clients send it as a bearer token), or --insecure-no-auth to serve anyone who can connect, or listen on %s",
 		ErrNoAuth, addr, DefaultAddr)
+}
+
+// CheckAPIKey trims the whitespace around a key and refuses one that is
+// empty after that or holds whitespace or control characters inside: HTTP
+// trims header values, so no client could ever send such a key.
+func CheckAPIKey(key string) (string, error) {
+	trimmed := strings.TrimSpace(key)
+	switch {
+	case key != "" && trimmed == "":
+		return "", errors.New("the API key is only whitespace; give a key of visible characters, or none on a loopback address")
+	case strings.IndexFunc(trimmed, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0:
+		return "", errors.New("the API key holds whitespace or control characters, which clients cannot send in a header; use letters, digits and punctuation only")
+	}
+	return trimmed, nil
 }
 
 func isLoopback(host string) bool {
@@ -164,6 +181,11 @@ type Server struct {
 // New checks cfg and makes a server over eng; Serve runs it.
 func New(cfg Config, log *slog.Logger, eng Transcriber) (*Server, error) {
 	cfg = cfg.withDefaults()
+	key, err := CheckAPIKey(cfg.APIKey)
+	if err != nil {
+		return nil, err
+	}
+	cfg.APIKey = key
 	if err := CheckListen(cfg.Addr, cfg.APIKey, cfg.InsecureNoAuth); err != nil {
 		return nil, err
 	}
