@@ -332,7 +332,10 @@ func decodeFFmpeg(r io.Reader, name, path string, head []byte, why string, lim L
 	cmd.Stderr = stderr
 	hideWindow(cmd)
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("run ffmpeg: %w", err)
+		if ctx.Err() != nil {
+			return nil, kindErr(ErrUnsupportedFormat, "%s: ffmpeg had no time left to convert it (limit %s); give a WAV, FLAC, MP3 or Ogg Vorbis file", name, lim.FFmpegTimeout)
+		}
+		return nil, kindErr(ErrUnsupportedFormat, "%s needs ffmpeg, which could not start (%v); give a WAV, FLAC, MP3 or Ogg Vorbis file", name, err)
 	}
 	out := newMonoSink(name, lim.MaxAudio)
 	capped := &capReader{r: stdout, left: capBytes}

@@ -43,7 +43,7 @@ type monoSink struct {
 	frames   int64 // frames written, at rate
 	max      int64 // most frames allowed at rate; 0: no limit
 	mono     []float32
-	rs       *streamResampler // nil when rate is SampleRate
+	rs       *streamResampler // nil until samples at a rate other than SampleRate
 	out      []float32
 }
 
@@ -63,9 +63,6 @@ func (m *monoSink) begin(rate, channels int) error {
 	if m.limit > 0 {
 		// A frame of slack keeps audio exactly at the limit.
 		m.max = int64(m.limit.Seconds()*float64(rate)) + 1
-	}
-	if rate != SampleRate {
-		m.rs = newStreamResampler(rate, SampleRate)
 	}
 	return nil
 }
@@ -89,17 +86,23 @@ func (m *monoSink) write(s []float32) error {
 		}
 		mono = m.mono
 	}
-	if m.rs != nil {
-		m.rs.push(mono)
+	if m.rate == SampleRate {
+		m.out = append(m.out, mono...)
 		return nil
 	}
-	m.out = append(m.out, mono...)
+	if m.rs == nil { // built at the first samples: a file that has none costs no filter
+		m.rs = newStreamResampler(m.rate, SampleRate)
+	}
+	m.rs.push(mono)
 	return nil
 }
 
 // finish returns the samples at SampleRate.
 func (m *monoSink) finish() []float32 {
-	if m.rs != nil {
+	if m.rate != SampleRate && m.frames > 0 {
+		if m.rs == nil {
+			m.rs = newStreamResampler(m.rate, SampleRate)
+		}
 		return m.rs.finish()
 	}
 	return m.out
