@@ -44,7 +44,7 @@ type monoSink struct {
 	max      int64 // most frames allowed at rate; 0: no limit
 	mono     []float32
 	rs       *streamResampler // nil until samples at a rate other than SampleRate
-	out      []float32
+	out      blocks
 }
 
 func newMonoSink(name string, limit time.Duration) *monoSink {
@@ -87,7 +87,7 @@ func (m *monoSink) write(s []float32) error {
 		mono = m.mono
 	}
 	if m.rate == SampleRate {
-		m.out = append(m.out, mono...)
+		m.out.append(mono...)
 		return nil
 	}
 	if m.rs == nil { // built at the first samples: a file that has none costs no filter
@@ -105,7 +105,41 @@ func (m *monoSink) finish() []float32 {
 		}
 		return m.rs.finish()
 	}
-	return m.out
+	return m.out.join()
+}
+
+// blocks collects samples in fixed blocks: growing one slice would hold the
+// old and the new array at once, twice the audio, at every doubling.
+type blocks struct {
+	full [][]float32
+	cur  []float32
+	n    int
+}
+
+const blockLen = 1 << 18 // 16 s at 16 kHz
+
+func (b *blocks) append(s ...float32) {
+	for len(s) > 0 {
+		if b.cur == nil {
+			b.cur = make([]float32, 0, blockLen)
+		}
+		k := min(len(s), blockLen-len(b.cur))
+		b.cur = append(b.cur, s[:k]...)
+		b.n += k
+		s = s[k:]
+		if len(b.cur) == blockLen {
+			b.full, b.cur = append(b.full, b.cur), nil
+		}
+	}
+}
+
+// join returns the samples in one slice (never nil).
+func (b *blocks) join() []float32 {
+	out := make([]float32, 0, b.n)
+	for _, f := range b.full {
+		out = append(out, f...)
+	}
+	return append(out, b.cur...)
 }
 
 // streamResampler is Resample over input that arrives in pieces: the output
@@ -117,7 +151,7 @@ type streamResampler struct {
 	off      int64
 	total    int64 // input samples pushed
 	n        int64 // next output sample
-	out      []float32
+	out      blocks
 }
 
 func newStreamResampler(from, to int) *streamResampler {
@@ -157,9 +191,9 @@ func (s *streamResampler) drain(nOut int64) {
 		}
 		rel := start - s.off // negative only at the stream's start, where samples are zero
 		if rel >= 0 && start+taps <= s.total {
-			s.out = append(s.out, dot(row, s.in[rel:rel+taps]))
+			s.out.append(dot(row, s.in[rel:rel+taps]))
 		} else {
-			s.out = append(s.out, edgeDot(row, s.in, int(rel)))
+			s.out.append(edgeDot(row, s.in, int(rel)))
 		}
 		s.n++
 	}
@@ -174,9 +208,5 @@ func (s *streamResampler) drain(nOut int64) {
 
 func (s *streamResampler) finish() []float32 {
 	s.drain((s.total*s.up + s.down - 1) / s.down)
-	out := s.out
-	if out == nil {
-		out = []float32{}
-	}
-	return out
+	return s.out.join()
 }
