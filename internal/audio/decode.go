@@ -178,7 +178,7 @@ func decodeFLAC(r io.Reader, out pcmSink) error {
 	if channels < 1 || bits < 4 || bits > 32 {
 		return fmt.Errorf("stream info says %d channels of %d bits", channels, bits)
 	}
-	if err := out.begin(int(s.Info.SampleRate), channels); err != nil {
+	if err := out.begin(int(s.Info.SampleRate), channels, int64(s.Info.NSamples)); err != nil {
 		return err
 	}
 	scale := float32(1 / math.Exp2(float64(bits-1)))
@@ -226,7 +226,7 @@ func decodeMP3(r io.Reader, out pcmSink) error {
 		return fmt.Errorf("%w (%d Hz)", errMP3Rate, d.SampleRate())
 	}
 	// go-mp3 always writes 16-bit little-endian stereo.
-	if err := out.begin(d.SampleRate(), 2); err != nil {
+	if err := out.begin(d.SampleRate(), 2, 0); err != nil {
 		return err
 	}
 	pcm := make([]byte, 64<<10)
@@ -261,7 +261,7 @@ func decodeVorbis(r io.Reader, out pcmSink) error {
 	if d.Channels() < 1 {
 		return errors.New("no channels")
 	}
-	if err := out.begin(d.SampleRate(), d.Channels()); err != nil {
+	if err := out.begin(d.SampleRate(), d.Channels(), 0); err != nil {
 		return err
 	}
 	buf := make([]float32, 4096*d.Channels())

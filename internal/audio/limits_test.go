@@ -98,6 +98,10 @@ func TestDecodeStopsAtMaxAudio(t *testing.T) {
 		data []byte
 	}{
 		{"FLAC, 68 minutes at 16 kHz", audiotest.SilentFLAC(16000, 68*60)},
+		{"FLAC, 68 minutes at 16 kHz, length not declared", audiotest.HideLength(audiotest.SilentFLAC(16000, 68*60))},
+		{"FLAC, 68 minutes at 1 kHz, length not declared", audiotest.HideLength(audiotest.SilentFLAC(1000, 68*60))},
+		{"FLAC, 10 minutes at 1 MHz, length not declared", audiotest.HideLength(audiotest.SilentFLAC(1_000_000, 10*60))},
+		{"WAV, 30 minutes at 1 kHz, streamed (size unknown)", streamed(longWAV(1000, 30*60))},
 		{"FLAC, 68 minutes at 1 kHz", audiotest.SilentFLAC(1000, 68*60)},
 		{"FLAC, 10 minutes at 1 MHz", audiotest.SilentFLAC(1_000_000, 10*60)},
 		{"WAV, 30 minutes at 1 kHz", longWAV(1000, 30*60)},
@@ -122,6 +126,13 @@ func TestDecodeStopsAtMaxAudio(t *testing.T) {
 	if err != nil || len(samples) != 59*audio.SampleRate {
 		t.Fatalf("59 s under a 1 min limit: %d samples, %v", len(samples), err)
 	}
+}
+
+// streamed marks a WAV's data size unknown, as a writer to a pipe does.
+func streamed(wav []byte) []byte {
+	wav = bytes.Clone(wav)
+	copy(wav[40:44], []byte{0xff, 0xff, 0xff, 0xff})
+	return wav
 }
 
 // The streaming resampler that keeps decoding memory bounded gives exactly

@@ -12,8 +12,9 @@ const (
 // pcmSink receives audio as a decoder produces it, so no decoder needs to
 // hold a whole file's samples.
 type pcmSink interface {
-	// begin is called once, before any samples, with the stream's format.
-	begin(rate, channels int) error
+	// begin is called once, before any samples, with the stream's format
+	// and the frames its header declares (0 when unknown).
+	begin(rate, channels int, declared int64) error
 	// write takes interleaved frames; the slice is reused by the caller.
 	write(interleaved []float32) error
 }
@@ -21,7 +22,7 @@ type pcmSink interface {
 // clipSink keeps the decoded frames as they are (DecodeWAV's Clip).
 type clipSink struct{ clip Clip }
 
-func (c *clipSink) begin(rate, channels int) error {
+func (c *clipSink) begin(rate, channels int, _ int64) error {
 	c.clip.Rate, c.clip.Channels = rate, channels
 	return nil
 }
@@ -51,7 +52,7 @@ func newMonoSink(name string, limit time.Duration) *monoSink {
 	return &monoSink{name: name, limit: limit}
 }
 
-func (m *monoSink) begin(rate, channels int) error {
+func (m *monoSink) begin(rate, channels int, declared int64) error {
 	if rate < MinRate || rate > MaxRate {
 		return kindErr(ErrCorruptAudio, "%s declares a sample rate of %d Hz (want %d to %d); the file is damaged or not audio — export it again",
 			m.name, rate, MinRate, MaxRate)
@@ -63,6 +64,12 @@ func (m *monoSink) begin(rate, channels int) error {
 	if m.limit > 0 {
 		// A frame of slack keeps audio exactly at the limit.
 		m.max = int64(m.limit.Seconds()*float64(rate)) + 1
+		// A header that declares too much is taken at its word: decoding
+		// up to the limit first would only cost time. One that declares
+		// less, or nothing, is still counted as it decodes.
+		if declared > m.max {
+			return m.tooLong()
+		}
 	}
 	return nil
 }
@@ -70,7 +77,7 @@ func (m *monoSink) begin(rate, channels int) error {
 func (m *monoSink) write(s []float32) error {
 	n := len(s) / m.channels
 	if m.max > 0 && m.frames+int64(n) > m.max {
-		return kindErr(ErrTooLong, "%s is longer than %s, the most accepted; split it or allow longer audio", m.name, m.limit)
+		return m.tooLong()
 	}
 	m.frames += int64(n)
 	mono := s[:n*m.channels]
@@ -95,6 +102,10 @@ func (m *monoSink) write(s []float32) error {
 	}
 	m.rs.push(mono)
 	return nil
+}
+
+func (m *monoSink) tooLong() error {
+	return kindErr(ErrTooLong, "%s is longer than %s, the most accepted; split it or allow longer audio", m.name, m.limit)
 }
 
 // finish returns the samples at SampleRate.
@@ -184,6 +195,8 @@ func (s *streamResampler) push(x []float32) {
 // to nOut (zeros past the end) when nOut >= 0.
 func (s *streamResampler) drain(nOut int64) {
 	taps := int64(s.f.taps)
+	var batch [1024]float32
+	k := 0
 	for nOut < 0 || s.n < nOut {
 		start, row := s.at(s.n)
 		if nOut < 0 && start+taps > s.total {
@@ -191,12 +204,17 @@ func (s *streamResampler) drain(nOut int64) {
 		}
 		rel := start - s.off // negative only at the stream's start, where samples are zero
 		if rel >= 0 && start+taps <= s.total {
-			s.out.append(dot(row, s.in[rel:rel+taps]))
+			batch[k] = dot(row, s.in[rel:rel+taps])
 		} else {
-			s.out.append(edgeDot(row, s.in, int(rel)))
+			batch[k] = edgeDot(row, s.in, int(rel))
 		}
 		s.n++
+		if k++; k == len(batch) {
+			s.out.append(batch[:]...)
+			k = 0
+		}
 	}
+	s.out.append(batch[:k]...)
 	// Input before the next row's start is no longer needed.
 	start, _ := s.at(s.n)
 	if drop := start - s.off; drop > 0 && drop > int64(len(s.in))/2 {

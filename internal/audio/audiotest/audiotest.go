@@ -141,3 +141,13 @@ func oggCRC(b []byte) uint32 {
 	}
 	return c
 }
+
+// HideLength returns a copy of a SilentFLAC file whose STREAMINFO says its
+// length is unknown (0), as a streaming encoder writes it: a decoder then
+// has only the frames to count.
+func HideLength(flac []byte) []byte {
+	b := bytes.Clone(flac)
+	v := binary.BigEndian.Uint64(b[18:])
+	binary.BigEndian.PutUint64(b[18:], v&^(1<<36-1))
+	return b
+}
