@@ -20,7 +20,7 @@ import (
 // connections, 3 minutes.
 func TestLoadTricklersDoNotLockOut(t *testing.T) {
 	eng := openEngine(t)
-	srv := start(t, server.Config{Queue: 2}, eng)
+	srv := start(t, server.Config{Queue: 4}, eng) // room for the 4 valid requests, not for the 9 tricklers too
 	const short = "Open the window and let the fresh air in."
 	wav := wavBytes(t, testenv.Speech(t, short))
 	done := make(chan struct{})
@@ -51,7 +51,7 @@ func TestLoadTricklersDoNotLockOut(t *testing.T) {
 			n, _ := resp.Body.Read(b)
 			status[i], texts[i] = resp.StatusCode, string(b[:n])
 		}()
-		time.Sleep(200 * time.Millisecond) // within the queue: 1 transcribing + 2 waiting
+		time.Sleep(200 * time.Millisecond)
 	}
 	wg.Wait()
 	close(done)
