@@ -638,7 +638,7 @@ func (s *Server) decodeUpload(data []byte, name string) ([]float32, error) {
 	switch {
 	case errors.Is(err, audio.ErrTooLong):
 		return nil, &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", param: "file",
-			msg: fmt.Sprintf("the audio is longer than %s, the most this server takes per request (split it, or start serve with a larger --max-audio)", s.cfg.MaxAudio)}
+			msg: fmt.Sprintf("the audio is longer than %s; this server takes at most %s per request (split it, or start serve with a larger --max-audio)", s.cfg.MaxAudio, s.cfg.MaxAudio)}
 	case errors.Is(err, audio.ErrNotWAV) || errors.Is(err, audio.ErrCorruptWAV) ||
 		errors.Is(err, audio.ErrUnsupportedWAV) || errors.Is(err, audio.ErrUnsupportedFormat) ||
 		errors.Is(err, audio.ErrCorruptAudio):
