@@ -58,7 +58,7 @@ func TestHostilePromptsTokeniseQuickly(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
 			for _, bounded := range []string{promptTail(" " + tc.text), promptHead(" " + tc.text)} {
-				if len(bounded) > maxPromptBytes || !utf8.ValidString(tc.text) && len(bounded) == 0 {
+				if len(bounded) > maxPromptBytes {
 					t.Fatalf("bounded text of %d bytes", len(bounded))
 				}
 				if _, err := tok.Encode(bounded); err != nil {
@@ -86,6 +86,12 @@ func TestPromptBoundCutsAtWords(t *testing.T) {
 	}
 	if short := "a few words"; promptTail(short) != short || promptHead(short) != short {
 		t.Fatal("a short prompt was changed")
+	}
+	if got := promptTail(" " + strings.Repeat("a", 1<<20)); got != "" {
+		t.Fatalf("a 1 MB word was kept as %d bytes", len(got))
+	}
+	if got := promptTail(" ok \xff\x80then " + strings.Repeat("x", 300) + " fine"); got != " ok then fine" {
+		t.Fatalf("cleaned prompt %q", got)
 	}
 	runes := strings.Repeat("é", 10000)
 	if !utf8.ValidString(promptTail(runes)) || !utf8.ValidString(promptHead(runes)) {
