@@ -51,8 +51,8 @@ func promptHead(s string) string {
 
 // maxPromptWord is the longest run of non-space bytes kept in a prompt:
 // Whisper's longest token is 33 bytes, and no word of any language comes
-// near 256, so a longer run is not text the model could use.
-const maxPromptWord = 256
+// near 1 KiB, so a longer run is not text the model could use.
+const maxPromptWord = maxBPEWord
 
 // cleanPrompt drops what no prompt can usefully hold: bytes that are not
 // UTF-8 and runs of non-space longer than maxPromptWord. Text without

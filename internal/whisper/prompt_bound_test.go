@@ -76,6 +76,25 @@ func TestHostilePromptsTokeniseQuickly(t *testing.T) {
 	}
 }
 
+// Encode itself merges an absurdly long word in pieces: a 64 KB word took
+// 22 s of BPE, quadratic in its length.
+func TestEncodeLongWordQuickly(t *testing.T) {
+	tok, err := LoadTokenizer(testenv.Model(t, "base"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	ids, err := tok.Encode(strings.Repeat("a", 64<<10))
+	took := time.Since(start)
+	t.Logf("64 KB word: %d tokens in %s", len(ids), took)
+	if err != nil || len(ids) == 0 || tok.Decode(ids) != strings.Repeat("a", 64<<10) {
+		t.Fatalf("64 KB word: %d tokens, %v", len(ids), err)
+	}
+	if took > 5*time.Second { // generous: measured well under a second
+		t.Fatalf("took %s", took)
+	}
+}
+
 func TestPromptBoundCutsAtWords(t *testing.T) {
 	s := strings.Repeat("word ", 4000) // 20000 bytes
 	if tail := promptTail(s); len(tail) > maxPromptBytes || !strings.HasPrefix(tail, " word") {
@@ -90,7 +109,7 @@ func TestPromptBoundCutsAtWords(t *testing.T) {
 	if got := promptTail(" " + strings.Repeat("a", 1<<20)); got != "" {
 		t.Fatalf("a 1 MB word was kept as %d bytes", len(got))
 	}
-	if got := promptTail(" ok \xff\x80then " + strings.Repeat("x", 300) + " fine"); got != " ok then fine" {
+	if got := promptTail(" ok \xff\x80then " + strings.Repeat("x", 1025) + " fine"); got != " ok then fine" {
 		t.Fatalf("cleaned prompt %q", got)
 	}
 	runes := strings.Repeat("é", 10000)

@@ -222,7 +222,7 @@ func (e *bpeEncoder) encodeOrdinary(ids []int, text string) []int {
 
 // maxBPEWord is the longest pre-token merged as one, in bytes: Whisper's
 // longest token is 33 bytes, and no word of any language comes near.
-const maxBPEWord = 256
+const maxBPEWord = 1 << 10
 
 // bpe applies merges to one pre-token's byte symbols, always the
 // lowest-ranked pair first and the leftmost among equals, like tokenizers.
