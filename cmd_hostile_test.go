@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -69,5 +73,19 @@ func TestServeFlags(t *testing.T) {
 				t.Fatalf("err = %v, key %q; want key %q", err, o.apiKey, tc.wantKey)
 			}
 		})
+	}
+}
+
+// A file that is not audio is named in a short error, never echoed: the CLI
+// printed 4 KB of `\x00` for /dev/zero.
+func TestTranscribeErrorDoesNotEchoFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "zeros.bin")
+	if err := os.WriteFile(path, make([]byte, 64<<10), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"transcribe", path}, &out, &errb)
+	if code := exitCode(err, &errb); code != 2 || errb.Len() > 600 || strings.Count(errb.String(), `\x00`) > 16 {
+		t.Fatalf("exit %d, stderr of %d bytes: %.300q", code, errb.Len(), errb.String())
 	}
 }

@@ -2,7 +2,10 @@ package server_test
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -128,6 +131,53 @@ func TestLoadLongFLACsBoundedMemory(t *testing.T) {
 	}
 	if peak > 300*1024 {
 		t.Fatalf("peak RSS %d MiB, want under 300 MiB", peak/1024)
+	}
+	http.DefaultClient.CloseIdleConnections()
+}
+
+// Retry-After follows real waits: while a long transcription runs, a
+// client turned away is told to wait at least as long as it has run so
+// far, not one second (it said 1 while a 20 s job ran).
+func TestRetryAfterFromRealWaits(t *testing.T) {
+	eng := openEngine(t)
+	srv := start(t, server.Config{Queue: 1}, eng)
+	long := wavBytes(t, testenv.Speech(t, strings.Repeat(said+" ", 30))) // about 90 s: seconds of work on any CPU
+	short := wavBytes(t, testenv.Speech(t, "Yes."))
+	send := func(wav []byte) <-chan answer {
+		got := make(chan answer, 1)
+		go func() {
+			body, ctype := form(t, part{"file", "s.wav", wav}, part{"response_format", "", []byte("text")})
+			req, _ := http.NewRequest(http.MethodPost, srv.url+"/v1/audio/transcriptions", body)
+			req.Header.Set("Content-Type", ctype)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				got <- answer{status: -1, body: []byte(err.Error())}
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			got <- answer{status: resp.StatusCode, header: resp.Header, body: b}
+		}()
+		return got
+	}
+	first := send(long)
+	const ran = 2 * time.Second
+	time.Sleep(ran)
+	second := send(short) // waits in the queue of one
+	time.Sleep(500 * time.Millisecond)
+	third := <-send(short)
+	if third.status != http.StatusTooManyRequests {
+		t.Fatalf("third request: %d %s; want 429 while the first runs and the second waits", third.status, third.body)
+	}
+	retry, err := strconv.Atoi(third.header.Get("Retry-After"))
+	t.Logf("Retry-After %d s after the first request ran %s", retry, ran)
+	if err != nil || retry < int(ran.Seconds()) {
+		t.Fatalf("Retry-After %q; want at least the %s the running transcription has taken so far", third.header.Get("Retry-After"), ran)
+	}
+	for i, c := range []<-chan answer{first, second} {
+		if a := <-c; a.status != 200 {
+			t.Errorf("request %d: %d %s", i+1, a.status, a.body)
+		}
 	}
 	http.DefaultClient.CloseIdleConnections()
 }
