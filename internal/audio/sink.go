@@ -37,7 +37,6 @@ func (c *clipSink) write(s []float32) error {
 // not by what a file declares or how well it compresses.
 type monoSink struct {
 	name     string
-	format   string // for the messages: "FLAC", "WAV", …
 	limit    time.Duration
 	rate     int
 	channels int

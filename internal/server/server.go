@@ -282,12 +282,10 @@ func (s *Server) authed(next http.Handler) http.Handler {
 	want := []byte(s.cfg.APIKey)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		header := r.Header.Get("Authorization")
-		got := []byte(header)
 		// The scheme is case-insensitive (RFC 7235); the key is not.
+		var got []byte
 		if scheme, key, ok := strings.Cut(header, " "); ok && strings.EqualFold(scheme, "Bearer") {
 			got = []byte(strings.TrimLeft(key, " "))
-		} else {
-			got = nil
 		}
 		if subtle.ConstantTimeCompare(got, want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="whisperkey"`)
