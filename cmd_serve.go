@@ -9,8 +9,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/server"
 )
 
@@ -28,6 +30,26 @@ type serveOptions struct {
 	maxAudio       time.Duration
 	timeout        time.Duration
 	verbose        bool
+	allowOrigins   listFlag
+	allowHosts     listFlag
+}
+
+// maxUploadMB bounds --max-upload-mb: far above any audio upload, and far
+// below where MiB overflow a byte count.
+const maxUploadMB = 4096
+
+// listFlag is a flag that may be given several times or as a comma list.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
 }
 
 func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
@@ -47,6 +69,8 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.DurationVar(&o.maxAudio, "max-audio", 15*time.Minute, "longest audio per request; longer gets 413")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "per-request limit, upload and queue included")
 	fs.BoolVar(&o.verbose, "verbose", false, "log debug detail (never audio or text)")
+	fs.Var(&o.allowOrigins, "allow-origin", "a browser origin (https://app.example) whose pages may call the server; repeatable. Others get 403")
+	fs.Var(&o.allowHosts, "allow-host", "a Host name clients may use besides loopback and the --listen host; repeatable")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: whisperkey serve [flags]\n\nAn OpenAI-compatible speech-to-text server: POST /v1/audio/transcriptions, GET /v1/models.")
 		fs.PrintDefaults()
@@ -57,16 +81,22 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	if fs.NArg() > 0 {
 		return o, usageError{fmt.Sprintf("serve takes no arguments (got %q); run `whisperkey serve --help`", fs.Arg(0))}
 	}
+	if err := validateEngineFlags(o.beamSize, o.threads, o.device); err != nil {
+		return o, err
+	}
 	switch {
-	case o.beamSize < 1:
-		return o, usageError{fmt.Sprintf("--beam-size %d: must be 1 or more", o.beamSize)}
-	case o.queue < 1:
-		return o, usageError{fmt.Sprintf("--queue %d: must be 1 or more", o.queue)}
-	case o.maxUploadMB < 1:
-		return o, usageError{fmt.Sprintf("--max-upload-mb %d: must be 1 or more", o.maxUploadMB)}
+	case o.queue < 1 || o.queue > 1000:
+		return o, usageError{fmt.Sprintf("--queue %d: must be 1 to 1000", o.queue)}
+	case o.maxUploadMB < 1 || o.maxUploadMB > maxUploadMB:
+		return o, usageError{fmt.Sprintf("--max-upload-mb %d: must be 1 to %d", o.maxUploadMB, maxUploadMB)}
 	case o.maxAudio < time.Second || o.timeout < time.Second:
 		return o, usageError{"--max-audio and --timeout must be at least 1s"}
 	}
+	key, err := server.CheckAPIKey(o.apiKey)
+	if err != nil {
+		return o, usageError{err.Error()}
+	}
+	o.apiKey = key
 	// Refuse an open address before loading a model, so the mistake shows at once.
 	if err := server.CheckListen(o.listen, o.apiKey, o.insecureNoAuth); err != nil {
 		return o, usageError{err.Error()}
@@ -115,6 +145,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		Addr: o.listen, APIKey: o.apiKey, InsecureNoAuth: o.insecureNoAuth, Model: name,
 		MaxUploadBytes: int64(o.maxUploadMB) << 20, MaxAudio: o.maxAudio, Queue: o.queue,
 		RequestTimeout: o.timeout, BeamSize: o.beamSize,
+		AllowedOrigins: o.allowOrigins, AllowedHosts: o.allowHosts,
 	}, log, m)
 	if err != nil {
 		return usageError{err.Error()}
@@ -122,6 +153,9 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	ln, err := srv.Listen()
 	if err != nil {
 		return err
+	}
+	if unmet := backend.UnmetRequest(o.device, m); unmet != "" {
+		log.Warn(unmet)
 	}
 	log.Info("engine ready", "model", name, "device", m.Spec.Device, "compute_type", m.Spec.ComputeType, "gpu", m.Message)
 	err = srv.Serve(ctx, ln)

@@ -73,14 +73,8 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	if o.fullWindow && o.shortWindow {
 		return o, usageError{"--full-window and --short-window contradict each other; pick one"}
 	}
-	for _, c := range []struct {
-		flag string
-		err  error
-	}{{"--beam-size", whisper.ValidateBeamSize(o.beamSize)}, {"--threads", backend.ValidateThreads(o.threads)},
-		{"--device", backend.ValidateDevice(o.device)}} {
-		if c.err != nil {
-			return o, usageError{c.flag + ": " + c.err.Error()}
-		}
+	if err := validateEngineFlags(o.beamSize, o.threads, o.device); err != nil {
+		return o, err
 	}
 	o.files = files
 	return o, nil
@@ -153,6 +147,21 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}{file, res, modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
 			res.Timings.Total.Seconds() / max(res.Duration, 1e-9), unmet}
 	})
+}
+
+// validateEngineFlags checks the engine flags every command shares, so serve
+// and transcribe accept the same values.
+func validateEngineFlags(beamSize, threads int, device string) error {
+	for _, c := range []struct {
+		flag string
+		err  error
+	}{{"--beam-size", whisper.ValidateBeamSize(beamSize)}, {"--threads", backend.ValidateThreads(threads)},
+		{"--device", backend.ValidateDevice(device)}} {
+		if c.err != nil {
+			return usageError{c.flag + ": " + c.err.Error()}
+		}
+	}
+	return nil
 }
 
 // transcriber is the engine or remote server a transcribe run uses.

@@ -26,10 +26,42 @@ func (e usageError) Error() string { return e.msg }
 
 func main() {
 	attachConsole()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(os.Stderr, func() { os.Exit(130) })
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
+}
+
+// interruptible cancels ctx on the first SIGINT or SIGTERM, so commands stop
+// cleanly, and calls exit on the second: a command stuck in a read, or
+// draining a server, still ends when the user insists.
+func interruptible(stderr io.Writer, exit func()) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		select {
+		case <-sig:
+		case <-done:
+			return
+		}
+		cancel()
+		select {
+		case <-sig:
+			fmt.Fprintln(stderr, "whisperkey: second signal: exiting now")
+			exit()
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sig)
+		close(done)
+		<-stopped
+		cancel()
+	}
 }
 
 // envOr is the environment variable key, or def when it is empty.

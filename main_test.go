@@ -183,7 +183,7 @@ func TestTranscribeBadInputs(t *testing.T) {
 		{"no file", []string{"transcribe", "--model", model}, "at least one audio file"},
 		{"bad beam size", []string{"transcribe", good, "--beam-size", "0"}, "--beam-size"},
 		{"huge beam size", []string{"transcribe", good, "--model", model, "--beam-size", "100000"}, "--beam-size: beam size 100000 is out of range: use 1 to 16"},
-		{"negative threads", []string{"transcribe", good, "--model", model, "--threads", "-5"}, "--threads: threads -5 is negative"},
+		{"negative threads", []string{"transcribe", good, "--model", model, "--threads", "-5"}, "--threads: threads -5 is out of range"},
 		{"device gpu", []string{"transcribe", good, "--model", model, "--device", "gpu"}, `--device: device "gpu" is not one of auto, cpu, cuda, rocm`},
 		{"empty device", []string{"transcribe", good, "--model", model, "--device", ""}, `device "" is not one of auto, cpu, cuda, rocm`},
 		{"doctor with a bogus device", []string{"doctor", "--model", model, "--device", "bogus"}, `device "bogus" is not one of auto, cpu, cuda, rocm`},

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes every parser of untrusted bytes briefly (FUZZTIME each, default 10s):
-# the worker frame reader, the WAV decoder, model.bin, the tokenizer files,
+# the worker frame reader, the WAV decoder, every audio decoder (with a
+# memory bound derived from the audio limit), model.bin, the tokenizer files,
 # the config file and the Hugging Face API answers. Inputs that fail are
 # saved under the package's testdata/fuzz and then run by every `go test`.
 set -euo pipefail
@@ -9,6 +10,7 @@ targets=(
   ./internal/engine:FuzzReadFrame
   ./internal/engine:FuzzFrameRoundTrip
   ./internal/audio:FuzzDecodeWAV
+  ./internal/audio:FuzzDecodeAll
   ./internal/models/ct2bin:FuzzInspectModelBin
   ./internal/whisper:FuzzTokenizerFiles
   ./internal/config:FuzzParse

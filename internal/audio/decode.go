@@ -3,6 +3,7 @@ package audio
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/hajimehoshi/go-mp3"
 	"github.com/jfreymuth/oggvorbis"
@@ -22,8 +24,11 @@ var (
 	// ErrUnsupportedFormat means audio that only ffmpeg reads, and ffmpeg is not installed,
 	// or input that neither WhisperKey nor ffmpeg recognises as audio.
 	ErrUnsupportedFormat = errors.New("unsupported audio format")
-	// ErrCorruptAudio means a FLAC, MP3 or Ogg file that does not decode, or holds no audio.
+	// ErrCorruptAudio means a FLAC, MP3 or Ogg file that does not decode, or holds no audio,
+	// or audio at a sample rate outside MinRate to MaxRate.
 	ErrCorruptAudio = errors.New("corrupt audio file")
+	// ErrTooLong means audio longer than Limits.MaxAudio; decoding stopped there.
+	ErrTooLong = errors.New("audio too long")
 )
 
 // Format names as Decode sniffs them.
@@ -35,27 +40,46 @@ const (
 	FormatOther  = "" // anything else: handed to ffmpeg
 )
 
+// Limits bound what decoding one input may cost. The zero value bounds nothing
+// but the sample rate, which every decoder checks.
+type Limits struct {
+	// MaxAudio stops decoding, with ErrTooLong, past this much playing time.
+	MaxAudio time.Duration
+	// FFmpegTimeout ends an ffmpeg conversion that runs longer.
+	FFmpegTimeout time.Duration
+}
+
 // Decode reads audio from r and returns it as mono 16 kHz samples, the input
 // Whisper expects. WAV, FLAC, MP3 and Ogg Vorbis are decoded in Go; the format
 // is told by the content, never a file name. Other formats go through ffmpeg
 // when it is on the PATH.
 func Decode(r io.Reader) ([]float32, error) {
-	return decode(r, "input", "")
+	return decode(r, "input", "", Limits{})
 }
 
-// DecodeNamed is Decode with name (an upload's file name, say) in its error messages.
-func DecodeNamed(r io.Reader, name string) ([]float32, error) {
-	return decode(r, name, "")
+// DecodeNamed is Decode with name (an upload's file name, say) in its error
+// messages, within lim: memory grows with lim.MaxAudio, not with the input.
+func DecodeNamed(r io.Reader, name string, lim Limits) ([]float32, error) {
+	return decode(r, name, "", lim)
 }
 
-// DecodeFile is Decode for the file at path.
+// DecodeFile is Decode for the file at path, which must be a regular file: a
+// FIFO or a device could block forever or never end.
 func DecodeFile(path string) ([]float32, error) {
+	// Checked before opening: opening a FIFO blocks until a writer comes.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("open audio file: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, kindErr(ErrNotWAV, "%s is not a regular file (%s); give an audio file, or save the stream to one first", path, st.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open audio file: %w", err)
 	}
 	defer f.Close()
-	return decode(f, path, path)
+	return decode(f, path, path, Limits{})
 }
 
 // Sniff names the format of audio that starts with head ("" for one only ffmpeg may read).
@@ -92,7 +116,7 @@ func isMP3Frame(h []byte) bool {
 
 // decode sniffs r and decodes it; path is set when r is that file, so ffmpeg
 // can read it directly (some containers need to seek).
-func decode(r io.Reader, name, path string) (samples []float32, err error) {
+func decode(r io.Reader, name, path string, lim Limits) (samples []float32, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(4096)
 	head = bytes.Clone(head)
@@ -102,7 +126,6 @@ func decode(r io.Reader, name, path string) (samples []float32, err error) {
 	if len(head) == 0 {
 		return nil, kindErr(ErrNotWAV, "%s is empty (0 bytes)", name)
 	}
-	var clip *Clip
 	// The Go decoders index into what the file says; a damaged file can make
 	// them panic, and an upload must not take the process down.
 	defer func() {
@@ -111,24 +134,25 @@ func decode(r io.Reader, name, path string) (samples []float32, err error) {
 				name, Sniff(head), p, name)
 		}
 	}()
+	out := newMonoSink(name, lim.MaxAudio)
 	switch format := Sniff(head); format {
 	case FormatWAV:
-		clip, err = decodeWAV(br, name)
+		err = decodeWAV(br, name, out)
 	case FormatFLAC:
-		clip, err = decodeFLAC(br)
+		err = decodeFLAC(br, out)
 	case FormatMP3:
 		var data []byte
 		if data, err = io.ReadAll(br); err != nil {
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
-		clip, err = decodeMP3(bytes.NewReader(data))
+		err = decodeMP3(bytes.NewReader(data), out)
 		if errors.Is(err, errMP3Rate) { // ffmpeg decodes these right
-			return decodeFFmpeg(bytes.NewReader(data), name, "", head, err.Error())
+			return decodeFFmpeg(bytes.NewReader(data), name, "", head, err.Error(), lim)
 		}
 	case FormatVorbis:
-		clip, err = decodeVorbis(br)
+		err = decodeVorbis(br, out)
 	default:
-		return decodeFFmpeg(br, name, path, head, "")
+		return decodeFFmpeg(br, name, path, head, "", lim)
 	}
 	if err != nil {
 		var ke *kindError
@@ -138,42 +162,49 @@ func decode(r io.Reader, name, path string) (samples []float32, err error) {
 		return nil, kindErr(ErrCorruptAudio, "%s is a damaged %s file (%s); export it again, or repair it with: ffmpeg -i %s -ar 16000 -ac 1 out.wav",
 			name, Sniff(head), oneLine(err.Error()), name)
 	}
-	if clip.Frames() == 0 || clip.Rate <= 0 {
+	if out.frames == 0 {
 		return nil, kindErr(ErrCorruptAudio, "%s holds no audio (a %s file without samples)", name, Sniff(head))
 	}
-	return Resample(clip.Mono(), clip.Rate, SampleRate), nil
+	return out.finish(), nil
 }
 
-func decodeFLAC(r io.Reader) (*Clip, error) {
+func decodeFLAC(r io.Reader, out pcmSink) error {
 	s, err := flac.New(r)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer s.Close()
 	channels, bits := int(s.Info.NChannels), int(s.Info.BitsPerSample)
 	if channels < 1 || bits < 4 || bits > 32 {
-		return nil, fmt.Errorf("stream info says %d channels of %d bits", channels, bits)
+		return fmt.Errorf("stream info says %d channels of %d bits", channels, bits)
+	}
+	if err := out.begin(int(s.Info.SampleRate), channels, int64(s.Info.NSamples)); err != nil {
+		return err
 	}
 	scale := float32(1 / math.Exp2(float64(bits-1)))
-	clip := &Clip{Rate: int(s.Info.SampleRate), Channels: channels}
+	var buf []float32
 	for {
 		f, err := s.ParseNext()
 		if err == io.EOF {
-			return clip, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(f.Subframes) != channels {
-			return nil, fmt.Errorf("a frame has %d channels, the stream %d", len(f.Subframes), channels)
+			return fmt.Errorf("a frame has %d channels, the stream %d", len(f.Subframes), channels)
 		}
+		buf = buf[:0]
 		for i := range int(f.BlockSize) {
 			for _, sf := range f.Subframes {
 				if i >= len(sf.Samples) {
-					return nil, errors.New("a frame is shorter than its block size")
+					return errors.New("a frame is shorter than its block size")
 				}
-				clip.Samples = append(clip.Samples, float32(sf.Samples[i])*scale)
+				buf = append(buf, float32(sf.Samples[i])*scale)
 			}
+		}
+		if err := out.write(buf); err != nil {
+			return err
 		}
 	}
 }
@@ -184,43 +215,79 @@ func decodeFLAC(r io.Reader) (*Clip, error) {
 // to within 2% of ffmpeg's waveform.
 var errMP3Rate = errors.New("MP3 at a sample rate the built-in decoder does not read correctly")
 
-func decodeMP3(r io.Reader) (*Clip, error) {
+func decodeMP3(r io.Reader, out pcmSink) error {
 	d, err := mp3.NewDecoder(r)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	switch d.SampleRate() {
 	case 16000, 24000, 32000, 44100, 48000:
 	default:
-		return nil, fmt.Errorf("%w (%d Hz)", errMP3Rate, d.SampleRate())
+		return fmt.Errorf("%w (%d Hz)", errMP3Rate, d.SampleRate())
 	}
 	// go-mp3 always writes 16-bit little-endian stereo.
-	pcm, err := io.ReadAll(d)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) { // a cut-off last frame: keep what decoded
-		return nil, err
+	if err := out.begin(d.SampleRate(), 2, 0); err != nil {
+		return err
 	}
-	clip := &Clip{Rate: d.SampleRate(), Channels: 2, Samples: make([]float32, len(pcm)/2)}
-	for i := range clip.Samples {
-		clip.Samples[i] = float32(int16(binary.LittleEndian.Uint16(pcm[2*i:]))) / 32768
+	pcm := make([]byte, 64<<10)
+	samples := make([]float32, 0, len(pcm)/2)
+	var have int
+	for {
+		n, err := d.Read(pcm[have:])
+		have += n
+		whole := have / 4 * 4 // whole stereo frames
+		samples = samples[:0]
+		for i := 0; i < whole; i += 2 {
+			samples = append(samples, float32(int16(binary.LittleEndian.Uint16(pcm[i:])))/32768)
+		}
+		if werr := out.write(samples); werr != nil {
+			return werr
+		}
+		have = copy(pcm, pcm[whole:have])
+		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) { // a cut-off last frame: keep what decoded
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
-	clip.Samples = clip.Samples[:len(clip.Samples)/2*2]
-	return clip, nil
 }
 
-func decodeVorbis(r io.Reader) (*Clip, error) {
-	samples, f, err := oggvorbis.ReadAll(r)
+func decodeVorbis(r io.Reader, out pcmSink) error {
+	d, err := oggvorbis.NewReader(r)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if f.Channels < 1 {
-		return nil, errors.New("no channels")
+	if d.Channels() < 1 {
+		return errors.New("no channels")
 	}
-	return &Clip{Samples: samples[:len(samples)/f.Channels*f.Channels], Rate: f.SampleRate, Channels: f.Channels}, nil
+	if err := out.begin(d.SampleRate(), d.Channels(), 0); err != nil {
+		return err
+	}
+	buf := make([]float32, 4096*d.Channels())
+	for {
+		n, err := d.Read(buf)
+		if werr := out.write(buf[:n/d.Channels()*d.Channels()]); werr != nil {
+			return werr
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
-// decodeFFmpeg converts what the Go decoders do not read with ffmpeg.
+// ffmpegOutputSlack is how much longer than MaxAudio ffmpeg may convert, so
+// audio just past the limit is still reported as too long.
+const ffmpegOutputSlack = 2 * time.Second
+
+// decodeFFmpeg converts what the Go decoders do not read with ffmpeg, whose
+// output is decoded as it streams in; within lim, ffmpeg stops after
+// MaxAudio (-t), its output is capped in bytes and it is killed after FFmpegTimeout.
 // why, when set, says why a format the Go decoders know needs ffmpeg.
-func decodeFFmpeg(r io.Reader, name, path string, head []byte, why string) ([]float32, error) {
+func decodeFFmpeg(r io.Reader, name, path string, head []byte, why string, lim Limits) ([]float32, error) {
 	what := describeNonWAV(head)
 	bin, err := exec.LookPath("ffmpeg")
 	if err != nil && why != "" {
@@ -235,21 +302,60 @@ func decodeFFmpeg(r io.Reader, name, path string, head []byte, why string) ([]fl
 	if path != "" {
 		input = path
 	}
-	// A float WAV at 16 kHz with the channels kept: Clip.Mono then averages
+	ctx := context.Background()
+	if lim.FFmpegTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, lim.FFmpegTimeout)
+		defer cancel()
+	}
+	// A float WAV at 16 kHz with the channels kept: the sink then averages
 	// them as for every other format (ffmpeg's own downmix is 3 dB louder).
-	cmd := exec.Command(bin, "-nostdin", "-hide_banner", "-loglevel", "error", "-i", input,
-		"-map", "0:a:0", "-ar", fmt.Sprint(SampleRate), "-c:a", "pcm_f32le", "-f", "wav", "pipe:1")
+	// At most 8 channels, so the output's size follows from its length.
+	args := []string{"-nostdin", "-hide_banner", "-loglevel", "error", "-i", input,
+		"-map", "0:a:0", "-ar", fmt.Sprint(SampleRate), "-c:a", "pcm_f32le", "-f", "wav"}
+	var capBytes int64 = math.MaxInt64
+	if lim.MaxAudio > 0 {
+		limit := lim.MaxAudio + ffmpegOutputSlack
+		args = append(args, "-t", fmt.Sprintf("%.3f", limit.Seconds()))
+		capBytes = int64(limit.Seconds()*SampleRate)*4*ffmpegMaxChannels + 1<<20
+	}
+	cmd := exec.CommandContext(ctx, bin, append(args, "-af", fmt.Sprintf("aformat=channel_layouts=%s", ffmpegLayouts), "pipe:1")...)
 	if path == "" {
 		cmd.Args = append(cmd.Args[:1], cmd.Args[2:]...) // -nostdin would close the pipe
 		cmd.Stdin = r
 	}
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("run ffmpeg: %w", err)
+	}
+	stderr := &cappedBuffer{max: 4 << 10}
+	cmd.Stderr = stderr
 	hideWindow(cmd)
-	if err := cmd.Run(); err != nil || out.Len() < 44 {
+	if err := cmd.Start(); err != nil {
+		if ctx.Err() != nil {
+			return nil, kindErr(ErrUnsupportedFormat, "%s: ffmpeg had no time left to convert it (limit %s); give a WAV, FLAC, MP3 or Ogg Vorbis file", name, lim.FFmpegTimeout)
+		}
+		return nil, kindErr(ErrUnsupportedFormat, "%s needs ffmpeg, which could not start (%v); give a WAV, FLAC, MP3 or Ogg Vorbis file", name, err)
+	}
+	out := newMonoSink(name, lim.MaxAudio)
+	capped := &capReader{r: stdout, left: capBytes}
+	derr := decodeWAV(capped, name, out)
+	if derr != nil {
+		_ = cmd.Process.Kill()
+	}
+	werr := cmd.Wait()
+	switch {
+	case errors.Is(derr, ErrTooLong):
+		return nil, derr
+	case ctx.Err() != nil:
+		return nil, kindErr(ErrUnsupportedFormat, "%s: ffmpeg did not finish converting it within %s; give a WAV, FLAC, MP3 or Ogg Vorbis file", name, lim.FFmpegTimeout)
+	case capped.over:
+		return nil, kindErr(ErrTooLong, "%s is longer than %s, the most accepted, once converted", name, lim.MaxAudio)
+	}
+	if werr != nil || (derr != nil && errors.Is(derr, ErrNotWAV)) {
 		reason := lastLine(stderr.String())
-		if reason == "" && err != nil {
-			reason = err.Error()
+		if reason == "" && werr != nil {
+			reason = werr.Error()
 		}
 		if reason == "" {
 			reason = "no audio stream"
@@ -257,12 +363,54 @@ func decodeFFmpeg(r io.Reader, name, path string, head []byte, why string) ([]fl
 		return nil, kindErr(ErrUnsupportedFormat, "%s is not audio that WhisperKey or ffmpeg can read (%s; ffmpeg: %s); give a WAV, FLAC, MP3 or Ogg Vorbis file",
 			name, strings.TrimSuffix(strings.TrimPrefix(what, "not a WAV file ("), ")"), reason)
 	}
-	clip, err := decodeWAV(&out, name)
-	if err != nil || clip.Frames() == 0 {
+	if derr != nil || out.frames == 0 {
 		return nil, kindErr(ErrUnsupportedFormat, "%s: ffmpeg found no audio in it; give a WAV, FLAC, MP3 or Ogg Vorbis file", name)
 	}
-	return Resample(clip.Mono(), clip.Rate, SampleRate), nil
+	return out.finish(), nil
 }
+
+// ffmpegLayouts are the channel layouts ffmpeg may hand back (more channels are mixed down to 7.1).
+const (
+	ffmpegLayouts     = "mono|stereo|2.1|3.0|4.0|5.0|5.1|6.1|7.1"
+	ffmpegMaxChannels = 8
+)
+
+// capReader fails once more than left bytes were read.
+type capReader struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+var errFFmpegOutput = errors.New("ffmpeg's output is larger than the audio limit allows")
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		c.over = true
+		return 0, errFFmpegOutput
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+// cappedBuffer keeps the first max bytes written: ffmpeg's messages, not a flood.
+type cappedBuffer struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (b *cappedBuffer) String() string { return b.buf.String() }
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")

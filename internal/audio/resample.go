@@ -17,6 +17,12 @@ const (
 	// 44101→16000; beyond it the nearest of maxPhases phases is used, a
 	// timing error of at most 1/(2·maxPhases) input sample (below −70 dB).
 	maxPhases = 4096
+	// maxHalfTaps and maxCoefs bound the filter at extreme ratios (1 MHz to
+	// 16 kHz wants ≈4500 taps): the table and the work per output sample
+	// stay bounded whatever rate a file declares. Up to about 450 kHz the
+	// filter is as designed; above, its transition band widens.
+	maxHalfTaps = 512
+	maxCoefs    = 1 << 18
 )
 
 // Resample converts mono samples at rate from to rate to with a
@@ -59,11 +65,11 @@ func newPolyphase(from, to, up int) *polyphase {
 	cut := edge * (1 - resampleTransition/2)
 	dw := math.Pi * edge * resampleTransition // transition width, rad per input sample
 	order := (resampleAtten - 7.95) / (2.285 * dw)
-	half := int(math.Ceil(order/2)) + 1
+	half := min(int(math.Ceil(order/2))+1, maxHalfTaps)
 	beta := 0.1102 * (resampleAtten - 8.7)
 
-	phases := min(up, maxPhases)
 	taps := 2 * half
+	phases := min(up, maxPhases, max(16, maxCoefs/taps))
 	f := &polyphase{phases: phases, taps: taps, half: half, coef: make([]float32, phases*taps)}
 	i0beta := besselI0(beta)
 	for p := range phases {

@@ -79,14 +79,14 @@ func LoadWAV16k(path string) ([]float32, error) {
 		return nil, fmt.Errorf("open audio file: %w", err)
 	}
 	defer f.Close()
-	clip, err := decodeWAV(bufio.NewReaderSize(f, 64<<10), path)
-	if err != nil {
+	out := newMonoSink(path, 0)
+	if err := decodeWAV(bufio.NewReaderSize(f, 64<<10), path, out); err != nil {
 		return nil, err
 	}
-	if clip.Frames() == 0 {
+	if out.frames == 0 {
 		return nil, kindErr(ErrCorruptWAV, "%s holds no audio (its data chunk is empty)", path)
 	}
-	return Resample(clip.Mono(), clip.Rate, SampleRate), nil
+	return out.finish(), nil
 }
 
 // DecodeWAV reads a RIFF/WAVE stream: PCM with 8, 16, 24 or 32-bit integer
@@ -94,7 +94,11 @@ func LoadWAV16k(path string) ([]float32, error) {
 // other than fmt and data are skipped. A data chunk cut short (an
 // interrupted recording) yields the complete frames present, as players do.
 func DecodeWAV(r io.Reader) (*Clip, error) {
-	return decodeWAV(r, "input")
+	var c clipSink
+	if err := decodeWAV(r, "input", &c); err != nil {
+		return nil, err
+	}
+	return &c.clip, nil
 }
 
 // Format codes from the WAVE specification.
@@ -115,17 +119,18 @@ type wavFormat struct {
 	bits       int // container bits per sample
 }
 
-func decodeWAV(r io.Reader, name string) (*Clip, error) {
+// decodeWAV reads a RIFF/WAVE stream into out as it goes.
+func decodeWAV(r io.Reader, name string, out pcmSink) error {
 	var hdr [12]byte
 	n, err := io.ReadFull(r, hdr[:])
 	switch {
 	case n == 0 && (err == io.EOF || err == nil):
-		return nil, kindErr(ErrNotWAV, "%s is empty (0 bytes)", name)
+		return kindErr(ErrNotWAV, "%s is empty (0 bytes)", name)
 	case err != nil && err != io.ErrUnexpectedEOF:
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return fmt.Errorf("read %s: %w", name, err)
 	}
 	if n < 12 || (string(hdr[0:4]) != "RIFF" && string(hdr[0:4]) != "RF64") || string(hdr[8:12]) != "WAVE" {
-		return nil, kindErr(ErrNotWAV, "%s is %s; convert it with: ffmpeg -i %s -ar 16000 -ac 1 out.wav",
+		return kindErr(ErrNotWAV, "%s is %s; convert it with: ffmpeg -i %s -ar 16000 -ac 1 out.wav",
 			name, describeNonWAV(hdr[:n]), name)
 	}
 
@@ -139,27 +144,27 @@ func decodeWAV(r io.Reader, name string) (*Clip, error) {
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
 				break
 			}
-			return nil, fmt.Errorf("read %s: %w", name, err)
+			return fmt.Errorf("read %s: %w", name, err)
 		}
 		id := string(ch[0:4])
 		size := int64(binary.LittleEndian.Uint32(ch[4:8]))
 		switch id {
 		case "fmt ":
 			if format != nil {
-				return nil, kindErr(ErrCorruptWAV, "%s has two fmt chunks", name)
+				return kindErr(ErrCorruptWAV, "%s has two fmt chunks", name)
 			}
 			if size < 16 || size > 1<<16 {
-				return nil, kindErr(ErrCorruptWAV, "%s has a fmt chunk of %d bytes (want 16 to 65536)", name, size)
+				return kindErr(ErrCorruptWAV, "%s has a fmt chunk of %d bytes (want 16 to 65536)", name, size)
 			}
 			buf := make([]byte, size+size&1)
 			if n, _ := io.ReadFull(r, buf); int64(n) < size {
-				return nil, kindErr(ErrCorruptWAV, "%s ends inside its fmt chunk (the file is cut short)", name)
+				return kindErr(ErrCorruptWAV, "%s ends inside its fmt chunk (the file is cut short)", name)
 			}
 			if format, err = parseFmt(buf[:size], name); err != nil {
-				return nil, err
+				return err
 			}
 			if pending != nil {
-				return format.decode(bytes.NewReader(pending), int64(len(pending)), name)
+				return format.decode(bytes.NewReader(pending), int64(len(pending)), name, out)
 			}
 		case "data":
 			// Streaming writers (ffmpeg to a pipe, RF64) leave the size unknown.
@@ -167,14 +172,14 @@ func decodeWAV(r io.Reader, name string) (*Clip, error) {
 				size = math.MaxInt64
 			}
 			if format != nil {
-				return format.decode(r, size, name)
+				return format.decode(r, size, name, out)
 			}
 			var err error
 			if pending, err = io.ReadAll(io.LimitReader(r, size)); err != nil {
-				return nil, fmt.Errorf("read %s: %w", name, err)
+				return fmt.Errorf("read %s: %w", name, err)
 			}
 			if int64(len(pending)) < size {
-				return nil, kindErr(ErrCorruptWAV, "%s has no fmt chunk (the file is cut short)", name)
+				return kindErr(ErrCorruptWAV, "%s has no fmt chunk (the file is cut short)", name)
 			}
 			if size&1 == 1 {
 				_, _ = io.CopyN(io.Discard, r, 1)
@@ -183,14 +188,14 @@ func decodeWAV(r io.Reader, name string) (*Clip, error) {
 			// LIST, fact, cue, bext, JUNK, …: not needed. Chunks are padded to even sizes.
 			// A cut-short chunk ends the file: the next header read sees EOF.
 			if _, err := io.CopyN(io.Discard, r, size+size&1); err != nil && err != io.EOF {
-				return nil, fmt.Errorf("read %s: %w", name, err)
+				return fmt.Errorf("read %s: %w", name, err)
 			}
 		}
 	}
 	if format == nil {
-		return nil, kindErr(ErrCorruptWAV, "%s has no fmt chunk (the WAV header is incomplete); convert it with: ffmpeg -i %s -ar 16000 -ac 1 out.wav", name, name)
+		return kindErr(ErrCorruptWAV, "%s has no fmt chunk (the WAV header is incomplete); convert it with: ffmpeg -i %s -ar 16000 -ac 1 out.wav", name, name)
 	}
-	return nil, kindErr(ErrCorruptWAV, "%s has a WAV header but no audio (no data chunk); re-export or re-record it", name)
+	return kindErr(ErrCorruptWAV, "%s has a WAV header but no audio (no data chunk); re-export or re-record it", name)
 }
 
 // describeNonWAV names what a file that is not a WAV seems to be.
@@ -219,7 +224,8 @@ func describeNonWAV(head []byte) string {
 	if len(head) < 12 {
 		return fmt.Sprintf("not a WAV file (only %d bytes: %q)", len(head), head)
 	}
-	return fmt.Sprintf("not a WAV file (starts with %q)", head)
+	// A few bytes name the file's kind; more would echo an upload back.
+	return fmt.Sprintf("not a WAV file (starts with %q)", head[:min(len(head), 16)])
 }
 
 func parseFmt(b []byte, name string) (*wavFormat, error) {
@@ -274,16 +280,19 @@ func parseFmt(b []byte, name string) (*wavFormat, error) {
 	return f, nil
 }
 
-// decode reads up to size bytes of sample frames from r.
-func (f *wavFormat) decode(r io.Reader, size int64, name string) (*Clip, error) {
-	clip := &Clip{Rate: f.rate, Channels: f.channels}
-	bps := f.bits / 8
+// decode reads up to size bytes of sample frames from r into out, a block at a time.
+func (f *wavFormat) decode(r io.Reader, size int64, name string, out pcmSink) error {
+	declared := int64(0)
 	if size != math.MaxInt64 {
-		// Trust the declared size only so far: a bogus header must not allocate gigabytes.
-		clip.Samples = make([]float32, 0, min(size/int64(bps), 1<<20))
+		declared = size / int64(f.blockAlign)
+	}
+	if err := out.begin(f.rate, f.channels, declared); err != nil {
+		return err
 	}
 	buf := make([]byte, max(f.blockAlign, (64<<10)/f.blockAlign*f.blockAlign))
-	var have int // bytes in buf carried over (an incomplete frame)
+	var samples []float32
+	var have int    // bytes in buf carried over (an incomplete frame)
+	var total int64 // samples decoded
 	remaining := size
 	for remaining > 0 {
 		want := int64(len(buf) - have)
@@ -294,29 +303,33 @@ func (f *wavFormat) decode(r io.Reader, size int64, name string) (*Clip, error) 
 		remaining -= int64(n)
 		have += n
 		whole := have - have%f.blockAlign
-		clip.Samples = f.convert(clip.Samples, buf[:whole])
+		samples = f.convert(samples[:0], buf[:whole])
 		have = copy(buf, buf[whole:have])
+		if f.code == wavFloat {
+			if err := checkFinite(samples, total, name); err != nil {
+				return err
+			}
+		}
+		total += int64(len(samples))
+		if werr := out.write(samples); werr != nil {
+			return werr
+		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			break // truncated: keep the complete frames
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, err)
+			return fmt.Errorf("read %s: %w", name, err)
 		}
 	}
-	if f.code == wavFloat {
-		if err := checkFinite(clip.Samples, name); err != nil {
-			return nil, err
-		}
+	if total == 0 && size > 0 {
+		return kindErr(ErrCorruptWAV, "%s is cut short: its data chunk holds no complete sample frame", name)
 	}
-	if len(clip.Samples) == 0 && size > 0 {
-		return nil, kindErr(ErrCorruptWAV, "%s is cut short: its data chunk holds no complete sample frame", name)
-	}
-	return clip, nil
+	return nil
 }
 
 // checkFinite rejects float samples that are NaN or infinite: no audio
 // device or editor makes them, and the decoder would turn them into noise.
-func checkFinite(samples []float32, name string) error {
+func checkFinite(samples []float32, offset int64, name string) error {
 	for i, v := range samples {
 		what := ""
 		switch {
@@ -327,7 +340,7 @@ func checkFinite(samples []float32, name string) error {
 		default:
 			continue
 		}
-		return kindErr(ErrCorruptWAV, "%s has float samples that are %s (the first at sample %d); the file is damaged — re-export or re-record it", name, what, i)
+		return kindErr(ErrCorruptWAV, "%s has float samples that are %s (the first at sample %d); the file is damaged — re-export or re-record it", name, what, offset+int64(i))
 	}
 	return nil
 }

@@ -17,10 +17,15 @@ func ValidateDevice(s string) error {
 	return nil
 }
 
+// MaxThreads is the most CPU threads accepted, as the config's cpu_threads:
+// far more than any machine uses well, and the native engine crashes on
+// absurd counts (100000 made it segfault).
+const MaxThreads = 256
+
 // ValidateThreads checks a user-given CPU thread count.
 func ValidateThreads(n int) error {
-	if n < 0 {
-		return fmt.Errorf("threads %d is negative: use 0 (all cores, up to 4) or a positive count", n)
+	if n < 0 || n > MaxThreads {
+		return fmt.Errorf("threads %d is out of range: use 0 (all cores, up to 4) or 1 to %d", n, MaxThreads)
 	}
 	return nil
 }

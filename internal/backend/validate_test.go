@@ -20,7 +20,9 @@ func TestValidate(t *testing.T) {
 		{"bogus device", ValidateDevice("bogus"), "auto, cpu, cuda, rocm"},
 		{"0 threads", ValidateThreads(0), ""},
 		{"8 threads", ValidateThreads(8), ""},
-		{"negative threads", ValidateThreads(-5), "threads -5 is negative: use 0"},
+		{"negative threads", ValidateThreads(-5), "threads -5 is out of range: use 0"},
+		{"absurd threads (the worker crashed)", ValidateThreads(100000), "threads 100000 is out of range: use 0 (all cores, up to 4) or 1 to 256"},
+		{"the most threads", ValidateThreads(MaxThreads), ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -204,16 +204,6 @@ type field struct {
 	renamedTo string
 }
 
-// isGroup reports whether key holds other keys rather than a value.
-func isGroup(key string) bool {
-	for _, f := range fields() {
-		if strings.HasPrefix(f.key, key+".") {
-			return true
-		}
-	}
-	return false
-}
-
 func fields() []field {
 	const combo = "modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space"
 	return append([]field{

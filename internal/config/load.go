@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -82,11 +83,52 @@ func (w Warning) String() string {
 // WHISPERKEY_* environment overrides and checks every value. On error, which
 // joins one *Error per problem, the Config returned is Defaults().
 func Load(path string, opts Options) (Config, []Warning, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Defaults(), nil, fmt.Errorf("read config %s: %w", path, err)
+		return Defaults(), nil, err
 	}
 	return parse(path, data, opts)
+}
+
+// MaxFileSize bounds a config file: the example with every key is under
+// 10 KiB, and a file of megabytes is a mistake (or a FIFO, or /dev/zero)
+// that must not cost minutes to read.
+const MaxFileSize = 256 << 10
+
+// maxUnknownWarnings is how many unknown keys are listed one by one.
+const maxUnknownWarnings = 50
+
+// readCapped reads a regular file of at most MaxFileSize bytes.
+func readCapped(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &Error{File: path, Reason: fmt.Sprintf("is not a regular file (%s)", st.Mode().Type()),
+			Fix: "give the path of a YAML file; WhisperKey keeps running on the last good config"}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, tooBig(path)
+	}
+	return data, nil
+}
+
+func tooBig(path string) error {
+	return &Error{File: path, Reason: fmt.Sprintf("is larger than %d KiB, far more than any configuration needs", MaxFileSize>>10),
+		Fix: "start again from config.example.yaml (the file may have been overwritten with something else); WhisperKey keeps running on the last good config"}
 }
 
 // loc is where a key's value is written in the file.
@@ -96,9 +138,24 @@ type loc struct {
 }
 
 func parse(path string, data []byte, opts Options) (Config, []Warning, error) {
+	if len(data) > MaxFileSize {
+		return Defaults(), nil, tooBig(path)
+	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		return Defaults(), nil, syntaxError(path, err)
+	}
+	// Only the first document would be read: a second one is a mistake to
+	// report, not settings to drop silently.
+	var second yaml.Node
+	if err := dec.Decode(&second); err != io.EOF {
+		e := &Error{File: path, Reason: "holds several YAML documents (separated by ---); only one is read",
+			Fix: "merge them into one document and delete the --- line; WhisperKey keeps running on the last good config"}
+		if err == nil && len(second.Content) > 0 {
+			e.Line = max(second.Content[0].Line-1, 1) // the --- line, as written before its content
+		}
+		return Defaults(), nil, e
 	}
 	locs, warns, errs := walk(path, &doc)
 	if len(errs) > 0 { // the file's shape is wrong; its values would be misread
@@ -173,6 +230,15 @@ func walk(path string, doc *yaml.Node) (map[string]loc, []Warning, []error) {
 	locs := map[string]loc{}
 	var warns []Warning
 	var errs []error
+	// Known keys and groups, looked up once per key: linear in the file.
+	known, groups := map[string]bool{}, map[string]bool{}
+	for _, f := range fields() {
+		known[strings.ToLower(f.key)] = true
+		if g, _, ok := strings.Cut(f.key, "."); ok {
+			groups[g] = true
+		}
+	}
+	unknown := 0
 	if len(doc.Content) == 0 || isNull(doc.Content[0]) { // empty, or only comments
 		return locs, nil, nil
 	}
@@ -193,22 +259,28 @@ func walk(path string, doc *yaml.Node) (map[string]loc, []Warning, []error) {
 				continue
 			}
 			seen[key] = k.Line
-			_, known := lookupField(key)
+			isGroup := groups[key]
 			switch {
-			case prefix == "" && isGroup(key) && v.Kind == yaml.MappingNode:
+			case prefix == "" && isGroup && v.Kind == yaml.MappingNode:
 				visit(v, key+".")
-			case prefix == "" && isGroup(key) && !isNull(v):
+			case prefix == "" && isGroup && !isNull(v):
 				errs = append(errs, &Error{File: path, Line: v.Line, Key: key, Value: nodeText(v),
 					Allowed: "a group of keys: " + strings.Join(groupMembers(key), ", "),
 					Fix:     fmt.Sprintf("put the keys of %s on the lines below it, indented by two spaces", key)})
-			case known:
+			case known[key]:
 				locs[key] = loc{line: v.Line, text: nodeText(v)}
-			case !isGroup(key):
-				warns = append(warns, Warning{File: path, Line: k.Line, Key: key, Suggestion: suggestFor(key, v)})
+			case !isGroup:
+				if unknown++; unknown <= maxUnknownWarnings {
+					warns = append(warns, Warning{File: path, Line: k.Line, Key: key, Suggestion: suggestFor(key, v)})
+				}
 			}
 		}
 	}
 	visit(root, "")
+	if unknown > maxUnknownWarnings {
+		warns = append(warns, Warning{File: path, Line: root.Line,
+			Note: fmt.Sprintf("%d more unknown keys are ignored; docs/configuration.md lists the keys", unknown-maxUnknownWarnings)})
+	}
 	return locs, warns, errs
 }
 

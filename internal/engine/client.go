@@ -306,7 +306,7 @@ func (c *Client) crashSummary(p *proc, tail string) string {
 	}
 	line := lines[len(lines)-1]
 	for _, l := range lines {
-		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") || strings.Contains(l, "terminate called") {
+		if isCrashLine(l) {
 			line = l
 			break
 		}
@@ -337,11 +337,60 @@ type proc struct {
 	frames  chan frame    // closed when stdout ends
 	done    chan struct{} // closed after cmd.Wait
 	tailMu  sync.Mutex
-	tail    []byte
+	out     outputRing
 	stopped sync.Once
 }
 
+// outputRing keeps the last tailMax bytes of the worker's output and, once a
+// line starts a crash report, the first tailMax bytes from that line: a
+// native crash's register dump alone is longer than the tail, and the line
+// that says what happened comes first.
+type outputRing struct {
+	tail      []byte
+	crash     []byte
+	crashFull bool // crash holds tailMax bytes and takes no more
+}
+
 const tailMax = 4 << 10
+
+// isCrashLine is the first line of a Go, C++ or signal crash report.
+func isCrashLine(l string) bool {
+	for _, p := range []string{"panic: ", "fatal error: ", "SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE", "terminate called", "unexpected signal"} {
+		if strings.HasPrefix(l, p) || (p == "terminate called" || p == "unexpected signal") && strings.Contains(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *outputRing) add(line string) {
+	o.tail = append(o.tail, line...)
+	o.tail = append(o.tail, '\n')
+	if len(o.tail) > tailMax {
+		o.tail = o.tail[len(o.tail)-tailMax:]
+	}
+	if (o.crash != nil || isCrashLine(line)) && !o.crashFull {
+		o.crash = append(o.crash, line...)
+		o.crash = append(o.crash, '\n')
+		if len(o.crash) >= tailMax {
+			o.crash, o.crashFull = o.crash[:tailMax], true
+		}
+	}
+}
+
+// String is the crash's first lines, when the tail no longer holds them, then the tail.
+func (o *outputRing) String() string {
+	tail := strings.TrimSpace(string(o.tail))
+	crash := strings.TrimSpace(string(o.crash))
+	if crash == "" || strings.Contains(tail, crash) {
+		return tail
+	}
+	first, _, _ := strings.Cut(crash, "\n")
+	if strings.Contains(tail, first) {
+		return tail
+	}
+	return crash + "\n…\n" + tail
+}
 
 func startProc(opt Options, spec Spec, log *slog.Logger) (*proc, error) {
 	cmd := exec.Command(opt.Exe, opt.Args...)
@@ -386,11 +435,7 @@ func startProc(opt Options, spec Spec, log *slog.Logger) (*proc, error) {
 			line := sc.Text()
 			log.Debug("worker", "pid", cmd.Process.Pid, "line", line)
 			p.tailMu.Lock()
-			p.tail = append(p.tail, line...)
-			p.tail = append(p.tail, '\n')
-			if len(p.tail) > tailMax {
-				p.tail = p.tail[len(p.tail)-tailMax:]
-			}
+			p.out.add(line)
 			p.tailMu.Unlock()
 		}
 		_, _ = io.Copy(io.Discard, stderr)
@@ -432,7 +477,7 @@ func (p *proc) kill() { _ = p.cmd.Process.Kill() }
 func (p *proc) stderrTail() string {
 	p.tailMu.Lock()
 	defer p.tailMu.Unlock()
-	return strings.TrimSpace(string(p.tail))
+	return p.out.String()
 }
 
 // stop asks the worker to quit, kills it if it does not within a second,

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -9,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"slices"
@@ -52,6 +52,21 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// BeamSize for decoding; default 5.
 	BeamSize int
+	// AllowedOrigins are the browser origins (scheme://host[:port]) whose
+	// pages may call the server; a request with any other Origin gets 403,
+	// so a web page the user visits cannot use a server it can reach.
+	AllowedOrigins []string
+	// AllowedHosts are Host header names accepted besides loopback names and
+	// the listen address's host, which stops DNS rebinding.
+	AllowedHosts []string
+	// UploadIdleTimeout ends an upload that sends nothing for this long with
+	// 408; default 10 s.
+	UploadIdleTimeout time.Duration
+	// MinUploadRate, in bytes per second, ends with 408 an upload that is
+	// slower on average after its first UploadIdleTimeout; default 4 KiB/s.
+	MinUploadRate int64
+	// FFmpegTimeout bounds converting an upload with ffmpeg; default 60 s.
+	FFmpegTimeout time.Duration
 }
 
 // DefaultAddr is loopback only: other machines need an explicit --listen.
@@ -82,8 +97,28 @@ func (c Config) withDefaults() Config {
 	if c.BeamSize <= 0 {
 		c.BeamSize = 5
 	}
+	if c.UploadIdleTimeout <= 0 {
+		c.UploadIdleTimeout = 10 * time.Second
+	}
+	if c.MinUploadRate <= 0 {
+		c.MinUploadRate = 4 << 10
+	}
+	if c.FFmpegTimeout <= 0 {
+		c.FFmpegTimeout = time.Minute
+	}
 	return c
 }
+
+// decodeSlots is how many uploads are decoded at once: each may hold up to
+// MaxAudio of 16 kHz samples while decoding, so this bounds the memory
+// that uploads cost together.
+const decodeSlots = 2
+
+// Caps on what an answer or a log line repeats of a request.
+const (
+	maxEcho      = 200 // bytes of a path or value quoted back
+	maxFieldSize = 64 << 10
+)
 
 // ErrNoAuth means a non-loopback address was asked for without an API key.
 var ErrNoAuth = errors.New("refusing to listen on a non-loopback address without an API key")
@@ -91,15 +126,32 @@ var ErrNoAuth = errors.New("refusing to listen on a non-loopback address without
 // CheckListen refuses an address other machines can reach unless requests
 // need a key or the user explicitly gave up on one.
 func CheckListen(addr, apiKey string, insecureNoAuth bool) error {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("listen address %q: %w; use HOST:PORT such as %s", addr, err, DefaultAddr)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("listen address %q: port %q is not a number from 0 to 65535; use HOST:PORT such as %s", addr, port, DefaultAddr)
 	}
 	if apiKey != "" || insecureNoAuth || isLoopback(host) {
 		return nil
 	}
 	return fmt.Errorf("%w: %s can be reached from other machines; pass --api-key KEY (clients send it as a bearer token), or --insecure-no-auth to serve anyone who can connect, or listen on %s",
 		ErrNoAuth, addr, DefaultAddr)
+}
+
+// CheckAPIKey trims the whitespace around a key and refuses one that is
+// empty after that or holds whitespace or control characters inside: HTTP
+// trims header values, so no client could ever send such a key.
+func CheckAPIKey(key string) (string, error) {
+	trimmed := strings.TrimSpace(key)
+	switch {
+	case key != "" && trimmed == "":
+		return "", errors.New("the API key is only whitespace; give a key of visible characters, or none on a loopback address")
+	case strings.IndexFunc(trimmed, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0:
+		return "", errors.New("the API key holds whitespace or control characters, which clients cannot send in a header; use letters, digits and punctuation only")
+	}
+	return trimmed, nil
 }
 
 func isLoopback(host string) bool {
@@ -119,20 +171,28 @@ type Server struct {
 
 	slots  chan struct{} // admitted requests: the one transcribing plus the queue
 	engine chan struct{} // held while transcribing
+	decode chan struct{} // held while decoding an upload
 
 	mu      sync.Mutex
 	avgTook time.Duration // moving average of a transcription, for Retry-After
+	running time.Time     // when the transcription in progress started; zero when none
 }
 
 // New checks cfg and makes a server over eng; Serve runs it.
 func New(cfg Config, log *slog.Logger, eng Transcriber) (*Server, error) {
 	cfg = cfg.withDefaults()
+	key, err := CheckAPIKey(cfg.APIKey)
+	if err != nil {
+		return nil, err
+	}
+	cfg.APIKey = key
 	if err := CheckListen(cfg.Addr, cfg.APIKey, cfg.InsecureNoAuth); err != nil {
 		return nil, err
 	}
 	return &Server{
 		cfg: cfg, log: log.With("pkg", "server"), eng: eng,
 		slots: make(chan struct{}, cfg.Queue+1), engine: make(chan struct{}, 1),
+		decode:  make(chan struct{}, decodeSlots),
 		avgTook: 2 * time.Second,
 	}, nil
 }
@@ -144,9 +204,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("GET /v1/models/{id}", s.model)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route %s %s; this server answers POST /v1/audio/transcriptions and GET /v1/models", r.Method, r.URL.Path), "")
+		writeError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route %s %s; this server answers POST /v1/audio/transcriptions and GET /v1/models", clip(r.Method), clip(r.URL.Path)), "")
 	})
-	return s.logged(s.authed(mux))
+	return s.logged(s.guarded(s.authed(mux)))
 }
 
 // Listen opens the configured address.
@@ -196,6 +256,9 @@ type statusWriter struct {
 	code int
 }
 
+// Unwrap lets http.ResponseController reach the connection (read deadlines).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *statusWriter) WriteHeader(code int) {
 	w.code = code
 	w.ResponseWriter.WriteHeader(code)
@@ -207,7 +270,7 @@ func (s *Server) logged(next http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
 		next.ServeHTTP(sw, r)
-		s.log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.code,
+		s.log.Info("request", "method", clip(r.Method), "path", clip(r.URL.Path), "status", sw.code,
 			"took", time.Since(start).Round(time.Millisecond), "remote", r.RemoteAddr)
 	})
 }
@@ -216,13 +279,18 @@ func (s *Server) authed(next http.Handler) http.Handler {
 	if s.cfg.APIKey == "" {
 		return next
 	}
-	want := []byte("Bearer " + s.cfg.APIKey)
+	want := []byte(s.cfg.APIKey)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
+		header := r.Header.Get("Authorization")
+		// The scheme is case-insensitive (RFC 7235); the key is not.
+		var got []byte
+		if scheme, key, ok := strings.Cut(header, " "); ok && strings.EqualFold(scheme, "Bearer") {
+			got = []byte(strings.TrimLeft(key, " "))
+		}
 		if subtle.ConstantTimeCompare(got, want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="whisperkey"`)
 			msg := "missing API key: send the header Authorization: Bearer KEY"
-			if len(got) > 0 {
+			if header != "" {
 				msg = "incorrect API key: send the key the server was started with (--api-key)"
 			}
 			writeError(w, http.StatusUnauthorized, "invalid_request_error", "", msg, "invalid_api_key")
@@ -230,6 +298,67 @@ func (s *Server) authed(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// guarded refuses what a browser page, rather than a program, would send:
+// a cross-origin request (a page may POST a form to any server it can
+// reach, without a preflight) and a Host that is not this server's (DNS
+// rebinding turns a page's own origin into this address).
+func (s *Server) guarded(next http.Handler) http.Handler {
+	listenHost, _, _ := net.SplitHostPort(s.cfg.Addr)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin := r.Header.Get("Origin"); origin != "" {
+			if !slices.Contains(s.cfg.AllowedOrigins, origin) {
+				writeError(w, http.StatusForbidden, "invalid_request_error", "",
+					fmt.Sprintf("requests from web pages are refused (Origin %q); start serve with --allow-origin %s to let that page call it", clip(origin), clip(origin)), "origin_not_allowed")
+				return
+			}
+			w.Header().Set("Access-Control-Allow-Origin", origin)
+			w.Header().Set("Vary", "Origin")
+			if r.Method == http.MethodOptions {
+				w.Header().Set("Access-Control-Allow-Methods", "GET, POST")
+				w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		if !s.hostAllowed(r.Host, listenHost) {
+			writeError(w, http.StatusForbidden, "invalid_request_error", "",
+				fmt.Sprintf("Host %q is not this server's name; connect to %s, or start serve with --allow-host NAME", clip(r.Host), s.cfg.Addr), "host_not_allowed")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed: loopback names, the listen host and the configured names;
+// any name when the server needs a key, which a rebound page does not have.
+func (s *Server) hostAllowed(hostport, listenHost string) bool {
+	if s.cfg.APIKey != "" {
+		return true
+	}
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if isLoopback(host) || strings.EqualFold(host, listenHost) {
+		return true
+	}
+	if ip := net.ParseIP(listenHost); ip != nil && ip.IsUnspecified() && s.cfg.InsecureNoAuth {
+		if hip := net.ParseIP(host); hip != nil {
+			return true // an open server reached by address; names still need --allow-host
+		}
+	}
+	return slices.ContainsFunc(s.cfg.AllowedHosts, func(a string) bool { return strings.EqualFold(a, host) })
+}
+
+// clip quotes at most maxEcho bytes of what a client sent, for logs and answers.
+func clip(v string) string {
+	if len(v) <= maxEcho {
+		return v
+	}
+	return v[:maxEcho] + "…"
 }
 
 type modelObject struct {
@@ -271,6 +400,8 @@ func (s *Server) model(w http.ResponseWriter, r *http.Request) {
 
 // request is a parsed transcription request.
 type request struct {
+	upload      []byte // the file field, read in full before decoding
+	uploadName  string
 	samples     []float32
 	model       string
 	language    string
@@ -298,7 +429,29 @@ func badRequest(param, format string, args ...any) *apiError {
 var formats = []string{"json", "text", "verbose_json", "srt", "vtt"}
 
 func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
-	// Admission first: a full queue answers at once, before reading the upload.
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	// The upload is read in full, at a minimum pace, before it takes any
+	// slot: a slow or stalled client holds only its own connection.
+	req, err := s.parse(w, r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	select {
+	case s.decode <- struct{}{}:
+	case <-ctx.Done():
+		s.fail(w, ctx.Err())
+		return
+	}
+	req.samples, err = s.decodeUpload(req.upload, req.uploadName)
+	<-s.decode
+	req.upload = nil
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	// Admission: a full queue answers at once.
 	select {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
@@ -308,14 +461,6 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("the server is busy (%d requests queued); retry after the Retry-After seconds", s.cfg.Queue), "queue_full")
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
-	defer cancel()
-
-	req, err := s.parse(w, r)
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
 	select {
 	case s.engine <- struct{}{}:
 	case <-ctx.Done():
@@ -323,7 +468,13 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
+	s.mu.Lock()
+	s.running = start
+	s.mu.Unlock()
 	res, err := s.eng.Transcribe(ctx, req.samples, s.options(req))
+	s.mu.Lock()
+	s.running = time.Time{}
+	s.mu.Unlock()
 	<-s.engine
 	if err != nil {
 		s.fail(w, err)
@@ -333,16 +484,75 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 	s.write(w, req, res)
 }
 
-// parse reads the multipart form as a stream, holding at most one upload in memory.
+// errSlowUpload means the client sent the upload too slowly or stopped.
+var errSlowUpload = errors.New("upload too slow")
+
+// pacedBody ends an upload that stalls for idle or averages under minRate
+// bytes per second once idle has passed.
+type pacedBody struct {
+	r       io.Reader
+	rc      *http.ResponseController
+	start   time.Time
+	idle    time.Duration
+	minRate int64
+	n       int64
+	slow    bool
+}
+
+func (p *pacedBody) Read(b []byte) (int, error) {
+	if p.slow {
+		return 0, errSlowUpload
+	}
+	_ = p.rc.SetReadDeadline(time.Now().Add(p.idle))
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		p.slow = true
+		return n, errSlowUpload
+	}
+	if el := time.Since(p.start); el > p.idle && float64(p.n) < el.Seconds()*float64(p.minRate) {
+		p.slow = true
+		return n, errSlowUpload
+	}
+	return n, err
+}
+
+// parse reads the multipart form, the file into memory (at most MaxUploadBytes).
 func (s *Server) parse(w http.ResponseWriter, r *http.Request) (*request, error) {
 	if r.ContentLength > s.cfg.MaxUploadBytes {
 		// Declared too big: say so before receiving a byte of it.
 		return nil, readError("file", &http.MaxBytesError{Limit: s.cfg.MaxUploadBytes})
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxUploadBytes)
+	paced := &pacedBody{r: r.Body, rc: http.NewResponseController(w), start: time.Now(),
+		idle: s.cfg.UploadIdleTimeout, minRate: s.cfg.MinUploadRate}
+	r.Body = http.MaxBytesReader(w, readCloser{paced, r.Body}, s.cfg.MaxUploadBytes)
+	req, err := s.parseForm(r)
+	if paced.slow {
+		// Nothing more is read from this client: the connection closes.
+		_ = paced.rc.SetReadDeadline(time.Now())
+		w.Header().Set("Connection", "close")
+		return nil, &apiError{status: http.StatusRequestTimeout, typ: "invalid_request_error", param: "file",
+			msg: fmt.Sprintf("the upload stalled or was slower than %d KiB/s; send it again over a faster connection", s.cfg.MinUploadRate>>10), code: "upload_timeout"}
+	}
+	if err == nil {
+		_ = paced.rc.SetReadDeadline(time.Time{})
+	}
+	return req, err
+}
+
+// readCloser reads through r and closes c.
+type readCloser struct {
+	io.Reader
+	c io.Closer
+}
+
+func (rc readCloser) Close() error { return rc.c.Close() }
+
+func (s *Server) parseForm(r *http.Request) (*request, error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, badRequest("", "the request must be multipart/form-data with the audio in a field named file (%v)", err)
+		return nil, badRequest("", "the request must be multipart/form-data with the audio in a field named file (%s)", clip(err.Error()))
 	}
 	req := &request{format: "json"}
 	var haveFile bool
@@ -360,14 +570,18 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request) (*request, error)
 				return nil, badRequest("file", "the form has two file fields; send one audio file")
 			}
 			haveFile = true
-			if req.samples, err = s.decode(p); err != nil {
-				return nil, err
+			req.uploadName = p.FileName()
+			if req.upload, err = io.ReadAll(p); err != nil {
+				return nil, readError("file", err)
 			}
 			continue
 		}
-		v, err := io.ReadAll(io.LimitReader(p, 64<<10))
+		v, err := io.ReadAll(io.LimitReader(p, maxFieldSize+1))
 		if err != nil {
-			return nil, readError(name, err)
+			return nil, readError(clip(name), err)
+		}
+		if len(v) > maxFieldSize {
+			return nil, badRequest(clip(name), "the form field %q is longer than %d KiB; send a shorter value", clip(name), maxFieldSize>>10)
 		}
 		if err := req.set(name, strings.TrimSpace(string(v))); err != nil {
 			return nil, err
@@ -410,50 +624,29 @@ func (req *request) set(name, v string) error {
 	return nil
 }
 
-// decode turns the uploaded file into 16 kHz mono samples within the limits.
-func (s *Server) decode(p *multipart.Part) ([]float32, error) {
-	name := p.FileName()
+// decodeUpload turns the uploaded file into 16 kHz mono samples within the
+// limits: decoding stops at MaxAudio, so a small file declaring hours costs
+// no more than MaxAudio of samples.
+func (s *Server) decodeUpload(data []byte, name string) ([]float32, error) {
 	if name == "" {
 		name = "the uploaded file"
 	}
-	rec := &errRecorder{r: p}
-	samples, err := audio.DecodeNamed(rec, name)
-	// A decoder reads a cut-off stream as a truncated file; an upload stopped
-	// by the size limit or a broken connection must not pass for one.
-	if rec.err != nil {
-		return nil, readError("file", rec.err)
-	}
-	if err != nil {
-		if errors.Is(err, audio.ErrNotWAV) || errors.Is(err, audio.ErrCorruptWAV) ||
-			errors.Is(err, audio.ErrUnsupportedWAV) || errors.Is(err, audio.ErrUnsupportedFormat) ||
-			errors.Is(err, audio.ErrCorruptAudio) {
-			return nil, badRequest("file", "%s", err.Error())
-		}
-		return nil, readError("file", err)
-	}
-	if d := time.Duration(len(samples)) * time.Second / audio.SampleRate; d > s.cfg.MaxAudio {
+	name = strconv.Quote(clip(name))
+	samples, err := audio.DecodeNamed(bytes.NewReader(data), name, audio.Limits{MaxAudio: s.cfg.MaxAudio, FFmpegTimeout: s.cfg.FFmpegTimeout})
+	switch {
+	case errors.Is(err, audio.ErrTooLong):
 		return nil, &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", param: "file",
-			msg: fmt.Sprintf("the audio is %s long; this server takes at most %s per request (split it, or start serve with a larger --max-audio)",
-				d.Round(time.Second), s.cfg.MaxAudio)}
-	}
-	if len(samples) == 0 {
+			msg: fmt.Sprintf("the audio is longer than %s; this server takes at most %s per request (split it, or start serve with a larger --max-audio)", s.cfg.MaxAudio, s.cfg.MaxAudio)}
+	case errors.Is(err, audio.ErrNotWAV) || errors.Is(err, audio.ErrCorruptWAV) ||
+		errors.Is(err, audio.ErrUnsupportedWAV) || errors.Is(err, audio.ErrUnsupportedFormat) ||
+		errors.Is(err, audio.ErrCorruptAudio):
+		return nil, badRequest("file", "%s", err.Error())
+	case err != nil:
+		return nil, readError("file", err)
+	case len(samples) == 0:
 		return nil, badRequest("file", "%s holds no audio", name)
 	}
 	return samples, nil
-}
-
-// errRecorder keeps the first read error other than EOF.
-type errRecorder struct {
-	r   io.Reader
-	err error
-}
-
-func (e *errRecorder) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF && e.err == nil {
-		e.err = err
-	}
-	return n, err
 }
 
 // readError reports a failed upload: over the size limit is 413.
@@ -463,7 +656,7 @@ func readError(param string, err error) error {
 		return &apiError{status: http.StatusRequestEntityTooLarge, typ: "invalid_request_error", param: param,
 			msg: fmt.Sprintf("the upload is larger than this server's limit of %d MiB; send a shorter or compressed file, or start serve with a larger --max-upload-mb", mbe.Limit>>20)}
 	}
-	return badRequest(param, "could not read the upload: %v", err)
+	return badRequest(param, "could not read the upload: %s", clip(err.Error()))
 }
 
 func (s *Server) options(req *request) whisper.Options {
@@ -510,12 +703,20 @@ func (s *Server) took(d time.Duration) {
 	s.mu.Unlock()
 }
 
-// retryAfter estimates, in whole seconds, when the queue will have room.
+// retryAfter estimates, in whole seconds, when the queue will have room: when
+// the transcription in progress ends. Its length is taken as the recent
+// average, or as long as it has already run when that is longer, so a long
+// job is not answered with a retry in one second.
 func (s *Server) retryAfter() int {
 	s.mu.Lock()
-	avg := s.avgTook
+	avg, running := s.avgTook, s.running
 	s.mu.Unlock()
-	return max(1, int(math.Ceil(avg.Seconds())))
+	wait := avg
+	if !running.IsZero() {
+		ran := time.Since(running)
+		wait = max(avg-ran, ran)
+	}
+	return max(1, int(math.Ceil(wait.Seconds())))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

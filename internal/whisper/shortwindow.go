@@ -92,7 +92,7 @@ func (t *Transcriber) transcribeShort(ctx context.Context, mel *Mel, contentFram
 	}
 	var previous []int
 	if p := strings.TrimSpace(opt.InitialPrompt); p != "" {
-		if previous, err = t.tok.Encode(" " + p); err != nil {
+		if previous, err = t.tok.Encode(promptTail(" " + p)); err != nil {
 			return false, fmt.Errorf("initial prompt: %w", err)
 		}
 	}

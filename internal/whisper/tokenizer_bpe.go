@@ -204,14 +204,25 @@ func (e *bpeEncoder) encodeOrdinary(ids []int, text string) []int {
 		n := preTokenLen(text)
 		word := text[:n]
 		text = text[n:]
-		sym = sym[:0]
-		for i := 0; i < len(word); i++ {
-			sym = append(sym, e.byteID[word[i]])
+		// BPE is quadratic in a word's length: a word longer than any real
+		// one (a prompt of one 1 MB "word") is merged in pieces, which
+		// differs from Hugging Face only for such words.
+		for len(word) > 0 {
+			piece := word[:min(len(word), maxBPEWord)]
+			word = word[len(piece):]
+			sym = sym[:0]
+			for i := 0; i < len(piece); i++ {
+				sym = append(sym, e.byteID[piece[i]])
+			}
+			ids = append(ids, e.bpe(sym)...)
 		}
-		ids = append(ids, e.bpe(sym)...)
 	}
 	return ids
 }
+
+// maxBPEWord is the longest pre-token merged as one, in bytes: Whisper's
+// longest token is 33 bytes, and no word of any language comes near.
+const maxBPEWord = 1 << 10
 
 // bpe applies merges to one pre-token's byte symbols, always the
 // lowest-ranked pair first and the leftmost among equals, like tokenizers.

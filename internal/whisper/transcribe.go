@@ -222,7 +222,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 
 	var allTokens []int
 	if p := strings.TrimSpace(opt.InitialPrompt); p != "" {
-		ids, err := t.tok.Encode(" " + p)
+		ids, err := t.tok.Encode(promptTail(" " + p))
 		if err != nil {
 			return nil, fmt.Errorf("initial prompt: %w", err)
 		}
@@ -332,7 +332,7 @@ func (t *Transcriber) prompt(previous, sot []int, opt Options, first bool) ([]in
 		p = append(p, t.tok.SOTPrev())
 		budget := half
 		if hot != "" && prefix == "" {
-			ids, err := t.tok.Encode(" " + hot)
+			ids, err := t.tok.Encode(promptHead(" " + hot))
 			if err != nil {
 				return nil, fmt.Errorf("hotwords: %w", err)
 			}
@@ -352,7 +352,7 @@ func (t *Transcriber) prompt(previous, sot []int, opt Options, first bool) ([]in
 		p = append(p, t.tok.NoTimestamps())
 	}
 	if prefix != "" {
-		ids, err := t.tok.Encode(" " + prefix)
+		ids, err := t.tok.Encode(promptHead(" " + prefix))
 		if err != nil {
 			return nil, fmt.Errorf("prefix: %w", err)
 		}

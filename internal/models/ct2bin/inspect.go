@@ -80,7 +80,9 @@ func Inspect(modelDir string) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkConfig(filepath.Join(modelDir, "config.json")); err != nil {
+	cpath := filepath.Join(modelDir, "config.json")
+	langIDs, err := checkConfig(cpath)
+	if err != nil {
 		return nil, err
 	}
 	vocab, vpath, err := readVocabulary(modelDir)
@@ -99,6 +101,9 @@ func Inspect(modelDir string) (*Info, error) {
 		return nil, invalid(nil, "%s has neither <|nospeech|> nor <|nocaptions|> — re-download the model", vpath)
 	}
 	info.Multilingual = slices.Contains(vocab, "")
+	if err := checkLangIDs(cpath, langIDs, vocab, info.Multilingual); err != nil {
+		return nil, err
+	}
 	return info, nil
 }
 
@@ -324,22 +329,45 @@ func readModelBin(dir string) (*Info, error) {
 	return info, nil
 }
 
-func checkConfig(path string) error {
+// checkConfig checks config.json has the keys CTranslate2 needs and returns its lang_ids.
+func checkConfig(path string) (json.RawMessage, error) {
 	// CTranslate2 reads these without checking; a missing one fails only at transcription time.
 	keys := []string{"alignment_heads", "lang_ids", "suppress_ids", "suppress_ids_begin"}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return invalid(err, "model directory %s has no config.json — re-download the model (CTranslate2 reads %s from it)", filepath.Dir(path), strings.Join(keys, ", "))
+		return nil, invalid(err, "model directory %s has no config.json — re-download the model (CTranslate2 reads %s from it)", filepath.Dir(path), strings.Join(keys, ", "))
 	} else if err != nil {
-		return invalid(err, "cannot read config.json: %v", err)
+		return nil, invalid(err, "cannot read config.json: %v", err)
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
-		return invalid(err, "%s is not a JSON object (%v) — re-download the model", path, err)
+		return nil, invalid(err, "%s is not a JSON object (%v) — re-download the model", path, err)
 	}
 	for _, k := range keys {
 		if _, ok := m[k]; !ok {
-			return invalid(nil, "%s lacks %q, which CTranslate2 needs to transcribe — reconvert the model with a current ct2-transformers-converter", path, k)
+			return nil, invalid(nil, "%s lacks %q, which CTranslate2 needs to transcribe — reconvert the model with a current ct2-transformers-converter", path, k)
+		}
+	}
+	return m["lang_ids"], nil
+}
+
+// checkLangIDs checks that lang_ids lists language tokens of the vocabulary:
+// CTranslate2 detects the language among exactly these ids, so an empty
+// list fails every detection and a wrong id silently worsens the text.
+func checkLangIDs(path string, raw json.RawMessage, vocab []string, multilingual bool) error {
+	var ids []int
+	if err := json.Unmarshal(raw, &ids); err != nil {
+		return invalid(err, "%s: lang_ids is not a list of token ids (%.40s) — re-download the model", path, raw)
+	}
+	if len(ids) == 0 && multilingual { // an English-only model never detects
+		return invalid(nil, "%s: lang_ids is empty, so no language can be detected — re-download the model", path)
+	}
+	for _, id := range ids {
+		if id < 0 || id >= len(vocab) {
+			return invalid(nil, "%s: lang_ids holds %d, outside the vocabulary of %d tokens — re-download the model", path, id, len(vocab))
+		}
+		if tok := vocab[id]; !strings.HasPrefix(tok, "<|") || !strings.HasSuffix(tok, "|>") {
+			return invalid(nil, "%s: lang_ids holds %d, which is the token %q, not a language — re-download the model", path, id, tok)
 		}
 	}
 	return nil

@@ -1,0 +1,153 @@
+// Package audiotest builds hostile audio files for tests: files small on
+// disk that declare absurd rates or hours of audio.
+package audiotest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// BadRateFLAC is the 66-byte FLAC of issue 27: its STREAMINFO says 1 Hz.
+const BadRateFLAC = "664c614380000022ffffffff000000000000000010700001fffe00000000000000000000000000000000fff8700200fffea500002616fff8700201fffece0000590a"
+
+// SilentFLAC is a valid mono 8-bit FLAC of seconds of silence at rate Hz,
+// in frames of 65535 constant samples: about 12 bytes per frame, so an hour
+// at 1 kHz is under 1 KB.
+func SilentFLAC(rate, seconds int) []byte {
+	const block = 65535
+	total := int64(rate) * int64(seconds)
+	var b bytes.Buffer
+	b.WriteString("fLaC")
+	b.Write([]byte{0x80, 0, 0, 34}) // last metadata block: STREAMINFO, 34 bytes
+	info := make([]byte, 34)
+	binary.BigEndian.PutUint16(info[0:], block)
+	binary.BigEndian.PutUint16(info[2:], block)
+	// rate (20 bits), channels-1 (3), bits-1 (5), total samples (36)
+	v := uint64(rate)<<44 | uint64(0)<<41 | uint64(7)<<36 | uint64(total)
+	binary.BigEndian.PutUint64(info[10:], v)
+	b.Write(info)
+	for n, left := uint64(0), total; left > 0; n++ {
+		size := min(left, block)
+		left -= size
+		h := []byte{0xFF, 0xF8, 0x70, 0x02}
+		h = append(h, utf8Num(n)...)
+		h = binary.BigEndian.AppendUint16(h, uint16(size-1))
+		h = append(h, crc8(h))
+		h = append(h, 0x00, 0x00) // CONSTANT subframe, value 0
+		h = binary.BigEndian.AppendUint16(h, crc16(h))
+		b.Write(h)
+	}
+	return b.Bytes()
+}
+
+// utf8Num is FLAC's UTF-8-like coding of a frame number.
+func utf8Num(n uint64) []byte {
+	if n < 0x80 {
+		return []byte{byte(n)}
+	}
+	var tail []byte
+	lead, room := byte(0x80), uint64(0x3F)
+	for n > room {
+		tail = append([]byte{0x80 | byte(n&0x3F)}, tail...)
+		n >>= 6
+		lead = lead>>1 | 0x80
+		room >>= 1
+	}
+	return append([]byte{lead | byte(n)}, tail...)
+}
+
+func crc8(b []byte) byte {
+	var c byte
+	for _, x := range b {
+		c ^= x
+		for range 8 {
+			if c&0x80 != 0 {
+				c = c<<1 ^ 0x07
+			} else {
+				c <<= 1
+			}
+		}
+	}
+	return c
+}
+
+func crc16(b []byte) uint16 {
+	var c uint16
+	for _, x := range b {
+		c ^= uint16(x) << 8
+		for range 8 {
+			if c&0x8000 != 0 {
+				c = c<<1 ^ 0x8005
+			} else {
+				c <<= 1
+			}
+		}
+	}
+	return c
+}
+
+// FFmpeg makes a file with ffmpeg from its arguments (output last, written
+// in a temporary directory as name) and returns its bytes.
+func FFmpeg(t testing.TB, name string, args ...string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command("ffmpeg", append(append([]string{"-nostdin", "-hide_banner", "-loglevel", "error", "-y"}, args...), out)...)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg %v: %v\n%s", args, err, msg)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// VorbisAtRate is a short Ogg Vorbis file made by ffmpeg whose
+// identification header is then patched to say rate Hz, with the first
+// page's checksum fixed so the patched header is read.
+func VorbisAtRate(t testing.TB, rate uint32) []byte {
+	t.Helper()
+	b := FFmpeg(t, "tone.ogg", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=1", "-c:a", "libvorbis", "-ac", "1")
+	i := bytes.Index(b, []byte("\x01vorbis"))
+	if i < 0 || !bytes.HasPrefix(b, []byte("OggS")) {
+		t.Fatal("ffmpeg wrote no Ogg Vorbis identification header")
+	}
+	binary.LittleEndian.PutUint32(b[i+12:], rate)
+	segs := int(b[26])
+	size := 27 + segs
+	for _, s := range b[27 : 27+segs] {
+		size += int(s)
+	}
+	binary.LittleEndian.PutUint32(b[22:], 0)
+	binary.LittleEndian.PutUint32(b[22:], oggCRC(b[:size]))
+	return b
+}
+
+func oggCRC(b []byte) uint32 {
+	var c uint32
+	for _, x := range b {
+		c ^= uint32(x) << 24
+		for range 8 {
+			if c&0x80000000 != 0 {
+				c = c<<1 ^ 0x04C11DB7
+			} else {
+				c <<= 1
+			}
+		}
+	}
+	return c
+}
+
+// HideLength returns a copy of a SilentFLAC file whose STREAMINFO says its
+// length is unknown (0), as a streaming encoder writes it: a decoder then
+// has only the frames to count.
+func HideLength(flac []byte) []byte {
+	b := bytes.Clone(flac)
+	v := binary.BigEndian.Uint64(b[18:])
+	binary.BigEndian.PutUint64(b[18:], v&^(1<<36-1))
+	return b
+}
