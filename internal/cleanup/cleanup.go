@@ -60,13 +60,13 @@ func (r Result) Notice() string {
 	case r.Err == nil:
 		return ""
 	case errors.Is(r.Err, ErrTimeout):
-		return "AI cleanup timed out; pasted as heard"
+		return "Cleanup timed out, pasted as heard"
 	case errors.Is(r.Err, ErrRefused):
-		return "AI cleanup refused; pasted as heard"
+		return "Cleanup refused, pasted as heard"
 	case errors.Is(r.Err, ErrNotRewrite):
-		return "AI cleanup answer unusable; pasted as heard"
+		return "Cleanup unusable, pasted as heard"
 	}
-	return "AI cleanup failed; pasted as heard"
+	return "Cleanup failed, pasted as heard"
 }
 
 // Client talks to one chat endpoint. It is safe for concurrent use.

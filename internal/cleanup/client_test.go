@@ -44,7 +44,7 @@ func TestFaultyServerKeepsTheDictation(t *testing.T) {
 		{"returns 500", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, `{"error":{"message":"model crashed"}}`, http.StatusInternalServerError)
 		}, ErrServer, "failed"},
-		{"answers an unrelated paragraph", answer("Tuesday takes its name from Tyr, the Norse god of war. "+
+		{"answers an unrelated paragraph", answer("Tuesday takes its name from Tyr, the Norse god of war. " +
 			"Most European languages name the day after a god, a custom the Romans began with Mars."), ErrNotRewrite, "unusable"},
 		{"replies instead of rewriting", answer("Sure, Tuesday works for me! What time should we meet?"), ErrNotRewrite, "unusable"},
 		{"refuses", func(w http.ResponseWriter, r *http.Request) {

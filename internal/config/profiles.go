@@ -273,7 +273,9 @@ func (p *Profile) set(k string, v any) error {
 	case "auto_send":
 		return flag(&p.AutoSend)
 	case "paste":
-		ok := func(s string) bool { return slices.Contains([]string{PastePaste, PasteClipboard, PasteEnter, PasteType}, s) }
+		ok := func(s string) bool {
+			return slices.Contains([]string{PastePaste, PasteClipboard, PasteEnter, PasteType}, s)
+		}
 		if err := text(&p.Paste, ok); err != nil {
 			return fmt.Errorf("use %s, %s, %s or %s", PastePaste, PasteClipboard, PasteEnter, PasteType)
 		}

@@ -101,10 +101,12 @@ func (d *desk) onAppEvent(e app.Event) {
 		tm := e.Timings
 		d.log.Info("dictated", "chars", len(e.Text), "audio_ms", tm.Audio.Milliseconds(),
 			"release_to_paste_ms", tm.ReleaseToPaste.Milliseconds(), "capture_stop_ms", tm.CaptureStop.Milliseconds(),
-			"features_ms", tm.Features.Milliseconds(), "engine_ms", tm.Engine.Milliseconds(), "paste_ms", tm.Paste.Milliseconds())
-		d.remember(e.Text)
+			"features_ms", tm.Features.Milliseconds(), "engine_ms", tm.Engine.Milliseconds(), "paste_ms", tm.Paste.Milliseconds(),
+			"profile", e.Profile, "cleanup", e.Cleanup, "cleanup_ms", tm.Cleanup.Milliseconds())
+		d.rememberDictation(e)
 		d.refreshMenu()
 	}
+	d.onProfileEvent(e)
 	d.showOnIndicator(e)
 	if e.State == app.Error && errors.Is(e.Err, output.ErrNotRead) {
 		d.remember(e.Text) // it waits on the clipboard; keep it in Recent too

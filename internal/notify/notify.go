@@ -21,6 +21,7 @@ const (
 	KindNotPasted
 	KindNoModel
 	KindRemoteFallback
+	KindCleanupFallback
 )
 
 func (k Kind) String() string {
@@ -43,6 +44,8 @@ func (k Kind) String() string {
 		return "no-model"
 	case KindRemoteFallback:
 		return "remote-fallback"
+	case KindCleanupFallback:
+		return "cleanup-fallback"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -110,6 +113,12 @@ func NoModel(detail string) Message {
 // RemoteFallback says the remote engine failed and dictation went to the local one.
 func RemoteFallback(detail string) Message {
 	return Message{Kind: KindRemoteFallback, Summary: "Dictating on this computer", Body: detail}
+}
+
+// CleanupFallback says the AI cleanup's answer was not used and the text
+// went out as heard; detail says why.
+func CleanupFallback(detail string) Message {
+	return Message{Kind: KindCleanupFallback, Summary: "Pasted as heard, without AI cleanup", Body: detail}
 }
 
 // TextNotPasted says the target never read the clipboard, so the text waits there.
