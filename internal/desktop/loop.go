@@ -162,6 +162,8 @@ func (d *desk) onAction(ctx context.Context, a tray.Action) {
 		d.copyRecent(ctx, a.Value)
 	case tray.ToggleStartAtLogin:
 		d.setStartAtLogin(a.Value)
+	case tray.SelectProfile:
+		d.onProfileAction(a.Value)
 	case tray.Quit:
 		d.quit()
 	}
