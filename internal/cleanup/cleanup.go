@@ -110,6 +110,13 @@ func Endpoint(raw string) (string, error) {
 	return u.String(), nil
 }
 
+// The worked example sent before each dictation: a rewrite that fits every
+// built-in mode (no fillers, punctuated, nothing to enumerate).
+const (
+	exampleDictation = "uh so we need to um fix the login page"
+	exampleRewrite   = "We need to fix the login page."
+)
+
 type chatMessage struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
@@ -120,6 +127,7 @@ type chatRequest struct {
 	Messages    []chatMessage `json:"messages"`
 	Temperature float64       `json:"temperature"`
 	MaxTokens   int           `json:"max_tokens"`
+	Stop        []string      `json:"stop,omitempty"`
 	Stream      bool          `json:"stream"`
 }
 
@@ -159,13 +167,20 @@ func (c *Client) ask(ctx context.Context, instruction, text string) (string, err
 	defer cancel()
 	body, err := json.Marshal(chatRequest{
 		Model: c.cfg.Model,
+		// One worked example before the dictation: without it small models
+		// answer the dictation ("Sure, Tuesday works!") instead of rewriting it.
 		Messages: []chatMessage{
 			{Role: "system", Content: instruction},
+			{Role: "user", Content: exampleDictation},
+			{Role: "assistant", Content: exampleRewrite},
 			{Role: "user", Content: text},
 		},
 		// Enough for a rewrite that is somewhat longer; a reply that runs
 		// on is cut short and then rejected as too long.
 		MaxTokens: 64 + len(text)/2,
+		// A dictation without a blank line is rewritten without one; small
+		// models go on after the rewrite with comments of their own.
+		Stop: stopAtBlankLine(text),
 	})
 	if err != nil {
 		return "", fmt.Errorf("%w: encode the request: %v", ErrServer, err)
@@ -199,6 +214,13 @@ func (c *Client) ask(ctx context.Context, instruction, text string) (string, err
 		return "", ErrRefused
 	}
 	return ch.Message.Content, nil
+}
+
+func stopAtBlankLine(text string) []string {
+	if strings.Contains(text, "\n\n") {
+		return nil
+	}
+	return []string{"\n\n"}
 }
 
 func (c *Client) transportError(ctx context.Context, err error) error {

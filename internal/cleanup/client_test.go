@@ -100,8 +100,10 @@ func TestRequestCarriesKeyModelAndText(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Rewrite(context.Background(), "Be formal.", dictated)
-	if got.auth != "Bearer k1" || got.body.Model != "tiny-chat" || len(got.body.Messages) != 2 ||
-		got.body.Messages[0].Content != "Be formal." || got.body.Messages[1].Content != dictated || got.body.Stream {
+	m := got.body.Messages
+	if got.auth != "Bearer k1" || got.body.Model != "tiny-chat" || len(m) != 4 || m[0].Role != "system" ||
+		m[0].Content != "Be formal." || m[3].Role != "user" || m[3].Content != dictated || got.body.Stream ||
+		len(got.body.Stop) != 1 {
 		t.Errorf("request = %q %+v", got.auth, got.body)
 	}
 }

@@ -17,15 +17,16 @@ import (
 // the smallest instruction-tuned GGUF model found shipped in a registry package.
 const ChatModelName = "SmolLM2-135M-Instruct"
 
-// ChatServer starts llama.cpp's llama-server (built by scripts/llm.sh) with
-// the real small instruction model on a free loopback port, waits until it
-// answers, and returns its base URL. It stops with the test.
+// ChatServer starts scripts/chat_server.py (llama.cpp's server code, from the
+// xllamacpp wheel scripts/llm.sh installs) with the real small instruction
+// model on a free loopback port, waits until it answers, and returns its base
+// URL. It stops with the test.
 func ChatServer(t testing.TB) string {
 	t.Helper()
 	Short(t, "the chat server")
 	dir := filepath.Join(Cache(), "llm")
-	if _, err := os.Stat(filepath.Join(dir, ".complete-1")); err != nil {
-		Require(t, "llama-server and the chat model in "+dir, "bash scripts/llm.sh")
+	if _, err := os.Stat(filepath.Join(dir, ".complete-2")); err != nil {
+		Require(t, "the chat server and model in "+dir, "bash scripts/llm.sh")
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -34,12 +35,12 @@ func ChatServer(t testing.TB) string {
 	port := l.Addr().(*net.TCPAddr).Port
 	_ = l.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	// Two threads: the machine is shared with other tests. A fixed seed and
-	// one slot keep the answers repeatable.
-	cmd := exec.CommandContext(ctx, filepath.Join(dir, "llama-server"), "-m", filepath.Join(dir, "model.gguf"),
-		"--host", "127.0.0.1", "--port", strconv.Itoa(port), "-t", "2", "-c", "2048", "-np", "1",
-		"--seed", "1", "--no-webui", "-a", ChatModelName)
-	logPath := filepath.Join(t.TempDir(), "llama-server.log")
+	// One thread: the machine is shared with other tests, and llama.cpp's
+	// spin-waiting threads slow down many times when they outnumber free cores.
+	cmd := exec.CommandContext(ctx, filepath.Join(dir, "venv", "bin", "python"),
+		filepath.Join(RepoRoot(t), "scripts", "chat_server.py"), "--model", filepath.Join(dir, "model.gguf"),
+		"--port", strconv.Itoa(port), "--threads", "1", "--alias", ChatModelName)
+	logPath := filepath.Join(t.TempDir(), "chat-server.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		cancel()
@@ -48,7 +49,7 @@ func ChatServer(t testing.TB) string {
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		cancel()
-		t.Fatalf("start llama-server: %v", err)
+		t.Fatalf("start the chat server: %v", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -63,7 +64,7 @@ func ChatServer(t testing.TB) string {
 		select {
 		case err := <-done:
 			out, _ := os.ReadFile(logPath)
-			t.Fatalf("llama-server exited: %v\n%s", err, tail(out, 3000))
+			t.Fatalf("the chat server exited: %v\n%s", err, tail(out, 3000))
 		case <-time.After(200 * time.Millisecond):
 		}
 		resp, err := http.Get(base + "/health")
@@ -75,7 +76,7 @@ func ChatServer(t testing.TB) string {
 		}
 	}
 	out, _ := os.ReadFile(logPath)
-	t.Fatalf("llama-server did not become ready in 2 minutes:\n%s", tail(out, 3000))
+	t.Fatalf("the chat server did not become ready in 2 minutes:\n%s", tail(out, 3000))
 	return ""
 }
 
