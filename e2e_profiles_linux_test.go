@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// Profiles: the same spoken sentence into two windows that differ only in
+// WM_CLASS comes out as each window's profile says: the "terminal" gets it
+// typed, in lower case and without the final period; the other window (no
+// profile) gets the sentence as heard.
+func TestProfilesFollowTheFocusedWindow(t *testing.T) {
+	desktopSession(t)
+	a := startApp(t, `profiles:
+  - name: terminal
+    match: {class: [wkterm]}
+    output: {case: lower, strip_final_period: true}
+    paste: type
+`)
+	wav := micWAV(t, dictated)
+	term := openTarget(t, "-name", "wkterm")
+	editor := openTarget(t, "-name", "wkeditor") // opened last: it has the focus
+
+	holdAndSay(t, wav)
+	got := editor.waitText(t, 30*time.Second)
+	if wer := whisper.WordErrorRate(dictated, got); got == "" || wer > 0.15 {
+		t.Fatalf("editor got %q (WER %.2f), want %q", got, wer, dictated)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(got), ".") || strings.ToLower(got) == got {
+		t.Errorf("editor got %q: with no profile it keeps the capitals and the period", got)
+	}
+	if s := term.text(t); s != "" {
+		t.Fatalf("the terminal got %q while the editor had the focus", s)
+	}
+
+	term.focus(t)
+	holdAndSay(t, wav)
+	typed := term.waitText(t, 60*time.Second) // typing is slower than a paste
+	if wer := whisper.WordErrorRate(dictated, typed); typed == "" || wer > 0.15 {
+		t.Fatalf("terminal got %q (WER %.2f), want %q", typed, wer, dictated)
+	}
+	if strings.ToLower(typed) != typed || strings.HasSuffix(strings.TrimSpace(typed), ".") {
+		t.Errorf("terminal got %q; its profile wants lower case and no final period", typed)
+	}
+	if s := editor.text(t); s != got {
+		t.Errorf("the editor changed to %q while the terminal had the focus", s)
+	}
+	log, err := os.ReadFile(a.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), `"profile":"terminal"`) {
+		t.Errorf("the log does not name the terminal profile:\n%s", log)
+	}
+	for _, w := range []string{"coffee", "floor", "broken"} { // words of the dictation no log line has
+		if strings.Contains(strings.ToLower(string(log)), w) {
+			t.Errorf("the log holds the dictated word %q", w)
+		}
+	}
+	t.Logf("editor %q, terminal %q", got, typed)
+}
