@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -62,4 +64,24 @@ func TestProfilesFollowTheFocusedWindow(t *testing.T) {
 		}
 	}
 	t.Logf("editor %q, terminal %q", got, typed)
+}
+
+// AI cleanup that fails (the server answers 500) never costs the dictation:
+// the text as heard is pasted and a notification says why.
+func TestCleanupFailureStillPastes(t *testing.T) {
+	desktopSession(t)
+	notes := startNotificationServer(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, `{"error":{"message":"model not loaded"}}`, http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	startApp(t, "cleanup:\n  enabled: true\n  url: "+srv.URL+"\n  timeout: 1s\n")
+	wav := micWAV(t, dictated)
+	tg := openTarget(t)
+	holdAndSay(t, wav)
+	got := tg.waitText(t, 30*time.Second)
+	if wer := whisper.WordErrorRate(dictated, got); got == "" || wer > 0.15 {
+		t.Fatalf("target got %q (WER %.2f), want %q", got, wer, dictated)
+	}
+	t.Logf("pasted %q; notified %q", got, notes.wait(t, "Pasted as heard", 10*time.Second))
 }

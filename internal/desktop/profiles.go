@@ -160,7 +160,7 @@ func (d *desk) onProfileEvent(e app.Event) {
 	if d.trust.ind != nil {
 		d.trust.ind.Show(indicator.Error, e.Notice)
 	}
-	d.tell(notify.CleanupFallback(e.Notice + "."))
+	d.tell(notify.CleanupFallback(strings.TrimSuffix(e.Notice, ", pasted as heard")))
 }
 
 // IDs of the Profiles submenu's fixed items; a profile's item is its name

@@ -116,9 +116,10 @@ func RemoteFallback(detail string) Message {
 }
 
 // CleanupFallback says the AI cleanup's answer was not used and the text
-// went out as heard; detail says why.
-func CleanupFallback(detail string) Message {
-	return Message{Kind: KindCleanupFallback, Summary: "Pasted as heard, without AI cleanup", Body: detail}
+// went out as heard; why is a few words ("Cleanup timed out").
+func CleanupFallback(why string) Message {
+	return Message{Kind: KindCleanupFallback, Summary: "Pasted as heard, without AI cleanup",
+		Body: why + ". Your words were pasted as you said them; check the cleanup server and cleanup.timeout."}
 }
 
 // TextNotPasted says the target never read the clipboard, so the text waits there.
