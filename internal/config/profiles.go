@@ -25,8 +25,9 @@ type Window struct {
 	Exe      string // the executable's file name ("slack.exe", "kitty"); "" when unknown
 }
 
-// Match says which windows a profile is for. Every criterion given must hold;
-// a list matches when any of its entries does.
+// Match says which windows a profile is for: those whose class or program is
+// listed (either one; a list matches when any entry does) and, when Title is
+// set, whose title it finds.
 type Match struct {
 	// Class holds X11 WM_CLASS names (class or instance, any case) or Windows
 	// window classes.
@@ -117,13 +118,12 @@ func (m Match) fits(w Window) bool {
 	if len(m.Class) == 0 && len(m.Exe) == 0 && m.Title == "" {
 		return false
 	}
-	if len(m.Class) > 0 && !slices.ContainsFunc(m.Class, func(c string) bool {
-		return c != "" && (strings.EqualFold(c, w.Class) || strings.EqualFold(c, w.Instance))
-	}) {
-		return false
-	}
 	exe := func(s string) string { return strings.TrimSuffix(strings.ToLower(s), ".exe") }
-	if len(m.Exe) > 0 && !slices.ContainsFunc(m.Exe, func(e string) bool { return e != "" && exe(e) == exe(w.Exe) }) {
+	byClass := slices.ContainsFunc(m.Class, func(c string) bool {
+		return c != "" && (strings.EqualFold(c, w.Class) || strings.EqualFold(c, w.Instance))
+	})
+	byExe := w.Exe != "" && slices.ContainsFunc(m.Exe, func(e string) bool { return e != "" && exe(e) == exe(w.Exe) })
+	if (len(m.Class) > 0 || len(m.Exe) > 0) && !byClass && !byExe {
 		return false
 	}
 	if m.Title != "" {

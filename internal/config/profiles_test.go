@@ -24,6 +24,10 @@ profiles:
     match: {exe: slack.exe}
     auto_send: true
     spoken_punctuation: true
+  - name: both
+    match: {class: Alacritty, exe: [kitty]}
+  - name: webmail
+    match: {class: firefox, title: Gmail}
 cleanup:
   enabled: true
   url: http://127.0.0.1:8080
@@ -36,7 +40,7 @@ func TestProfilesFirstMatchWins(t *testing.T) {
 	if err != nil || len(warns) > 0 {
 		t.Fatalf("Load: %v, warnings %v", err, warns)
 	}
-	if got := strings.Join(cfg.Profiles.Names(), ","); got != "terminal,mail,slack" {
+	if got := strings.Join(cfg.Profiles.Names(), ","); got != "terminal,mail,slack,both,webmail" {
 		t.Fatalf("names = %q", got)
 	}
 	tests := []struct {
@@ -49,6 +53,10 @@ func TestProfilesFirstMatchWins(t *testing.T) {
 		{"first of two matches", Window{Class: "XTerm", Title: "Inbox"}, "terminal"},
 		{"title regex", Window{Class: "Thunderbird", Title: "Compose: hello"}, "mail"},
 		{"exe without .exe, any case", Window{Class: "Chrome_WidgetWin_1", Exe: "Slack.EXE"}, "slack"},
+		{"class or exe: either one", Window{Class: "Alacritty", Exe: "kitty"}, "both"},
+		{"class and title", Window{Class: "Firefox", Title: "Gmail — Drafts"}, "webmail"},
+		{"title without the class", Window{Class: "Chromium", Title: "Gmail — Drafts"}, ""},
+		{"class without the title", Window{Class: "Firefox", Title: "News"}, ""},
 		{"no match", Window{Class: "Gedit", Title: "notes.txt", Exe: "gedit"}, ""},
 		{"unknown window", Window{}, ""},
 	}
