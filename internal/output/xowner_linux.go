@@ -156,35 +156,37 @@ static void wk_class(wk_owner *s, unsigned long w, char *buf, int n, char *name,
 }
 
 // wk_title_pid writes the title (_NET_WM_NAME, else WM_NAME) of w or its
-// nearest ancestor with one into buf, and returns its _NET_WM_PID (0: none).
+// nearest ancestor with one into buf, and returns the _NET_WM_PID of w or its
+// nearest ancestor with one (0: none): toolkits put them on different windows.
 static long wk_title_pid(wk_owner *s, unsigned long w, char *buf, int n) {
 	Atom net_name = XInternAtom(s->d, "_NET_WM_NAME", False);
 	Atom net_pid = XInternAtom(s->d, "_NET_WM_PID", False);
+	long pid = 0;
 	buf[0] = 0;
-	for (int depth = 0; w != None && depth < 16; depth++) {
+	for (int depth = 0; w != None && depth < 16 && !(buf[0] && pid); depth++) {
 		Atom type; int format; unsigned long count, after; unsigned char *data = NULL;
-		long pid = 0;
-		if (XGetWindowProperty(s->d, w, net_pid, 0, 1, False, XA_CARDINAL, &type, &format, &count, &after, &data) == Success && data) {
+		if (!pid && XGetWindowProperty(s->d, w, net_pid, 0, 1, False, XA_CARDINAL, &type, &format, &count, &after, &data) == Success && data) {
 			if (count == 1 && format == 32) pid = *(long *)data;
 			XFree(data);
 			data = NULL;
 		}
-		if (XGetWindowProperty(s->d, w, net_name, 0, 1024, False, s->utf8, &type, &format, &count, &after, &data) == Success && data && count > 0) {
-			strncpy(buf, (char *)data, n - 1); buf[n - 1] = 0;
-		} else {
-			char *name = NULL;
-			if (XFetchName(s->d, w, &name) && name) { strncpy(buf, name, n - 1); buf[n - 1] = 0; XFree(name); }
+		if (!buf[0]) {
+			if (XGetWindowProperty(s->d, w, net_name, 0, 1024, False, s->utf8, &type, &format, &count, &after, &data) == Success && data && count > 0) {
+				strncpy(buf, (char *)data, n - 1); buf[n - 1] = 0;
+			} else {
+				char *name = NULL;
+				if (XFetchName(s->d, w, &name) && name) { strncpy(buf, name, n - 1); buf[n - 1] = 0; XFree(name); }
+			}
+			if (data) XFree(data);
 		}
-		if (data) XFree(data);
-		if (buf[0] || pid) return pid;
 		Window root, parent, *kids = NULL;
 		unsigned int nk;
-		if (!XQueryTree(s->d, w, &root, &parent, &kids, &nk)) return 0;
+		if (!XQueryTree(s->d, w, &root, &parent, &kids, &nk)) break;
 		if (kids) XFree(kids);
-		if (parent == root) return 0;
+		if (parent == root) break;
 		w = parent;
 	}
-	return 0;
+	return pid;
 }
 
 static int wk_wait(int xfd, int wakefd, int ms) {
