@@ -210,10 +210,11 @@ func (p postProcess) apply(ctx context.Context, text string) (string, dictationI
 	}
 	r := p.cleaner.Rewrite(ctx, p.cfg.Cleanup.CleanupModes()[mode], strings.TrimSpace(text))
 	info.Cleanup, info.CleanupNotice, info.CleanupSeconds = mode, r.Notice(), r.Took.Seconds()
-	if r.Err == nil {
-		info.RawText = p.shape.Apply(text)
+	out := p.shape.Apply(r.Text)
+	if raw := p.shape.Apply(text); r.Err == nil && raw != out {
+		info.RawText = raw
 	}
-	return p.shape.Apply(r.Text), info
+	return out, info
 }
 
 // writeTranscripts transcribes the clips in order and prints each

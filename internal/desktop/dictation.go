@@ -80,8 +80,8 @@ func (d *dictation) Transcribe(ctx context.Context, samples []float32) (app.Tran
 	tr := app.Transcript{Features: res.Timings.Features, Engine: res.Timings.Engine}
 	text := clean(ctx, s.cleaner, cfg, res.Text, &tr)
 	tr.Text = shape.Apply(text)
-	if tr.Cleanup != "" && tr.Notice == "" {
-		tr.Raw = shape.Apply(res.Text) // Recent keeps the text as heard beside the rewrite
+	if raw := shape.Apply(res.Text); tr.Cleanup != "" && tr.Notice == "" && raw != tr.Text {
+		tr.Raw = raw // Recent keeps the text as heard beside the rewrite
 	}
 	return tr, nil
 }
