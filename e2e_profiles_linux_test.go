@@ -22,6 +22,8 @@ func TestProfilesFollowTheFocusedWindow(t *testing.T) {
     match: {class: [wkterm]}
     output: {case: lower, strip_final_period: true}
     paste: type
+cleanup:
+  url: http://127.0.0.1:9
 `)
 	wav := micWAV(t, dictated)
 	term := openTarget(t, "-name", "wkterm")
@@ -51,6 +53,30 @@ func TestProfilesFollowTheFocusedWindow(t *testing.T) {
 	if s := editor.text(t); s != got {
 		t.Errorf("the editor changed to %q while the terminal had the focus", s)
 	}
+	// The tray's Profiles menu ticks the profile that matched last, and its
+	// AI cleanup toggle turns cleanup on in the file.
+	root, err := a.menu.Layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	profiles, err := root.Find("Profiles")
+	if err != nil {
+		t.Fatalf("no Profiles menu: %v (menu %v)", err, root.Labels())
+	}
+	checked := ""
+	for _, n := range profiles.Shown() {
+		if n.Checked && n.Label != "AI cleanup" {
+			checked = n.Label
+		}
+	}
+	if checked != "terminal" {
+		t.Errorf("Profiles menu %v ticks %q, want terminal", profiles.Labels(), checked)
+	}
+	if err := a.menu.Click("Profiles", "AI cleanup"); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, a.config, "enabled: true")
+
 	log, err := os.ReadFile(a.log)
 	if err != nil {
 		t.Fatal(err)
