@@ -20,6 +20,7 @@ deps:
 model:
 	bash scripts/model.sh base tiny.en
 	bash scripts/speech.sh
+	bash scripts/llm.sh
 
 engine: $(ENGINE_LIB)
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/history"
 )
@@ -30,8 +31,17 @@ func runHistory(args []string, stdout, stderr io.Writer) error {
 	}
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
-		if _, err := fmt.Fprintf(stdout, "%s  %s\n", e.At.Local().Format("2006-01-02 15:04:05"), e.Text); err != nil {
+		tags := ""
+		if e.Profile != "" || e.Cleanup != "" {
+			tags = "[" + strings.Trim(e.Profile+", "+e.Cleanup, ", ") + "]  "
+		}
+		if _, err := fmt.Fprintf(stdout, "%s  %s%s\n", e.At.Local().Format("2006-01-02 15:04:05"), tags, e.Text); err != nil {
 			return err
+		}
+		if e.Raw != "" {
+			if _, err := fmt.Fprintf(stdout, "                     as heard: %s\n", e.Raw); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -31,8 +31,13 @@ func TestHistoryCLI(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if _, err := h.AddEntry(history.Entry{Text: "Meet on Tuesday.", Raw: "um meet on uh Tuesday", Profile: "mail",
+		Cleanup: "clean", At: at.Add(2 * time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
 	r = whisperkey(t, "history")
-	want := "2026-11-25 04:00:00  first dictation\n2026-11-25 04:01:00  second dictation\n"
+	want := "2026-11-25 04:00:00  first dictation\n2026-11-25 04:01:00  second dictation\n" +
+		"2026-11-25 04:02:00  [mail, clean]  Meet on Tuesday.\n                     as heard: um meet on uh Tuesday\n"
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("history: code %d, stdout %q, want %q (stderr %q)", r.code, r.stdout, want, r.stderr)
 	}

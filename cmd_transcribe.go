@@ -7,11 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/cleanup"
+	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/textproc"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -103,10 +106,11 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return usageError{err.Error()}
 		}
 	}
-	if o.remote != "" {
-		return transcribeRemote(ctx, o, opt, shape, clips, stdout, stderr)
-	}
 	log := cliLogger(stderr, o.verbose)
+	post := newPostProcess(o.words, shape, log)
+	if o.remote != "" {
+		return transcribeRemote(ctx, o, opt, post, clips, stdout, stderr)
+	}
 	env, err := cliEnvironment(log)
 	if err != nil {
 		return err
@@ -132,10 +136,11 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		m.UseSpeechDetector(d)
 	}
 	// One engine process for all files, in order: the later ones are warm.
-	return writeTranscripts(ctx, m, o, opt, shape, clips, stdout, func(file string, res *whisper.Result) any {
+	return writeTranscripts(ctx, m, o, opt, post, clips, stdout, func(file string, res *whisper.Result, info dictationInfo) any {
 		return struct {
 			File string `json:"file"`
 			*whisper.Result
+			dictationInfo
 			Model       string  `json:"model"`
 			Device      string  `json:"device"`
 			ComputeType string  `json:"compute_type"`
@@ -144,7 +149,7 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 			RTF         float64 `json:"real_time_factor"`
 			// DeviceUnmet says why an explicitly requested GPU device is not used.
 			DeviceUnmet string `json:"device_unmet,omitempty"`
-		}{file, res, modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
+		}{file, res, info, modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
 			res.Timings.Total.Seconds() / max(res.Duration, 1e-9), unmet}
 	})
 }
@@ -169,23 +174,77 @@ type transcriber interface {
 	Transcribe(ctx context.Context, samples []float32, opt whisper.Options) (*whisper.Result, error)
 }
 
-// writeTranscripts transcribes the clips in order and prints each shaped
-// text, or with --json one JSON line per file: the object record makes.
-func writeTranscripts(ctx context.Context, t transcriber, o transcribeOptions, opt whisper.Options, shape *textproc.Processor,
-	clips [][]float32, stdout io.Writer, record func(file string, res *whisper.Result) any) error {
+// dictationInfo is what --json adds about the profile and AI cleanup.
+type dictationInfo struct {
+	Profile string `json:"profile,omitempty"`
+	// Cleanup is the AI cleanup mode used; RawText the text as heard when
+	// the cleanup's rewrite replaced it; CleanupNotice why it did not.
+	Cleanup        string  `json:"cleanup,omitempty"`
+	RawText        string  `json:"raw_text,omitempty"`
+	CleanupNotice  string  `json:"cleanup_notice,omitempty"`
+	CleanupSeconds float64 `json:"cleanup_seconds,omitempty"`
+}
+
+// postProcess is what happens to a transcript before it is printed: the AI
+// cleanup, if on, then the text settings.
+type postProcess struct {
+	shape   *textproc.Processor
+	cfg     config.Config
+	profile string
+	cleaner *cleanup.Client // nil: no cleanup
+}
+
+func newPostProcess(w wordsFlags, shape *textproc.Processor, log *slog.Logger) postProcess {
+	p := postProcess{shape: shape, cfg: w.cfg, profile: w.profile}
+	if pr, ok := w.cfg.Profiles.Find(w.profile); ok {
+		p.profile = pr.Name
+	}
+	if w.cfg.Cleanup.ActiveMode() != "" {
+		c := w.cfg.Cleanup
+		cl, err := cleanup.New(cleanup.Config{URL: c.URL, Model: c.Model, APIKey: c.APIKey, Timeout: c.Timeout}, log)
+		if err != nil {
+			log.Warn("AI cleanup not used", "err", err) // config.Load checked the URL
+		} else {
+			p.cleaner = cl
+		}
+	}
+	return p
+}
+
+func (p postProcess) apply(ctx context.Context, text string) (string, dictationInfo) {
+	info := dictationInfo{Profile: p.profile}
+	mode := p.cfg.Cleanup.ActiveMode()
+	if p.cleaner == nil || mode == "" || strings.TrimSpace(text) == "" {
+		return p.shape.Apply(text), info
+	}
+	r := p.cleaner.Rewrite(ctx, p.cfg.Cleanup.CleanupModes()[mode], strings.TrimSpace(text))
+	info.Cleanup, info.CleanupNotice, info.CleanupSeconds = mode, r.Notice(), r.Took.Seconds()
+	out := p.shape.Apply(r.Text)
+	if raw := p.shape.Apply(text); r.Err == nil && raw != out {
+		info.RawText = raw
+	}
+	return out, info
+}
+
+// writeTranscripts transcribes the clips in order and prints each
+// post-processed text, or with --json one JSON line per file: the object
+// record makes.
+func writeTranscripts(ctx context.Context, t transcriber, o transcribeOptions, opt whisper.Options, post postProcess,
+	clips [][]float32, stdout io.Writer, record func(file string, res *whisper.Result, info dictationInfo) any) error {
 	for i, samples := range clips {
 		res, err := t.Transcribe(ctx, samples, opt)
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.files[i], err)
 		}
-		res.Text = shape.Apply(res.Text)
+		var info dictationInfo
+		res.Text, info = post.apply(ctx, res.Text)
 		if !o.json {
 			if _, err := fmt.Fprintln(stdout, res.Text); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := json.NewEncoder(stdout).Encode(record(o.files[i], res)); err != nil {
+		if err := json.NewEncoder(stdout).Encode(record(o.files[i], res, info)); err != nil {
 			return err
 		}
 	}

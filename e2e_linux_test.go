@@ -165,9 +165,11 @@ type target struct {
 	out *bufio.Scanner
 }
 
-func openTarget(t testing.TB) *target {
+// openTarget starts the target; args go to wish after the script, e.g.
+// "-name", "wkterm" for that WM_CLASS.
+func openTarget(t testing.TB, args ...string) *target {
 	t.Helper()
-	cmd := exec.Command("wish", filepath.Join(testenv.RepoRoot(t), "internal", "output", "testdata", "target.tcl"))
+	cmd := exec.Command("wish", append([]string{filepath.Join(testenv.RepoRoot(t), "internal", "output", "testdata", "target.tcl")}, args...)...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -194,6 +196,15 @@ func (tg *target) text(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// focus gives the target's text widget the keyboard focus.
+func (tg *target) focus(t testing.TB) {
+	t.Helper()
+	fmt.Fprintln(tg.in, "focus")
+	if !tg.out.Scan() || tg.out.Text() != "FOCUSED" {
+		t.Fatalf("target did not take the focus: %q", tg.out.Text())
+	}
 }
 
 // clear empties the target's text.

@@ -14,6 +14,9 @@ step "real speech and the speech detector (scripts/speech.sh, scripts/vad.sh)"
 bash scripts/speech.sh
 bash scripts/vad.sh
 
+step "the chat server and small instruction model for the AI-cleanup tests (scripts/llm.sh)"
+bash scripts/llm.sh
+
 step "Windows exe, installer; under wine: unit tests and the installed app (scripts/test-wine.sh)"
 bash scripts/windows.sh
 bash scripts/installer.sh

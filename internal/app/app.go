@@ -29,6 +29,33 @@ type Transcript struct {
 	Text     string
 	Features time.Duration
 	Engine   time.Duration
+	// Raw is the text as heard when an AI cleanup rewrote it into Text ("" otherwise).
+	Raw string
+	// Cleanup is the cleanup mode used ("" for none); Notice says why its
+	// answer was not used ("" when it was, or none was asked for).
+	Cleanup, Notice string
+	// Cleaning is how long the cleanup took.
+	Cleaning time.Duration
+}
+
+// Chooser names the profile of a dictation when its key goes down (the
+// focused window's); "" means the defaults. It must be quick.
+type Chooser interface {
+	Choose() string
+}
+
+type profileKey struct{}
+
+// WithProfile returns ctx carrying the dictation's profile name, which the
+// app hands to the Transcriber and Paster this way.
+func WithProfile(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, profileKey{}, name)
+}
+
+// ProfileFrom is the profile name ctx carries; "" for none.
+func ProfileFrom(ctx context.Context) string {
+	s, _ := ctx.Value(profileKey{}).(string)
+	return s
 }
 
 // Paster puts text at the cursor and says when the text went out (zero
@@ -91,6 +118,10 @@ type Event struct {
 	Err     error
 	// Timings of a finished dictation (zero otherwise).
 	Timings Timings
+	// Profile is the dictation's profile ("" for the defaults), from
+	// Recording on; Raw, Cleanup and Notice come from its Transcript.
+	Profile              string
+	Raw, Cleanup, Notice string
 }
 
 // Timings split a dictation's latency after the key was released.
@@ -101,6 +132,8 @@ type Timings struct {
 	Engine      time.Duration
 	// Paste is from handing over the text to the paste keystroke.
 	Paste time.Duration
+	// Cleanup is the AI cleanup's share of the time (zero without one).
+	Cleanup time.Duration
 	// ReleaseToPaste is from the key release to the paste keystroke: when
 	// the text appears (the clipboard is restored after that).
 	ReleaseToPaste time.Duration
@@ -129,6 +162,8 @@ type Deps struct {
 	Sounds      Sounds
 	// Processor, when set, runs between transcription and paste.
 	Processor Processor
+	// Chooser, when set, picks each dictation's profile at key-down.
+	Chooser Chooser
 }
 
 // App is the dictation state machine: idle → recording → transcribing →
@@ -146,6 +181,7 @@ type App struct {
 }
 
 type job struct {
+	profile  string
 	samples  []float32
 	send     bool
 	released time.Time
@@ -195,6 +231,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 	}()
 	recording := false
 	var send bool
+	var profile string
 	for {
 		select {
 		case <-ctx.Done():
@@ -211,13 +248,20 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				if recording {
 					continue
 				}
+				profile = ""
+				if a.deps.Chooser != nil {
+					profile = a.deps.Chooser.Choose() // before anything else can take the focus
+				}
 				if err := a.deps.Recorder.Start(); err != nil {
 					a.emit(Event{State: Error, Err: err, Message: "Could not start recording: " + err.Error()})
 					continue
 				}
 				recording, send = true, in.Send
 				a.play("start")
-				a.setState(Recording, "Listening…")
+				a.mu.Lock()
+				a.state = Recording
+				a.mu.Unlock()
+				a.send(Event{State: Recording, Message: "Listening…", Profile: profile})
 			case TriggerStop:
 				if !recording {
 					continue
@@ -244,7 +288,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				}
 				a.setState(Transcribing, "Transcribing…")
 				select {
-				case a.jobs <- job{samples: samples, send: send || in.Send, released: released, stopTook: stopTook}:
+				case a.jobs <- job{profile: profile, samples: samples, send: send || in.Send, released: released, stopTook: stopTook}:
 				case <-ctx.Done():
 					return ctx.Err()
 				}
@@ -276,6 +320,7 @@ func (a *App) transcribeLoop(ctx context.Context) {
 
 func (a *App) finish(ctx context.Context, j job) {
 	t := Timings{Audio: time.Duration(len(j.samples)) * time.Second / 16000, CaptureStop: j.stopTook}
+	ctx = WithProfile(ctx, j.profile)
 	tr, err := a.deps.Transcriber.Transcribe(ctx, j.samples)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -284,7 +329,8 @@ func (a *App) finish(ctx context.Context, j job) {
 		a.emit(Event{State: Error, Err: err, Message: "Transcription failed: " + err.Error()})
 		return
 	}
-	t.Features, t.Engine = tr.Features, tr.Engine
+	t.Features, t.Engine, t.Cleanup = tr.Features, tr.Engine, tr.Cleaning
+	done := Event{Profile: j.profile, Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice}
 	if a.deps.Processor != nil && tr.Text != "" {
 		tr.Text = a.deps.Processor.Process(tr.Text)
 	}
@@ -301,16 +347,18 @@ func (a *App) finish(ctx context.Context, j job) {
 	t.Paste = pastedAt.Sub(pasteStart)
 	t.ReleaseToPaste = pastedAt.Sub(j.released)
 	if err != nil {
-		a.emit(Event{State: Error, Err: err, Text: tr.Text, Message: err.Error(), Timings: t})
+		done.State, done.Err, done.Text, done.Message, done.Timings = Error, err, tr.Text, err.Error(), t
+		a.emit(done)
 		return
 	}
 	a.play("done")
 	a.log.Info("dictation done", "chars", len(tr.Text), "audio", t.Audio, "release_to_paste", t.ReleaseToPaste,
-		"engine", t.Engine, "paste", t.Paste)
+		"engine", t.Engine, "paste", t.Paste, "profile", j.profile, "cleanup", tr.Cleanup, "cleanup_time", t.Cleanup)
 	a.mu.Lock()
 	a.state = Idle
 	a.mu.Unlock()
-	a.send(Event{State: Idle, Message: "Ready", Text: tr.Text, Timings: t})
+	done.State, done.Message, done.Text, done.Timings = Idle, "Ready", tr.Text, t
+	a.send(done)
 }
 
 func (a *App) play(name string) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -230,5 +231,70 @@ func TestReconfigureAndProcessor(t *testing.T) {
 	defer snd.mu.Unlock()
 	if len(snd.played) == 0 || snd.played[0] != "start" {
 		t.Fatalf("sounds after turning them on: %q", snd.played)
+	}
+}
+
+// chooser names a profile per key press, as the focused window would.
+type chooser struct{ names []string }
+
+func (c *chooser) Choose() string {
+	n := c.names[0]
+	c.names = c.names[1:]
+	return n
+}
+
+// profileEcho reports the profile its ctx carries in the text.
+type profileEcho struct{}
+
+func (profileEcho) Transcribe(ctx context.Context, _ []float32) (Transcript, error) {
+	return Transcript{Text: "to " + ProfileFrom(ctx)}, nil
+}
+
+type profilePaster struct{ got []string }
+
+func (p *profilePaster) Output(ctx context.Context, text string, _ bool) (time.Time, error) {
+	p.got = append(p.got, ProfileFrom(ctx)+": "+text)
+	return time.Now(), nil
+}
+
+func TestProfileChosenAtKeyDownTravelsWithTheDictation(t *testing.T) {
+	rec := &recorder{clips: [][]float32{clip(1, 1), clip(1, 1)}}
+	p := &profilePaster{}
+	a := New(Config{}, Deps{Recorder: rec, Transcriber: profileEcho{}, Paster: p,
+		Chooser: &chooser{names: []string{"terminal", ""}}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	in := make(chan Input)
+	done := make(chan error)
+	go func() { done <- a.Run(context.Background(), in) }()
+	var events []Event
+	collected := make(chan struct{})
+	go func() {
+		for e := range a.Events() {
+			events = append(events, e)
+		}
+		close(collected)
+	}()
+	for range 2 {
+		in <- Input{Trigger: TriggerStart}
+		in <- Input{Trigger: TriggerStop}
+	}
+	close(in)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	<-collected
+	if strings.Join(p.got, "|") != "terminal: to terminal|: to " {
+		t.Errorf("pasted %q", p.got)
+	}
+	var recording, finished []string
+	for _, e := range events {
+		switch {
+		case e.State == Recording:
+			recording = append(recording, e.Profile)
+		case e.State == Idle && e.Text != "":
+			finished = append(finished, e.Profile)
+		}
+	}
+	if strings.Join(recording, ",") != "terminal," || strings.Join(finished, ",") != "terminal," {
+		t.Errorf("events name profiles %q while recording and %q when done", recording, finished)
 	}
 }

@@ -71,7 +71,7 @@ func effectiveYAML(c Config, path string) ([]byte, error) {
 			continue
 		}
 		shown := render(f.ptr(&c))
-		if f.key == KeyRemoteAPIKey && c.Remote.APIKey != "" {
+		if (f.key == KeyRemoteAPIKey && c.Remote.APIKey != "") || (f.key == KeyCleanupAPIKey && c.Cleanup.APIKey != "") {
 			shown = "(set, not shown)" // a secret stays off screens and pasted bug reports
 		}
 		val, err := encodeValue(shown)

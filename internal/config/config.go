@@ -25,6 +25,8 @@ type Config struct {
 	ModelCacheDir string // "" means the default per-user cache
 	Remote        Remote
 	Trust         Trust
+	Profiles      Profiles // per-app overrides, first match wins (profiles.go)
+	Cleanup       Cleanup  // optional AI rewrite of each dictation (cleanup.go)
 }
 
 // Remote names an OpenAI-compatible server to transcribe on instead of the
@@ -160,6 +162,7 @@ func Defaults() Config {
 		Remote:   Remote{Model: "whisper-1"},
 		Text:     Text{Output: Output{Case: CaseAsSpoken}},
 		Trust:    Trust{Indicator: IndicatorBottom, Notifications: true},
+		Cleanup:  Cleanup{Timeout: 3 * time.Second, Mode: "clean"},
 	}
 }
 
@@ -248,7 +251,10 @@ func fields() []field {
 		enumField(KeyIndicator, func(c *Config) any { return &c.Trust.Indicator }, IndicatorBottom, IndicatorCursor, IndicatorOff),
 		boolField(KeyNotifications, func(c *Config) any { return &c.Trust.Notifications }),
 		boolField(KeyKeepOnDisk, func(c *Config) any { return &c.Trust.KeepOnDisk }),
-	}, wordsFields()...)
+		{key: KeyProfiles, ptr: func(c *Config) any { return &c.Profiles },
+			allowed: "a list of profiles, each with a name, a match (class, exe or title) and the settings it changes (see " + profilesDocAnchor + ")",
+			hint:    "such a list"},
+	}, append(wordsFields(), cleanupFields()...)...)
 }
 
 func lookupField(key string) (field, bool) {

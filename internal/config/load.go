@@ -204,7 +204,8 @@ func parse(path string, data []byte, opts Options) (Config, []Warning, error) {
 		warns, errs = append(warns, moved...), merrs
 	}
 	if len(errs) == 0 { // a value already rejected would be reported twice
-		errs = crossCheck(path, cfg, locs)
+		errs = append(crossCheck(path, cfg, locs), checkCleanupModes(path, cfg, locs)...)
+		cfg.Cleanup.Mode = strings.ToLower(cfg.Cleanup.Mode)
 	}
 	if len(errs) > 0 {
 		return Defaults(), warns, errors.Join(errs...)
@@ -408,6 +409,14 @@ func convert(ptr any, raw any) (any, error) {
 		r, err := toReplacements(raw)
 		*p = r
 		return r, err
+	case *Profiles:
+		r, err := toProfiles(raw)
+		*p = r
+		return r, err
+	case *Modes:
+		r, err := toModes(raw)
+		*p = r
+		return r, err
 	}
 	panic(fmt.Sprintf("config: unsupported field type %T", ptr))
 }
@@ -503,6 +512,10 @@ func render(ptr any) any {
 		return append([]string{}, p.Items()...)
 	case *Replacements:
 		return renderReplacements(*p)
+	case *Profiles:
+		return renderProfiles(*p)
+	case *Modes:
+		return p.Map()
 	}
 	panic(fmt.Sprintf("config: unsupported field type %T", ptr))
 }

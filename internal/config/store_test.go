@@ -240,6 +240,8 @@ func TestSetAddsMissingKeys(t *testing.T) {
 		{"quoted value with comment", "model: \"base\"  # which\n", KeyModel, "small", "model: small  # which\n"},
 		{"text that needs quotes", "", KeyInitialPrompt, "yes", "initial_prompt: \"yes\"\n"},
 		{"flow style falls back to re-encoding", "{model: base, sounds: true}\n", KeySounds, false, "{model: base, sounds: false}\n"},
+		{"the tray's AI cleanup toggle", "cleanup:\n  url: http://127.0.0.1:8080\n  enabled: false\n", KeyCleanupEnabled, true,
+			"cleanup:\n  url: http://127.0.0.1:8080\n  enabled: true\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -93,6 +93,7 @@ type desk struct {
 	listener  *hotkey.Listener
 	sounds    *audio.Player // nil when there is no sound output
 	trust     trust
+	profiles  *profileTracker
 
 	// modelName is the model in use or, when loading failed, wanted.
 	modelName string
@@ -178,7 +179,8 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	}
 
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: keepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
-		Transcriber: d.dictation, Paster: paster{d.paster}, Sounds: d, Processor: opt.Processor}, log)
+		Transcriber: d.dictation, Paster: paster{d.paster, d.dictation}, Sounds: d, Processor: opt.Processor,
+		Chooser: d.profiles}, log)
 	input := make(chan app.Input)
 	appDone := make(chan struct{})
 	defer func() { quit(); <-appDone }() // before the parts it drives close
@@ -220,6 +222,7 @@ func (d *desk) startIO(cfg config.Config) error {
 		return fmt.Errorf("hotkeys: %w", err)
 	}
 	d.recorder, d.paster, d.listener = rec, p, l
+	d.profiles = &profileTracker{focused: p.Focused, current: d.store.Current, log: d.log}
 	if pl, err := audio.NewPlayer(nil, d.log); err == nil {
 		d.sounds = pl
 	} else {

@@ -25,22 +25,26 @@ type dictation struct {
 }
 
 type dictationSettings struct {
-	engine Engine
-	opts   whisper.Options
-	shape  *textproc.Processor // spoken punctuation, replacements, output style
+	cfg     config.Config // profiles apply on top of it, per dictation
+	engine  Engine
+	opts    whisper.Options
+	shape   *textproc.Processor // spoken punctuation, replacements, output style
+	cleaner Cleaner             // nil: no AI cleanup
+	log     *slog.Logger
 }
 
 func newDictation(local Engine, speech whisper.SpeechDetector) *dictation {
 	d := &dictation{local: local, speech: speech}
 	shape, _ := textproc.New(textproc.FromConfig(config.Defaults().Text)) // the defaults are valid
-	d.cur.Store(&dictationSettings{engine: local, opts: decodeOptions(config.Defaults()), shape: shape})
+	d.cur.Store(&dictationSettings{cfg: config.Defaults(), engine: local, opts: decodeOptions(config.Defaults()), shape: shape,
+		log: slog.New(slog.DiscardHandler)})
 	return d
 }
 
 // configure takes cfg's decoding settings and engine choice; a remote engine
 // that cannot be set up leaves dictation on the local one, and says why.
 func (d *dictation) configure(cfg config.Config, remote RemoteEngine, tell func(string), log *slog.Logger) {
-	s := &dictationSettings{engine: d.local, opts: decodeOptions(cfg)}
+	s := &dictationSettings{cfg: cfg, engine: d.local, opts: decodeOptions(cfg), cleaner: newCleaner(cfg, log), log: log}
 	shape, err := textproc.New(textproc.FromConfig(cfg.Text))
 	if err != nil { // config.Load checked these settings; keep the text as heard
 		log.Warn("text settings not used", "err", err)
@@ -58,19 +62,28 @@ func (d *dictation) configure(cfg config.Config, remote RemoteEngine, tell func(
 	d.cur.Store(s)
 }
 
-// Transcribe is app.Transcriber.
+// Transcribe is app.Transcriber: the settings are those of the profile
+// ctx names (app.ProfileFrom), the AI cleanup (if on) runs before the text
+// settings.
 func (d *dictation) Transcribe(ctx context.Context, samples []float32) (app.Transcript, error) {
 	s := d.cur.Load()
-	if s.engine != d.local && !d.heardSpeech(samples, s.opts) {
+	cfg, opts, shape := s.forProfile(app.ProfileFrom(ctx))
+	if s.engine != d.local && !d.heardSpeech(samples, opts) {
 		// The local engine runs the detector itself; a remote one is not
 		// asked about a press without speech: no round trip, no upload.
 		return app.Transcript{}, nil
 	}
-	res, err := s.engine.Transcribe(ctx, samples, s.opts)
+	res, err := s.engine.Transcribe(ctx, samples, opts)
 	if err != nil {
 		return app.Transcript{}, err
 	}
-	return app.Transcript{Text: s.shape.Apply(res.Text), Features: res.Timings.Features, Engine: res.Timings.Engine}, nil
+	tr := app.Transcript{Features: res.Timings.Features, Engine: res.Timings.Engine}
+	text := clean(ctx, s.cleaner, cfg, res.Text, &tr)
+	tr.Text = shape.Apply(text)
+	if raw := shape.Apply(res.Text); tr.Cleanup != "" && tr.Notice == "" && raw != tr.Text {
+		tr.Raw = raw // Recent keeps the text as heard beside the rewrite
+	}
+	return tr, nil
 }
 
 // heardSpeech reports whether the speech detector finds speech in samples;
@@ -102,11 +115,15 @@ func decodeOptions(cfg config.Config) whisper.Options {
 	return o
 }
 
-// paster gives output.Paster the app's Paster signature.
-type paster struct{ p *output.Paster }
+// paster gives output.Paster the app's Paster signature, with the paste
+// settings of the dictation's profile.
+type paster struct {
+	p *output.Paster
+	d *dictation
+}
 
 func (p paster) Output(ctx context.Context, text string, enter bool) (time.Time, error) {
-	res, err := p.p.Output(ctx, text, output.Options{PressEnter: enter})
+	res, err := p.p.Output(ctx, text, pasteOptions(p.d.cur.Load().cfg, app.ProfileFrom(ctx), enter))
 	return res.PastedAt, err
 }
 

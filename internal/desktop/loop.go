@@ -147,10 +147,12 @@ func (d *desk) onAppEvent(e app.Event) {
 		d.log.Info("dictated", "chars", len(e.Text), "audio_ms", tm.Audio.Milliseconds(),
 			"release_to_paste_ms", tm.ReleaseToPaste.Milliseconds(), "capture_stop_ms", tm.CaptureStop.Milliseconds(),
 			"features_ms", tm.Features.Milliseconds(), "engine_ms", tm.Engine.Milliseconds(), "paste_ms", tm.Paste.Milliseconds(),
+			"profile", e.Profile, "cleanup", e.Cleanup, "cleanup_ms", tm.Cleanup.Milliseconds(),
 			"goroutines", runtime.NumGoroutine()) // a leak shows over a long day (make soak)
-		d.remember(e.Text)
+		d.rememberDictation(e)
 		d.refreshMenu()
 	}
+	d.onProfileEvent(e)
 	d.showOnIndicator(e)
 	if e.State == app.Error && errors.Is(e.Err, output.ErrNotRead) {
 		d.remember(e.Text) // it waits on the clipboard; keep it in Recent too
@@ -206,6 +208,8 @@ func (d *desk) onAction(ctx context.Context, a tray.Action) {
 		d.copyRecent(ctx, a.Value)
 	case tray.ToggleStartAtLogin:
 		d.setStartAtLogin(a.Value)
+	case tray.SelectProfile:
+		d.onProfileAction(a.Value)
 	case tray.Quit:
 		d.quit()
 	}

@@ -30,13 +30,15 @@ type menuState struct {
 	// recent are the Recent submenu's dictations; login the start-at-login toggle.
 	recent []tray.Item
 	login  tray.Toggle
+	// profiles is the Profiles submenu (profiles.go).
+	profiles []tray.Item
 }
 
 // refreshMenu rebuilds the tray's submenus from the registry, the engine's
 // report and the config.
 func (d *desk) refreshMenu() {
 	st := menuState{cfg: d.store.Current(), models: d.models.List(), model: d.modelName, pulling: d.pulling,
-		recent: d.recentItems(), login: d.loginToggle()}
+		recent: d.recentItems(), login: d.loginToggle(), profiles: d.profileItems()}
 	if l := d.svc.Current(); l != nil {
 		st.gpus, st.computeTypes, st.languages = l.Report.GPUs, l.ComputeTypes(), l.Languages()
 	}
@@ -105,7 +107,7 @@ func buildMenu(st menuState) tray.Menu {
 		{config.PasteType, "Type as keystrokes"}} {
 		m.PasteModes = append(m.PasteModes, tray.Item{ID: p.id, Label: p.label, Checked: cfg.Paste == p.id})
 	}
-	m.Recent, m.StartAtLogin = st.recent, st.login
+	m.Recent, m.StartAtLogin, m.Profiles = st.recent, st.login, st.profiles
 	return m
 }
 

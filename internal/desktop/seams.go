@@ -44,6 +44,7 @@ type Notifier interface {
 // History is what the desk needs of the recent dictations (history.History).
 type History interface {
 	Add(text string, at time.Time) (history.Entry, error)
+	AddEntry(e history.Entry) (history.Entry, error)
 	Entries() []history.Entry
 	Get(id string) (history.Entry, bool)
 }

@@ -188,7 +188,7 @@ func (d *desk) showOnIndicator(e app.Event) {
 	}
 	switch e.State {
 	case app.Recording:
-		ind.Show(indicator.Recording, "")
+		ind.Show(indicator.Recording, e.Profile)
 		d.startLevel()
 	case app.Transcribing, app.Output:
 		ind.Show(indicator.Transcribing, "")
@@ -267,6 +267,9 @@ func (d *desk) recentItems() []tray.Item {
 	var items []tray.Item
 	for _, e := range d.trust.recent.Entries() {
 		items = append(items, tray.Item{ID: e.ID, Label: e.Label()})
+		if e.Raw != "" { // the text as heard, under its AI-cleaned version
+			items = append(items, tray.Item{ID: e.ID + history.RawSuffix, Label: history.Label("   as heard: "+e.Raw, history.LabelLength)})
+		}
 	}
 	return items
 }

@@ -29,7 +29,15 @@ type Entry struct {
 	ID   string    `json:"id"` // unique within the history; what the Recent menu sends back
 	Text string    `json:"text"`
 	At   time.Time `json:"at"`
+	// Raw is the text as heard when an AI cleanup rewrote it into Text.
+	Raw string `json:"raw,omitempty"`
+	// Profile and Cleanup are the dictation's profile and cleanup mode ("": none).
+	Profile string `json:"profile,omitempty"`
+	Cleanup string `json:"cleanup,omitempty"`
 }
+
+// RawSuffix marks the ID of an entry's text as heard in the Recent menu.
+const RawSuffix = ":raw"
 
 // Label is the entry's text for a menu: one line, at most LabelLength characters.
 func (e Entry) Label() string { return Label(e.Text, LabelLength) }
@@ -110,13 +118,19 @@ func Forget(path string) error {
 // With a file configured the file is rewritten; a write error is returned but the
 // entry stays in memory.
 func (h *History) Add(text string, at time.Time) (Entry, error) {
-	if strings.TrimSpace(text) == "" {
+	return h.AddEntry(Entry{Text: text, At: at})
+}
+
+// AddEntry is Add for an entry with its text as heard, profile and cleanup
+// mode; its ID is given here.
+func (h *History) AddEntry(e Entry) (Entry, error) {
+	if strings.TrimSpace(e.Text) == "" {
 		return Entry{}, nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seq++
-	e := Entry{ID: strconv.FormatUint(h.seq, 10), Text: text, At: at}
+	e.ID = strconv.FormatUint(h.seq, 10)
 	h.entries = append([]Entry{e}, h.entries...)
 	if len(h.entries) > h.cfg.Max {
 		h.entries = h.entries[:h.cfg.Max]
@@ -135,11 +149,19 @@ func (h *History) Entries() []Entry {
 }
 
 // Get returns the entry with id, as the Recent menu sends it back.
+// An ID ending in RawSuffix returns the entry with its text as heard as Text.
 func (h *History) Get(id string) (Entry, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	base, raw := strings.CutSuffix(id, RawSuffix)
 	for _, e := range h.entries {
-		if e.ID == id {
+		if e.ID == base {
+			if raw {
+				if e.Raw == "" {
+					return Entry{}, false
+				}
+				e.Text = e.Raw
+			}
 			return e, true
 		}
 	}

@@ -123,6 +123,8 @@ type view struct {
 // label is the text next to the dot.
 func (v view) label() string {
 	switch v.state {
+	case Recording:
+		return v.text // the dictation's profile, beside the level bar
 	case Transcribing:
 		return "Transcribing…"
 	case NothingHeard:
@@ -192,7 +194,8 @@ func New(cfg Config, log *slog.Logger) (*Indicator, error) {
 	return &Indicator{cfg: cfg, log: log, os: w}, nil
 }
 
-// Show shows state; text is the message of an Error. Showing Recording or
+// Show shows state; text is the message of an Error, or while Recording
+// the name of the profile in use (shown beside the level bar). Showing Recording or
 // Transcribing places the window anew (the focused window may have moved).
 func (i *Indicator) Show(s State, text string) {
 	i.mu.Lock()

@@ -43,26 +43,26 @@ var (
 )
 
 const (
-	wsPopup           = 0x80000000
-	wsExTopmost       = 0x00000008
-	wsExTransparent   = 0x00000020
-	wsExToolWindow    = 0x00000080
-	wsExLayered       = 0x00080000
-	wsExNoActivate    = 0x08000000
-	lwaAlpha          = 0x2
-	swHide            = 0
-	swpNoActivate     = 0x0010
-	swpShowWindow     = 0x0040
-	hwndTopmost       = ^uintptr(0) // (HWND)-1
-	monitorNearest    = 2
-	nullPen           = 8
-	bkTransparent     = 1
-	dtLeft, dtVCenter = 0x0, 0x4
-	dtSingleLine      = 0x20
-	dtEndEllipsis     = 0x8000
-	dtNoPrefix        = 0x800
-	className         = "WhisperKeyIndicator"
-	windowAlpha       = 235
+	wsPopup                    = 0x80000000
+	wsExTopmost                = 0x00000008
+	wsExTransparent            = 0x00000020
+	wsExToolWindow             = 0x00000080
+	wsExLayered                = 0x00080000
+	wsExNoActivate             = 0x08000000
+	lwaAlpha                   = 0x2
+	swHide                     = 0
+	swpNoActivate              = 0x0010
+	swpShowWindow              = 0x0040
+	hwndTopmost                = ^uintptr(0) // (HWND)-1
+	monitorNearest             = 2
+	nullPen                    = 8
+	bkTransparent              = 1
+	dtLeft, dtRight, dtVCenter = 0x0, 0x2, 0x4
+	dtSingleLine               = 0x20
+	dtEndEllipsis              = 0x8000
+	dtNoPrefix                 = 0x800
+	className                  = "WhisperKeyIndicator"
+	windowAlpha                = 235
 )
 
 type rect struct{ Left, Top, Right, Bottom int32 }
@@ -160,6 +160,15 @@ func paint(hwnd uintptr, v view) {
 	procDeleteObject.Call(b)
 	left, right := int32(12+r+12), int32(Width-14)
 	if v.state == Recording {
+		if v.text != "" { // the profile, right of a shorter bar
+			text, _ := windows.UTF16FromString(v.text)
+			procSetBkMode.Call(dc, bkTransparent)
+			procSetTextColor.Call(dc, colorRef(colourText))
+			tr := rect{left + (right-left)/2, 0, right, Height}
+			procDrawText.Call(dc, uintptr(unsafe.Pointer(&text[0])), ^uintptr(0), uintptr(unsafe.Pointer(&tr)),
+				dtRight|dtVCenter|dtSingleLine|dtEndEllipsis|dtNoPrefix)
+			right = left + (right-left)/2 - 10
+		}
 		const h = 8
 		y := int32(Height-h) / 2
 		fill(dc, rect{left, y, right, y + h}, colourLevelTrack)

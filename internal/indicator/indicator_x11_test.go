@@ -254,3 +254,43 @@ func writePNG(t *testing.T, img *image.RGBA, r image.Rectangle, path string) {
 	}
 	t.Logf("wrote %s", path)
 }
+
+// While recording into a window with a profile, the indicator names the
+// profile right of a shorter level bar.
+func TestIndicatorShowsTheProfileWhileRecording(t *testing.T) {
+	requireX(t)
+	var ind *indicator.Indicator
+	var err error
+	for range 3 { // a fresh private display may refuse the very first connection
+		if ind, err = indicator.New(indicator.Config{Placement: indicator.PlaceBottom}, logger(t)); err == nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ind.Close()
+	ind.Show(indicator.Recording, "")
+	ind.SetLevel(1)
+	r := ind.Bounds()
+	right := image.Rect(r.X+r.W/2, r.Y, r.X+r.W, r.Y+r.H)
+	plain := testenv.Screenshot(t)
+	ind.Show(indicator.Recording, "terminal")
+	ind.SetLevel(1)
+	named := testenv.Screenshot(t)
+	if os.Getenv("WHISPERKEY_KEEP_SHOTS") != "" {
+		writePNG(t, named, bounds(r).Inset(-12), filepath.Join(os.Getenv("WHISPERKEY_KEEP_SHOTS"), "indicator-profile.png"))
+	}
+	const text = 0xf1f3f4 // the label colour
+	if n := count(named, right, text); n == 0 {
+		t.Error("no label pixels right of the bar")
+	}
+	if n := count(plain, right, text); n != 0 {
+		t.Errorf("%d label pixels without a profile", n)
+	}
+	full, short := count(plain, bounds(r), 0x34a853), count(named, bounds(r), 0x34a853)
+	if short == 0 || short >= full {
+		t.Errorf("level bar at full level: %d green pixels with the label, %d without; want fewer but some", short, full)
+	}
+}

@@ -131,7 +131,8 @@ static void wk_place(wk_ind *s, int x, int y) {
 	XMoveWindow(s->d, s->w, x, y);
 }
 
-// wk_draw paints one frame: background, the state's dot, then the level bar or the label.
+// wk_draw paints one frame: background, the state's dot, then the level bar or the label;
+// while recording, a label (the profile) goes right of a shorter bar. filled is 0 to 1000.
 static void wk_draw(wk_ind *s, unsigned long bg, unsigned long dot, int bar, unsigned long track,
 		unsigned long fill, int filled, unsigned long fg, const char *text) {
 	Display *d = s->d;
@@ -143,6 +144,15 @@ static void wk_draw(wk_ind *s, unsigned long bg, unsigned long dot, int bar, uns
 	XFillRectangle(d, s->w, s->gc, 0, 0, 4, s->height); // a stripe, so the state shows even at a glance
 	int left = 12 + r + 12, right = s->width - 14;
 	if (bar) {
+		if (text != NULL && s->font != NULL) {
+			int tw = XTextWidth(s->font, text, strlen(text));
+			if (tw > (right - left) / 2) tw = (right - left) / 2;
+			XSetForeground(d, s->gc, wk_pixel(s, fg));
+			int baseline = (s->height + s->font->ascent - s->font->descent) / 2;
+			XDrawString(d, s->w, s->gc, right - tw, baseline, text, strlen(text));
+			right -= tw + 10;
+		}
+		filled = filled * (right - left) / 1000;
 		int h = 8, y = (s->height - h) / 2;
 		XSetForeground(d, s->gc, wk_pixel(s, track));
 		XFillRectangle(d, s->w, s->gc, left, y, right - left, h);
@@ -239,7 +249,7 @@ func paint(s *C.wk_ind, v view) {
 	bar, filled := C.int(0), C.int(0)
 	if v.state == Recording {
 		bar = 1
-		filled = C.int(float32(Width-14-(12+14+12)) * v.level)
+		filled = C.int(1000 * v.level)
 	}
 	C.wk_draw(s, colourBackground, C.ulong(DotColour(v.state)), bar, colourLevelTrack, colourLevel, filled, colourText, text)
 }

@@ -23,6 +23,7 @@ const (
 	KindRemoteFallback
 	KindHotkey
 	KindMicChanged
+	KindCleanupFallback
 )
 
 func (k Kind) String() string {
@@ -49,6 +50,8 @@ func (k Kind) String() string {
 		return "hotkey"
 	case KindMicChanged:
 		return "mic-changed"
+	case KindCleanupFallback:
+		return "cleanup-fallback"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -131,6 +134,13 @@ func NoModel(detail string) Message {
 // RemoteFallback says the remote engine failed and dictation went to the local one.
 func RemoteFallback(detail string) Message {
 	return Message{Kind: KindRemoteFallback, Summary: "Dictating on this computer", Body: detail}
+}
+
+// CleanupFallback says the AI cleanup's answer was not used and the text
+// went out as heard; why is a few words ("Cleanup timed out").
+func CleanupFallback(why string) Message {
+	return Message{Kind: KindCleanupFallback, Summary: "Pasted as heard, without AI cleanup",
+		Body: why + ". Your words were pasted as you said them; check the cleanup server and cleanup.timeout."}
 }
 
 // TextNotPasted says the target never read the clipboard, so the text waits there.

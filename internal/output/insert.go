@@ -118,7 +118,7 @@ func (p *Paster) typeOut(ctx context.Context, res Result, opt Options) (Result, 
 		return p.leaveOnClipboard(ctx, res, err)
 	}
 	res.Typed, res.PastedAt = true, time.Now()
-	if p.mode == ModePasteEnter || opt.PressEnter {
+	if opt.PressEnter { // only the auto-send hotkey or a profile asks: the mode here is type
 		select {
 		case <-time.After(p.cfg.EnterDelay):
 		case <-ctx.Done():

@@ -107,6 +107,9 @@ func (c Config) withDefaults() Config {
 type Options struct {
 	// PressEnter presses Enter after the paste (the auto-send hotkey); ignored in clipboard mode.
 	PressEnter bool
+	// Mode, when set ("paste", "type", …), is this call's mode instead of the
+	// Paster's (a profile's paste setting).
+	Mode string
 }
 
 // Result says what Output did.
@@ -203,7 +206,15 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 	if res.Text == "" {
 		return res, nil
 	}
-	if p.mode == ModeClipboard {
+	mode := p.mode
+	if opt.Mode != "" {
+		m, err := ParseMode(opt.Mode)
+		if err != nil {
+			return res, err
+		}
+		mode = m
+	}
+	if mode == ModeClipboard {
 		// The user pastes this text: an ordinary copy, kept in clipboard history.
 		if _, err := p.os.write(ctx, res.Text, false); err != nil {
 			return res, fmt.Errorf("put the text on the clipboard: %w", err)
@@ -211,7 +222,7 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 		res.OnClipboard = true
 		return res, nil
 	}
-	if p.mode == ModeType {
+	if mode == ModeType {
 		return p.typeOut(ctx, res, opt)
 	}
 
@@ -239,7 +250,7 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 		res.Restored, res.OnClipboard = p.restore(ctx, saved, own)
 		return res, err
 	}
-	enter := p.mode == ModePasteEnter || opt.PressEnter
+	enter := mode == ModePasteEnter || opt.PressEnter
 	if err := p.sendPaste(ctx, lifted, enter, style); err != nil {
 		return res, fmt.Errorf("%w (%v)", ErrNoPaste, err)
 	}

@@ -155,6 +155,40 @@ static void wk_class(wk_owner *s, unsigned long w, char *buf, int n, char *name,
 	}
 }
 
+// wk_title_pid writes the title (_NET_WM_NAME, else WM_NAME) of w or its
+// nearest ancestor with one into buf, and returns the _NET_WM_PID of w or its
+// nearest ancestor with one (0: none): toolkits put them on different windows.
+static long wk_title_pid(wk_owner *s, unsigned long w, char *buf, int n) {
+	Atom net_name = XInternAtom(s->d, "_NET_WM_NAME", False);
+	Atom net_pid = XInternAtom(s->d, "_NET_WM_PID", False);
+	long pid = 0;
+	buf[0] = 0;
+	for (int depth = 0; w != None && depth < 16 && !(buf[0] && pid); depth++) {
+		Atom type; int format; unsigned long count, after; unsigned char *data = NULL;
+		if (!pid && XGetWindowProperty(s->d, w, net_pid, 0, 1, False, XA_CARDINAL, &type, &format, &count, &after, &data) == Success && data) {
+			if (count == 1 && format == 32) pid = *(long *)data;
+			XFree(data);
+			data = NULL;
+		}
+		if (!buf[0]) {
+			if (XGetWindowProperty(s->d, w, net_name, 0, 1024, False, s->utf8, &type, &format, &count, &after, &data) == Success && data && count > 0) {
+				strncpy(buf, (char *)data, n - 1); buf[n - 1] = 0;
+			} else {
+				char *name = NULL;
+				if (XFetchName(s->d, w, &name) && name) { strncpy(buf, name, n - 1); buf[n - 1] = 0; XFree(name); }
+			}
+			if (data) XFree(data);
+		}
+		Window root, parent, *kids = NULL;
+		unsigned int nk;
+		if (!XQueryTree(s->d, w, &root, &parent, &kids, &nk)) break;
+		if (kids) XFree(kids);
+		if (parent == root) break;
+		w = parent;
+	}
+	return pid;
+}
+
 static int wk_wait(int xfd, int wakefd, int ms) {
 	struct pollfd p[2] = {{xfd, POLLIN, 0}, {wakefd, POLLIN, 0}};
 	return poll(p, 2, ms);
@@ -389,6 +423,15 @@ func (x *xOwner) windowClass(w uint64) (class, name string) {
 	var cb, nb [128]C.char
 	_ = x.do(func(s *C.wk_owner) { C.wk_class(s, C.ulong(w), &cb[0], 128, &nb[0], 128) })
 	return C.GoString(&cb[0]), C.GoString(&nb[0])
+}
+
+// titlePID is the title and _NET_WM_PID (0: unknown) of w or its nearest
+// ancestor with a title.
+func (x *xOwner) titlePID(w uint64) (string, int) {
+	var buf [512]C.char
+	var pid C.long
+	_ = x.do(func(s *C.wk_owner) { pid = C.wk_title_pid(s, C.ulong(w), &buf[0], 512) })
+	return C.GoString(&buf[0]), int(pid)
 }
 
 func (x *xOwner) close() {

@@ -23,5 +23,6 @@ func newXOwner(*slog.Logger) (*xOwner, error)               { return nil, errNoC
 func (*xOwner) offer(string, uint64, bool) (*xOffer, error) { return nil, errNoCgo }
 func (*xOwner) releasePrimary()                             {}
 func (*xOwner) windowClass(uint64) (string, string)         { return "", "" }
+func (*xOwner) titlePID(uint64) (string, int)               { return "", 0 }
 func (*xOwner) typeText(context.Context, string) error      { return errNoCgo }
 func (*xOwner) close()                                      {}

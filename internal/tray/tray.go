@@ -48,6 +48,9 @@ const (
 	// ToggleStartAtLogin: the "Start at login" checkbox was clicked; Value is "on" or
 	// "off", what the user asked for (the opposite of what was shown).
 	ToggleStartAtLogin
+	// SelectProfile: an item of the Profiles submenu (the profiles, "Edit
+	// profiles…", the AI cleanup toggle) was chosen; Value is its ID.
+	SelectProfile
 )
 
 func (k ActionKind) String() string {
@@ -78,6 +81,8 @@ func (k ActionKind) String() string {
 		return "CopyRecent"
 	case ToggleStartAtLogin:
 		return "ToggleStartAtLogin"
+	case SelectProfile:
+		return "SelectProfile"
 	}
 	return fmt.Sprintf("ActionKind(%d)", int(k))
 }
@@ -104,6 +109,10 @@ type Menu struct {
 	Recent []Item
 	// StartAtLogin is the "Start at login" checkbox; hidden unless Available.
 	StartAtLogin Toggle
+	// Profiles lists the per-app profiles (the one that matched last is
+	// checked), "Edit profiles…" and the AI cleanup toggle; choosing one sends
+	// SelectProfile.
+	Profiles []Item
 }
 
 // Toggle is an on/off menu item.
@@ -128,6 +137,8 @@ func (m Menu) list(k ActionKind) []Item {
 		return m.PasteModes
 	case CopyRecent:
 		return m.Recent
+	case SelectProfile:
+		return m.Profiles
 	}
 	return nil
 }
@@ -147,6 +158,7 @@ func submenus() []entry {
 		{SelectLanguage, "Language"},
 		{SelectInputDevice, "Input device"},
 		{SelectPasteMode, "Paste mode"},
+		{SelectProfile, "Profiles"},
 	}
 }
 
@@ -466,7 +478,9 @@ func (t *Tray) SetMenu(m Menu) {
 // clone copies the lists so a caller reusing its slices cannot change ours.
 func (m Menu) clone() Menu {
 	c := func(items []Item) []Item { return append([]Item(nil), items...) }
-	return Menu{c(m.Models), c(m.Devices), c(m.ComputeTypes), c(m.Languages), c(m.InputDevices), c(m.PasteModes), c(m.Recent), m.StartAtLogin}
+	return Menu{Models: c(m.Models), Devices: c(m.Devices), ComputeTypes: c(m.ComputeTypes), Languages: c(m.Languages),
+		InputDevices: c(m.InputDevices), PasteModes: c(m.PasteModes), Recent: c(m.Recent), StartAtLogin: m.StartAtLogin,
+		Profiles: c(m.Profiles)}
 }
 
 func (t *Tray) applyMenu() {
@@ -596,6 +610,8 @@ func (m Menu) withLabel(kind ActionKind, i int, label string) Menu {
 		m.PasteModes = items
 	case CopyRecent:
 		m.Recent = items
+	case SelectProfile:
+		m.Profiles = items
 	}
 	return m
 }

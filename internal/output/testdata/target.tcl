@@ -1,7 +1,8 @@
 # Paste target for the tests: a text widget with the keyboard focus.
 # Prints "READY <toplevel window id>" once shown; for each "dump" line on stdin it
 # prints "GOT <hex of the widget's UTF-8 content>"; "clear" empties it and
-# prints "CLEARED". Exits when stdin closes.
+# prints "CLEARED"; "focus" takes the keyboard focus and prints "FOCUSED".
+# Exits when stdin closes. `wish target.tcl -name NAME` sets its WM_CLASS.
 wm title . whisperkey-paste-target
 text .t -width 40 -height 5
 pack .t
@@ -14,6 +15,9 @@ proc command {} {
     }
     if {$line eq "dump"} {
         puts "GOT [binary encode hex [encoding convertto utf-8 [.t get 1.0 end-1c]]]"
+    } elseif {$line eq "focus"} {
+        focus -force .t
+        puts "FOCUSED"
     } elseif {$line eq "clear"} {
         .t delete 1.0 end
         puts "CLEARED"

@@ -1,0 +1,211 @@
+package desktop
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/cleanup"
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/history"
+	"github.com/whisperkey/whisperkey/internal/indicator"
+	"github.com/whisperkey/whisperkey/internal/notify"
+	"github.com/whisperkey/whisperkey/internal/output"
+	"github.com/whisperkey/whisperkey/internal/textproc"
+	"github.com/whisperkey/whisperkey/internal/tray"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// Cleaner rewrites a dictation with a chat model (cleanup.Client). It never
+// fails: on any problem the Result holds the text as given, and why.
+type Cleaner interface {
+	Rewrite(ctx context.Context, instruction, text string) cleanup.Result
+}
+
+// newCleaner is the cleanup client for cfg; nil when cleanup is off.
+func newCleaner(cfg config.Config, log *slog.Logger) Cleaner {
+	c := cfg.Cleanup
+	if !c.Active() {
+		return nil
+	}
+	cl, err := cleanup.New(cleanup.Config{URL: c.URL, Model: c.Model, APIKey: c.APIKey, Timeout: c.Timeout}, log)
+	if err != nil { // config.Load checked the URL
+		log.Warn("AI cleanup not used", "err", err)
+		return nil
+	}
+	return cl
+}
+
+// forProfile is cfg as the profile called name changes it, with the decoding
+// options and text shaper that go with it; the defaults' when name is "" or
+// no longer in cfg (the file changed while the key was down).
+func (s *dictationSettings) forProfile(name string) (config.Config, whisper.Options, *textproc.Processor) {
+	p, ok := s.cfg.Profiles.Find(name)
+	if name == "" || !ok {
+		return s.cfg, s.opts, s.shape
+	}
+	cfg := s.cfg.WithProfile(p)
+	shape, err := textproc.New(textproc.FromConfig(cfg.Text))
+	if err != nil { // config.Load checked these settings
+		s.log.Warn("profile's text settings not used", "profile", name, "err", err)
+		shape = s.shape
+	}
+	return cfg, decodeOptions(cfg), shape
+}
+
+// clean runs the AI cleanup of text in cfg's mode, when there is one. It
+// fills in tr's cleanup fields and returns the text to shape and paste.
+func clean(ctx context.Context, c Cleaner, cfg config.Config, text string, tr *app.Transcript) string {
+	mode := cfg.Cleanup.ActiveMode()
+	if c == nil || mode == "" || strings.TrimSpace(text) == "" {
+		return text
+	}
+	r := c.Rewrite(ctx, cfg.Cleanup.CleanupModes()[mode], strings.TrimSpace(text))
+	tr.Cleanup, tr.Notice, tr.Cleaning = mode, r.Notice(), r.Took
+	return r.Text
+}
+
+// pasteOptions are the output options for a dictation in profile name.
+func pasteOptions(cfg config.Config, name string, enter bool) output.Options {
+	o := output.Options{PressEnter: enter}
+	p, ok := cfg.Profiles.Find(name)
+	if name == "" || !ok {
+		return o
+	}
+	if p.Paste != nil {
+		o.Mode = *p.Paste
+	}
+	if p.AutoSend != nil {
+		switch mode := cmpOr(o.Mode, cfg.Paste); {
+		case *p.AutoSend:
+			o.PressEnter = true
+		case mode == config.PasteEnter:
+			o.Mode = config.PastePaste // the profile turns the mode's Enter off; the hotkey's stays
+		}
+	}
+	return o
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// profileTracker picks each dictation's profile from the window focused at
+// key-down (app.Chooser) and remembers the last one for the tray.
+type profileTracker struct {
+	focused func() (output.Window, error)
+	current func() config.Config
+	log     *slog.Logger
+
+	mu   sync.Mutex
+	last string // the profile chosen last; "" for the defaults
+}
+
+// Choose is app.Chooser.
+func (t *profileTracker) Choose() string {
+	w, err := t.focused()
+	if err != nil {
+		t.log.Debug("no profile: the focused window is unknown", "err", err)
+		return t.remember("")
+	}
+	p, ok := t.current().Profiles.For(config.Window{Class: w.Class, Instance: w.Instance, Title: w.Title, Exe: w.Exe})
+	if !ok {
+		t.log.Debug("no profile matches the focused window", "class", w.Class, "exe", w.Exe)
+		return t.remember("")
+	}
+	// The window title is left out: it can hold what the user is writing.
+	t.log.Debug("profile chosen", "profile", p.Name, "class", w.Class, "exe", w.Exe)
+	return t.remember(p.Name)
+}
+
+func (t *profileTracker) remember(name string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.last = name
+	return name
+}
+
+// Last is the profile chosen for the latest dictation.
+func (t *profileTracker) Last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.last
+}
+
+// rememberDictation keeps a finished dictation for the Recent menu, with its
+// text as heard, profile and cleanup mode; the caller refreshes the menu.
+func (d *desk) rememberDictation(e app.Event) {
+	if d.trust.recent == nil || e.Text == "" {
+		return
+	}
+	if _, err := d.trust.recent.AddEntry(history.Entry{Text: e.Text, At: time.Now(), Raw: e.Raw,
+		Profile: e.Profile, Cleanup: e.Cleanup}); err != nil {
+		d.log.Warn("could not keep the dictation on disk", "err", err)
+	}
+}
+
+// onProfileEvent tells the user, on the indicator and in a notification,
+// that a dictation went out as heard because its AI cleanup failed.
+func (d *desk) onProfileEvent(e app.Event) {
+	if e.Notice == "" || e.State != app.Idle {
+		return
+	}
+	d.log.Info("AI cleanup not used", "notice", e.Notice)
+	if d.trust.ind != nil {
+		d.trust.ind.Show(indicator.Error, e.Notice)
+	}
+	d.tell(notify.CleanupFallback(strings.TrimSuffix(e.Notice, ", pasted as heard")))
+}
+
+// IDs of the Profiles submenu's fixed items; a profile's item is its name
+// after profileItemPrefix.
+const (
+	profileItemPrefix = "profile:"
+	profileItemNone   = "none"
+	profileItemEdit   = "edit"
+	profileItemAI     = "cleanup"
+)
+
+// profileItems is the Profiles submenu: each profile (the last matched one
+// checked), "Edit profiles…" and the AI cleanup toggle.
+func (d *desk) profileItems() []tray.Item {
+	cfg := d.store.Current()
+	last := ""
+	if d.profiles != nil {
+		last = d.profiles.Last()
+	}
+	items := []tray.Item{{ID: profileItemNone, Label: "No profile (the defaults)", Checked: last == ""}}
+	for _, name := range cfg.Profiles.Names() {
+		items = append(items, tray.Item{ID: profileItemPrefix + name, Label: name, Checked: name == last})
+	}
+	items = append(items, tray.Item{ID: profileItemEdit, Label: "Edit profiles…"})
+	ai := tray.Item{ID: profileItemAI, Label: "AI cleanup", Checked: cfg.Cleanup.Enabled}
+	if cfg.Cleanup.URL == "" {
+		ai.Label, ai.Checked = "AI cleanup (set cleanup.url first)", false
+	}
+	return append(items, ai)
+}
+
+// onProfileAction handles a click in the Profiles submenu: the AI cleanup
+// toggle flips cleanup.enabled; anything else opens the config file, where
+// the profiles are.
+func (d *desk) onProfileAction(id string) {
+	if id != profileItemAI {
+		d.open(d.opt.ConfigPath)
+		return
+	}
+	cfg := d.store.Current()
+	if cfg.Cleanup.URL == "" {
+		d.open(d.opt.ConfigPath)
+		return
+	}
+	if err := d.store.Set(config.KeyCleanupEnabled, !cfg.Cleanup.Enabled); err != nil {
+		d.status(tray.StateError, err.Error())
+	}
+}

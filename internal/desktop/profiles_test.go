@@ -1,0 +1,133 @@
+package desktop
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/output"
+)
+
+func loadConfig(t *testing.T, yaml string) config.Config {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := config.Load(path, config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+const profilesConfig = `
+language: en
+profiles:
+  - name: term
+    match: {class: XTerm}
+    output: {case: lower, strip_final_period: true}
+    language: de
+    paste: type
+  - name: chat
+    match: {exe: slack}
+    auto_send: true
+  - name: quiet
+    match: {title: Notes}
+    auto_send: false
+`
+
+func TestDictationAppliesTheProfileOfItsWindow(t *testing.T) {
+	cfg := loadConfig(t, profilesConfig)
+	local := &namedEngine{name: " Hello there."}
+	d := newDictation(local, nil)
+	d.configure(cfg, nil, nil, testLog(t))
+	tests := []struct {
+		profile, want, lang string
+	}{
+		{"", "Hello there.", "en"},
+		{"term", "hello there", "de"},
+		{"gone", "Hello there.", "en"}, // removed from the file meanwhile: the defaults
+	}
+	for _, tt := range tests {
+		tr, err := d.Transcribe(app.WithProfile(context.Background(), tt.profile), make([]float32, 16000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(tr.Text) != tt.want || local.got.Language != tt.lang || tr.Cleanup != "" {
+			t.Errorf("profile %q: %q in %q (cleanup %q), want %q in %q", tt.profile, tr.Text, local.got.Language, tr.Cleanup, tt.want, tt.lang)
+		}
+	}
+}
+
+func TestPasteOptionsFollowTheProfile(t *testing.T) {
+	cfg := loadConfig(t, profilesConfig+"paste: paste-enter\n")
+	tests := []struct {
+		profile string
+		enter   bool
+		want    output.Options
+	}{
+		{"", false, output.Options{}},
+		{"", true, output.Options{PressEnter: true}},
+		{"term", false, output.Options{Mode: config.PasteType}},
+		{"chat", false, output.Options{PressEnter: true}},
+		{"quiet", false, output.Options{Mode: config.PastePaste}}, // turns paste-enter's Enter off
+		{"quiet", true, output.Options{Mode: config.PastePaste, PressEnter: true}},
+	}
+	for _, tt := range tests {
+		if got := pasteOptions(cfg, tt.profile, tt.enter); got != tt.want {
+			t.Errorf("pasteOptions(%q, %v) = %+v, want %+v", tt.profile, tt.enter, got, tt.want)
+		}
+	}
+}
+
+func TestChooseMatchesTheFocusedWindow(t *testing.T) {
+	cfg := loadConfig(t, profilesConfig)
+	var w output.Window
+	var werr error
+	tr := &profileTracker{focused: func() (output.Window, error) { return w, werr },
+		current: func() config.Config { return cfg }, log: testLog(t)}
+	tests := []struct {
+		w    output.Window
+		err  error
+		want string
+	}{
+		{output.Window{Class: "XTerm", Instance: "xterm"}, nil, "term"},
+		{output.Window{Class: "Slack", Exe: "slack"}, nil, "chat"},
+		{output.Window{Class: "Gedit", Title: "Notes — gedit"}, nil, "quiet"},
+		{output.Window{Class: "Gedit"}, nil, ""},
+		{output.Window{}, errors.New("no X display"), ""},
+	}
+	for _, tt := range tests {
+		w, werr = tt.w, tt.err
+		if got := tr.Choose(); got != tt.want || tr.Last() != tt.want {
+			t.Errorf("Choose() for %+v = %q (last %q), want %q", tt.w, got, tr.Last(), tt.want)
+		}
+	}
+}
+
+// A cleanup server that fails: the dictation goes out as heard, shaped by
+// the text settings, with a notice for the user.
+func TestDictationKeepsTheTextWhenCleanupFails(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	cfg := loadConfig(t, profilesConfig+"cleanup:\n  enabled: true\n  url: "+srv.URL+"\n")
+	d := newDictation(&namedEngine{name: " um Hello there."}, nil)
+	d.configure(cfg, nil, nil, testLog(t))
+	tr, err := d.Transcribe(app.WithProfile(context.Background(), "term"), make([]float32, 16000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(tr.Text) != "um hello there" || tr.Cleanup != "clean" || tr.Notice == "" || tr.Raw != "" {
+		t.Errorf("got %+v; want the text as heard in the profile's style, cleanup clean, a notice", tr)
+	}
+}

@@ -1,0 +1,30 @@
+package output
+
+import "errors"
+
+// Window is what can be told of a window: enough to choose settings for it.
+type Window struct {
+	Class    string // X11 WM_CLASS class; Windows: the window class
+	Instance string // X11 WM_CLASS instance; "" on Windows
+	Title    string
+	Exe      string // the executable's file name; "" when unknown
+}
+
+// errNoWindow means the focused window cannot be told on this system.
+var errNoWindow = errors.New("the focused window cannot be identified here")
+
+// Focused describes the window that has the keyboard focus now: the one a
+// dictation started now will go to.
+func (p *Paster) Focused() (Window, error) {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return Window{}, errors.New("output: paster closed")
+	}
+	target, _, err := p.os.target()
+	if err != nil {
+		return Window{}, err
+	}
+	return p.os.describe(target)
+}
