@@ -130,3 +130,24 @@ func (tg *target) waitForWithin(want string, limit time.Duration) {
 	}
 	tg.t.Fatalf("target holds %q,\nwant %q", got, want)
 }
+
+// Caps Lock on, or another layout group selected, does not change what is typed, and
+// stays as the user left it.
+func TestTypeModeCapsLock(t *testing.T) {
+	p := newPaster(t, Config{Mode: "type"})
+	tg := startTarget(t)
+	xdotool(t, "key", "Caps_Lock")
+	t.Cleanup(func() { exec.Command("xdotool", "key", "Caps_Lock").Run() })
+	const text = "Hello World, café ÉTÉ ß"
+	if _, err := p.Output(context.Background(), text, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	tg.waitForWithin(text, time.Minute)
+	out, err := exec.Command("xset", "q").Output()
+	if err != nil {
+		t.Fatalf("xset q: %v", err)
+	}
+	if !strings.Contains(string(out), "Caps Lock:   on") {
+		t.Errorf("Caps Lock is off after typing; want it left on:\n%s", out)
+	}
+}

@@ -319,6 +319,29 @@ static void wk_tap(wk_owner *s, int kc, int shift) {
 
 static void wk_sync(wk_owner *s) { XSync(s->d, False); }
 
+// wk_plain_state unlocks Caps Lock and selects the first layout group, where the
+// keys typing looks up are: each key event carries the state, and Caps Lock would
+// turn "Hello" into "hELLO". *lock and *group receive what wk_restore_state puts back.
+static void wk_plain_state(wk_owner *s, unsigned *lock, int *group) {
+	XkbStateRec st;
+	*lock = 0;
+	*group = 0;
+	if (XkbGetState(s->d, XkbUseCoreKbd, &st) != Success) return;
+	*lock = st.locked_mods & LockMask;
+	*group = st.locked_group;
+	if (*lock) XkbLockModifiers(s->d, XkbUseCoreKbd, LockMask, 0);
+	if (*group) XkbLockGroup(s->d, XkbUseCoreKbd, 0);
+	XSync(s->d, False);
+}
+
+// wk_restore_state puts back what wk_plain_state changed, after the typed keys: the
+// server handles requests in order and stamps each key event with the state then.
+static void wk_restore_state(wk_owner *s, unsigned lock, int group) {
+	if (lock) XkbLockModifiers(s->d, XkbUseCoreKbd, LockMask, lock);
+	if (group) XkbLockGroup(s->d, XkbUseCoreKbd, group);
+	XSync(s->d, False);
+}
+
 static int wk_has_xtest(wk_owner *s) {
 	int ev, er, ma, mi;
 	return XTestQueryExtension(s->d, &ev, &er, &ma, &mi);
@@ -597,6 +620,12 @@ func (x *xOwner) typeText(ctx context.Context, text string) error {
 	if err != nil {
 		return err
 	}
+	var lock C.uint
+	var group C.int
+	if e := x.do(func(s *C.wk_owner) { C.wk_plain_state(s, &lock, &group) }); e != nil {
+		return e
+	}
+	defer x.do(func(s *C.wk_owner) { C.wk_restore_state(s, lock, group) }) //nolint:errcheck // only fails once the owner closed, which drops the state anyway
 	for _, b := range batches {
 		if err := ctx.Err(); err != nil {
 			return err
