@@ -191,6 +191,11 @@ type Grabber interface {
 type Edge struct {
 	Down bool      // true for key down, false for key up
 	At   time.Time // when the OS reported it
+	// Sure says the grabber knew from the event itself that the combination went down
+	// (Down) or stopped being down (!Down). The Listener then takes the edge as is:
+	// reading the keyboard when the edge is handled, maybe long after under load,
+	// would see a quick tap already released, or a release followed by a new press.
+	Sure bool
 }
 
 // Grab is one registered combination.
@@ -422,6 +427,16 @@ func (l *Listener) edge(s slot, e Edge, ok bool) {
 		l.emit(ev)
 	}
 	src, combo, now := s.source(), l.combos[s], e.At
+	if e.Sure {
+		if !e.Down {
+			for _, ev := range l.m.release(src, now) {
+				l.emit(ev)
+			}
+		} else if ev, ok := l.m.down(src, now); ok {
+			l.emit(ev)
+		}
+		return
+	}
 	if !e.Down {
 		if src == srcCancel {
 			return

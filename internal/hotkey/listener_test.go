@@ -65,6 +65,12 @@ func (gr *chanGrab) Release() error {
 // the test if s is not registered.
 func (g *chanGrabber) edge(t *testing.T, s string, down bool, ms int) {
 	t.Helper()
+	g.send(t, s, Edge{Down: down, At: g.t0.Add(time.Duration(ms) * time.Millisecond)})
+}
+
+// send delivers e to the grab of combo s.
+func (g *chanGrabber) send(t *testing.T, s string, e Edge) {
+	t.Helper()
 	g.mu.Lock()
 	gr := g.active[MustParse(s)]
 	g.mu.Unlock()
@@ -72,7 +78,7 @@ func (g *chanGrabber) edge(t *testing.T, s string, down bool, ms int) {
 		t.Fatalf("%s is not registered; calls: %v", s, g.log())
 	}
 	select {
-	case gr.edges <- Edge{Down: down, At: g.t0.Add(time.Duration(ms) * time.Millisecond)}:
+	case gr.edges <- e:
 	case <-time.After(5 * time.Second):
 		t.Fatalf("listener did not take the edge for %s", s)
 	}
@@ -277,6 +283,39 @@ func TestListenerKeyState(t *testing.T) {
 	k.set("ctrl+shift+f9", true)
 	edge(true, 2000)
 	expect(t, l, Start, Record)
+}
+
+// Edges the grabber is sure of are taken as they are, whatever the keyboard shows
+// when the Listener gets to them: under load a quick tap is already released, and a
+// release may be followed by the next press, before the Listener reads the keyboard.
+func TestListenerSureEdges(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		mode  string
+		steps []Edge // Sure edges of the record hotkey, in order
+		keys  bool   // what the keyboard shows meanwhile
+		want  []Kind
+	}{
+		{name: "tap already released, toggle", mode: "toggle", keys: false,
+			steps: []Edge{{Down: true}, {Down: false}, {Down: true}, {Down: false}}, want: []Kind{Start, Stop}},
+		{name: "tap already released, hold", mode: "hold", keys: false,
+			steps: []Edge{{Down: true}, {Down: false}}, want: []Kind{Start, Stop}},
+		{name: "release then pressed again, hold", mode: "hold", keys: true,
+			steps: []Edge{{Down: true}, {Down: false}, {Down: true}}, want: []Kind{Start, Stop, Start}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := &keyboardGrabber{chanGrabber: newChanGrabber(), down: map[Combo]bool{}}
+			k.set("ctrl+shift+f9", tc.keys)
+			l := newListener(t, Config{Record: "ctrl+shift+f9", Mode: tc.mode}, k)
+			for i, e := range tc.steps {
+				e.Sure, e.At = true, k.t0.Add(time.Duration(i)*time.Millisecond)
+				k.send(t, "ctrl+shift+f9", e)
+			}
+			for _, kind := range tc.want {
+				expect(t, l, kind, Record)
+			}
+		})
+	}
 }
 
 func TestNewErrors(t *testing.T) {

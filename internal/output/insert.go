@@ -60,9 +60,10 @@ func terminalStyle(class, name string) pasteStyle {
 // readSignal closes when the target asked for our text; nil where nobody can tell.
 func (o *ownership) readSignal() <-chan struct{} { return o.read }
 
-// awaitRead waits for the target to fetch the text. It reports false when the target
-// never asked and our text is still on the clipboard, which stays there.
-func (p *Paster) awaitRead(ctx context.Context, own *ownership, res *Result) bool {
+// awaitRead waits for the target to fetch the text, up to ReadTimeout after pastedAt.
+// It reports false when the target never asked and our text is still on the
+// clipboard, which stays there.
+func (p *Paster) awaitRead(ctx context.Context, own *ownership, res *Result, pastedAt time.Time) bool {
 	read := own.readSignal()
 	if read == nil {
 		// Nothing reports the read here: give the target RestoreDelay, as before.
@@ -72,7 +73,7 @@ func (p *Paster) awaitRead(ctx context.Context, own *ownership, res *Result) boo
 		}
 		return true
 	}
-	timeout := time.NewTimer(p.cfg.ReadTimeout)
+	timeout := time.NewTimer(time.Until(pastedAt.Add(p.cfg.ReadTimeout)))
 	defer timeout.Stop()
 	select {
 	case <-read:

@@ -21,6 +21,12 @@ import (
 // lazyTarget focuses a Tk window that ignores the paste keystroke and reads the
 // clipboard only when asked to.
 func lazyTarget(t *testing.T) (read func() string) {
+	read, _ = lazyTargetWidget(t)
+	return read
+}
+
+// lazyTargetWidget is lazyTarget that also shows what the keyboard typed into it.
+func lazyTargetWidget(t *testing.T) (read func() string, tg *target) {
 	in, out, ready := wish(t, "lazy.tcl")
 	win, ok := strings.CutPrefix(ready, "READY ")
 	if !ok {
@@ -40,7 +46,7 @@ func lazyTarget(t *testing.T) (read func() string) {
 			t.Fatal(err)
 		}
 		return string(b)
-	}
+	}, &target{t: t, in: in, out: out}
 }
 
 type outcome struct {
@@ -101,6 +107,33 @@ func TestRestoresOnlyAfterTargetRead(t *testing.T) {
 	}
 }
 
+// Enter waits until the target fetched the text: pressed before, it would send an
+// empty message or run a terminal line without the text.
+func TestEnterWaitsForTheRead(t *testing.T) {
+	p := newPaster(t, Config{ReadTimeout: 10 * time.Second})
+	ownClipboard(t, "previous")
+	read, tg := lazyTargetWidget(t)
+	const text = "Send this, then Enter."
+	done := outputAsync(p, text, Options{PressEnter: true})
+	time.Sleep(1500 * time.Millisecond)
+	if got := tg.contents(); got != "" {
+		t.Fatalf("the target got %q before it read the text; want no Enter yet", got)
+	}
+	if got := read(); got != text {
+		t.Fatalf("the target read %q, want %q", got, text)
+	}
+	var o outcome
+	select {
+	case o = <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("Output did not return after the target read the clipboard")
+	}
+	if o.err != nil || !o.res.PressedEnter || !o.res.Verified {
+		t.Fatalf("result %+v, %v; want Enter pressed after the read", o.res, o.err)
+	}
+	tg.waitForWithin("\n", time.Minute)
+}
+
 // A target that never reads: the user is told (ErrNotRead) and the text stays on the clipboard.
 func TestTargetNeverReadsLeavesText(t *testing.T) {
 	p := newPaster(t, Config{ReadTimeout: 700 * time.Millisecond})
@@ -138,7 +171,7 @@ func TestPasteIntoXterm(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	id, err := exec.Command("xdotool", "search", "--sync", "--name", title).Output()
+	id, err := exec.Command("xdotool", "search", "--sync", "--onlyvisible", "--name", title).Output()
 	if err != nil {
 		t.Fatalf("find the xterm window: %v", err)
 	}

@@ -251,17 +251,19 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 		return res, err
 	}
 	enter := mode == ModePasteEnter || opt.PressEnter
-	if err := p.sendPaste(ctx, lifted, enter, style); err != nil {
+	pastedAt := time.Now()
+	entered, err := p.sendPaste(ctx, lifted, style, enter, own)
+	if err != nil {
 		return res, fmt.Errorf("%w (%v)", ErrNoPaste, err)
 	}
-	res.Pasted, res.PressedEnter, res.PastedAt, res.PasteKey = true, enter, time.Now(), style.String()
+	res.Pasted, res.PressedEnter, res.PastedAt, res.PasteKey = true, entered, pastedAt, style.String()
 	if p.afterPaste != nil {
 		p.afterPaste()
 	}
 
 	// The old content comes back only once the target has fetched the text. On cancel,
 	// restore at once: the user's clipboard matters more than a late paste.
-	if !p.awaitRead(ctx, own, &res) {
+	if !p.awaitRead(ctx, own, &res, pastedAt) {
 		return res, ErrNotRead
 	}
 	res.Restored, res.OnClipboard = p.restore(ctx, saved, own)
@@ -321,9 +323,12 @@ func (p *Paster) waitKeysReleased(ctx context.Context) ([]uint32, error) {
 	}
 }
 
-// sendPaste sends the paste keystroke (Ctrl+V, or a terminal's) and Enter, with the
-// lifted modifiers up around it.
-func (p *Paster) sendPaste(ctx context.Context, lifted []uint32, enter bool, style pasteStyle) error {
+// sendPaste sends the paste keystroke (Ctrl+V, or a terminal's) and, when enter is
+// set, Enter, with the lifted modifiers up around them. Enter waits until the target
+// fetched the text (where own can tell): a target that has not, busy or slow to
+// answer, would take Enter first and send an empty message, or run a terminal line
+// without the text. It reports whether Enter went out.
+func (p *Paster) sendPaste(ctx context.Context, lifted []uint32, style pasteStyle, enter bool, own *ownership) (bool, error) {
 	k := p.os.keys()
 	var seq []keyEvent
 	for _, m := range lifted {
@@ -331,25 +336,45 @@ func (p *Paster) sendPaste(ctx context.Context, lifted []uint32, enter bool, sty
 	}
 	seq = append(seq, p.os.pasteSeq(style)...)
 	if err := p.os.send(seq); err != nil {
-		return err
+		return false, err
 	}
-	if enter {
+	entered := false
+	if enter && p.textFetched(ctx, own) {
 		select {
 		case <-time.After(p.cfg.EnterDelay):
 		case <-ctx.Done():
 		}
 		if err := p.os.send([]keyEvent{{k.enter, true}, {k.enter, false}}); err != nil {
-			return err
+			return false, err
 		}
+		entered = true
 	}
 	if len(lifted) > 0 {
 		var again []keyEvent
 		for _, m := range lifted {
 			again = append(again, keyEvent{code: m, down: true})
 		}
-		return p.os.send(again)
+		return entered, p.os.send(again)
 	}
-	return nil
+	return entered, nil
+}
+
+// textFetched waits until the target asked for the text, up to ReadTimeout; true at
+// once where nothing reports the read.
+func (p *Paster) textFetched(ctx context.Context, own *ownership) bool {
+	read := own.readSignal()
+	if read == nil {
+		return true
+	}
+	timeout := time.NewTimer(p.cfg.ReadTimeout)
+	defer timeout.Stop()
+	select {
+	case <-read:
+		return true
+	case <-timeout.C:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // keyEvent is one synthetic key press or release; code is an X11 keycode or a Windows virtual-key code.

@@ -5,6 +5,7 @@ package output
 /*
 #cgo LDFLAGS: -lX11 -lXtst
 #include <poll.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <X11/Xlib.h>
@@ -81,7 +82,7 @@ static void wk_owner_release_primary(wk_owner *s) {
 	XSync(s->d, False);
 }
 
-enum { EV_NONE, EV_DATA, EV_META, EV_CLEAR, EV_CLEAR_PRIMARY };
+enum { EV_NONE, EV_OTHER, EV_DATA, EV_META, EV_CLEAR, EV_CLEAR_PRIMARY };
 
 // wk_owner_event handles one queued event, if any: it answers a SelectionRequest
 // and says what happened. *requestor is the window that asked for data.
@@ -92,7 +93,7 @@ static int wk_owner_event(wk_owner *s, unsigned long *requestor) {
 	if (e.type == SelectionClear) {
 		return e.xselectionclear.selection == s->clipboard ? EV_CLEAR : EV_CLEAR_PRIMARY;
 	}
-	if (e.type != SelectionRequest) return EV_NONE;
+	if (e.type != SelectionRequest) return EV_OTHER; // root events after a ping
 	XSelectionRequestEvent *r = &e.xselectionrequest;
 	XSelectionEvent ev;
 	memset(&ev, 0, sizeof ev);
@@ -222,10 +223,124 @@ static int wk_layout_key(wk_owner *s, unsigned long ks, int *kc, int *shift) {
 	return 0;
 }
 
-// wk_map maps keycode kc to ks on both levels (kc's keysyms go back with ks = NoSymbol).
-static void wk_map(wk_owner *s, int kc, unsigned long ks) {
-	KeySym syms[2] = {ks, ks};
-	XChangeKeyboardMapping(s->d, kc, 2, syms, 1);
+// wk_keys_set gives each keycode kc[i] the keysyms lo[i] (plain) and hi[i] (with
+// Shift); lo[i] == NoSymbol empties the key. It is one XkbSetMap request, so clients
+// get one notification for the whole change: Xlib forgets a notification that
+// arrives while it fetches the map for an earlier one, and one request per key lost
+// characters that way under load. Returns 1 when the server took it.
+static int wk_keys_set(wk_owner *s, const int *kc, const unsigned long *lo, const unsigned long *hi, int n) {
+	if (n == 0) return 1;
+	XkbDescPtr xkb = XkbGetMap(s->d, XkbKeyTypesMask | XkbKeySymsMask, XkbUseCoreKbd);
+	if (xkb == NULL) return 0;
+	XkbMapChangesRec ch;
+	memset(&ch, 0, sizeof ch);
+	int first = 255, last = 0, ok = 1;
+	for (int i = 0; i < n && ok; i++) {
+		int types[XkbNumKbdGroups] = {XkbOneLevelIndex, XkbOneLevelIndex, XkbOneLevelIndex, XkbOneLevelIndex};
+		if (lo[i] == NoSymbol) {
+			ok = XkbChangeTypesOfKey(xkb, kc[i], 0, XkbGroup1Mask, types, &ch) == Success;
+		} else {
+			int width = hi[i] != NoSymbol ? 2 : 1;
+			types[0] = width == 2 ? XkbTwoLevelIndex : XkbOneLevelIndex;
+			ok = XkbChangeTypesOfKey(xkb, kc[i], 1, XkbGroup1Mask, types, &ch) == Success;
+			KeySym *syms = ok ? XkbResizeKeySyms(xkb, kc[i], width) : NULL;
+			if (syms == NULL) ok = 0;
+			else {
+				syms[0] = lo[i];
+				if (width == 2) syms[1] = hi[i];
+			}
+		}
+		if (kc[i] < first) first = kc[i];
+		if (kc[i] > last) last = kc[i];
+	}
+	if (ok) {
+		ch.changed |= XkbKeySymsMask;
+		ch.first_key_sym = first;
+		ch.num_key_syms = last - first + 1;
+		ok = XkbChangeMap(s->d, xkb, &ch) ? 1 : 0;
+	}
+	XkbFreeKeyboard(xkb, XkbAllComponentsMask, True);
+	XSync(s->d, False);
+	return ok;
+}
+
+// wk_keys_get reads the group-1 keysyms of keycodes kc[] from the server (not from
+// this connection's cache). Returns 1 on success.
+static int wk_keys_get(wk_owner *s, const int *kc, unsigned long *lo, unsigned long *hi, int n) {
+	XkbDescPtr xkb = XkbGetMap(s->d, XkbKeyTypesMask | XkbKeySymsMask, XkbUseCoreKbd);
+	if (xkb == NULL) return 0;
+	for (int i = 0; i < n; i++) {
+		lo[i] = hi[i] = NoSymbol;
+		if (XkbKeyNumGroups(xkb, kc[i]) == 0) continue;
+		int width = XkbKeyGroupWidth(xkb, kc[i], 0);
+		lo[i] = XkbKeySymEntry(xkb, kc[i], 0, 0);
+		if (width > 1) hi[i] = XkbKeySymEntry(xkb, kc[i], 1, 0);
+	}
+	XkbFreeKeyboard(xkb, XkbAllComponentsMask, True);
+	return 1;
+}
+
+// wk_ping_window is w or its nearest ancestor whose WM_PROTOCOLS lists _NET_WM_PING;
+// None when none does.
+static Window wk_ping_window(wk_owner *s, Window w) {
+	Atom ping = XInternAtom(s->d, "_NET_WM_PING", False);
+	for (int depth = 0; w != None && w != PointerRoot && depth < 16; depth++) {
+		Atom *protos = NULL;
+		int n = 0;
+		if (XGetWMProtocols(s->d, w, &protos, &n)) {
+			int has = 0;
+			for (int i = 0; i < n; i++) has |= protos[i] == ping;
+			XFree(protos);
+			if (has) return w;
+		}
+		Window root, parent, *kids = NULL;
+		unsigned int nk;
+		if (!XQueryTree(s->d, w, &root, &parent, &kids, &nk)) return None;
+		if (kids) XFree(kids);
+		if (parent == root) return None;
+		w = parent;
+	}
+	return None;
+}
+
+// wk_ping sends _NET_WM_PING to w and waits up to ms for the answer, which the client
+// sends once it handled every event queued before the ping: the key presses typed
+// so far included. Returns 1 when it answered.
+static int wk_ping(wk_owner *s, Window w, long token, int ms) {
+	Atom proto = XInternAtom(s->d, "WM_PROTOCOLS", False);
+	Atom ping = XInternAtom(s->d, "_NET_WM_PING", False);
+	Window root = DefaultRootWindow(s->d);
+	XSelectInput(s->d, root, SubstructureNotifyMask); // where the answer goes
+	XEvent e;
+	memset(&e, 0, sizeof e);
+	e.xclient.type = ClientMessage;
+	e.xclient.window = w;
+	e.xclient.message_type = proto;
+	e.xclient.format = 32;
+	e.xclient.data.l[0] = ping;
+	e.xclient.data.l[1] = token;
+	e.xclient.data.l[2] = w;
+	XSendEvent(s->d, w, False, NoEventMask, &e);
+	XFlush(s->d);
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int got = 0;
+	while (!got) {
+		XEvent r;
+		while (!got && XCheckTypedEvent(s->d, ClientMessage, &r)) {
+			got = r.xclient.message_type == proto && r.xclient.data.l[0] == (long)ping && r.xclient.data.l[1] == token;
+		}
+		if (got) break;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		int left = ms - (int)((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0) break;
+		struct pollfd p = {ConnectionNumber(s->d), POLLIN, 0};
+		poll(&p, 1, left);
+		XEventsQueued(s->d, QueuedAfterReading);
+	}
+	XSelectInput(s->d, root, NoEventMask);
+	XSync(s->d, False);
+	return got;
 }
 
 static void wk_tap(wk_owner *s, int kc, int shift) {
@@ -237,6 +352,29 @@ static void wk_tap(wk_owner *s, int kc, int shift) {
 }
 
 static void wk_sync(wk_owner *s) { XSync(s->d, False); }
+
+// wk_plain_state unlocks Caps Lock and selects the first layout group, where the
+// keys typing looks up are: each key event carries the state, and Caps Lock would
+// turn "Hello" into "hELLO". *lock and *group receive what wk_restore_state puts back.
+static void wk_plain_state(wk_owner *s, unsigned *lock, int *group) {
+	XkbStateRec st;
+	*lock = 0;
+	*group = 0;
+	if (XkbGetState(s->d, XkbUseCoreKbd, &st) != Success) return;
+	*lock = st.locked_mods & LockMask;
+	*group = st.locked_group;
+	if (*lock) XkbLockModifiers(s->d, XkbUseCoreKbd, LockMask, 0);
+	if (*group) XkbLockGroup(s->d, XkbUseCoreKbd, 0);
+	XSync(s->d, False);
+}
+
+// wk_restore_state puts back what wk_plain_state changed, after the typed keys: the
+// server handles requests in order and stamps each key event with the state then.
+static void wk_restore_state(wk_owner *s, unsigned lock, int group) {
+	if (lock) XkbLockModifiers(s->d, XkbUseCoreKbd, LockMask, lock);
+	if (group) XkbLockGroup(s->d, XkbUseCoreKbd, group);
+	XSync(s->d, False);
+}
 
 static int wk_has_xtest(wk_owner *s) {
 	int ev, er, ma, mi;
@@ -250,10 +388,20 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
+	"time"
 	"unsafe"
+)
+
+// pingTimeout bounds the wait for a window's answer to _NET_WM_PING while typing;
+// settleDelay is the wait after the last key for a window that cannot answer.
+const (
+	pingTimeout = 3 * time.Second
+	settleDelay = 500 * time.Millisecond
 )
 
 // xOwner serves pasted text on the X selection from its own connection and window,
@@ -267,7 +415,12 @@ type xOwner struct {
 	done  chan struct{}
 	mu    sync.Mutex
 	cur   *xOffer // the text we serve now; nil when none
-	spare []C.int // keycodes typeText mapped; owner thread only
+	// Typing state, owner thread only: the spare keys mapped and their keysyms, those
+	// tapped since the target last settled, when, and the last ping's token.
+	keys    map[uint32]keySlots
+	tapped  map[uint32]bool
+	lastTap time.Time
+	pings   int64
 }
 
 // xOffer is one text put on the clipboard: read closes when the target (a window of
@@ -288,7 +441,8 @@ func newXOwner(log *slog.Logger) (*xOwner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("clipboard owner: %w", err)
 	}
-	x := &xOwner{log: log, reqs: make(chan func(*C.wk_owner), 1), wakeR: r, wakeW: w, quit: make(chan struct{}), done: make(chan struct{})}
+	x := &xOwner{log: log, reqs: make(chan func(*C.wk_owner), 1), wakeR: r, wakeW: w, quit: make(chan struct{}), done: make(chan struct{}),
+		keys: map[uint32]keySlots{}, tapped: map[uint32]bool{}}
 	started := make(chan error, 1)
 	go x.run(started)
 	if err := <-started; err != nil {
@@ -310,7 +464,7 @@ func (x *xOwner) run(started chan<- error) {
 		return
 	}
 	defer C.wk_owner_close(s)
-	defer x.unmapSpare(s)
+	defer x.clearKeys(s)
 	started <- nil
 	xfd, wfd := C.wk_owner_fd(s), C.int(x.wakeR.Fd())
 	var buf [64]byte
@@ -339,7 +493,7 @@ func (x *xOwner) events(s *C.wk_owner) {
 		x.mu.Lock()
 		o := x.cur
 		x.mu.Unlock()
-		if o == nil {
+		if o == nil || kind == C.EV_OTHER {
 			continue
 		}
 		switch kind {
@@ -460,93 +614,216 @@ func toLatin1(s string) string {
 	return string(b)
 }
 
-// keysym is the X keysym that types r: Latin-1 characters are their own keysym,
-// others 0x01000000 + code point; newline and tab are Return and Tab.
-func keysym(r rune) uint64 {
-	switch {
-	case r == '\n':
-		return 0xff0d
-	case r == '\t':
-		return 0xff09
-	case r >= 0x20 && r <= 0x7e, r >= 0xa0 && r <= 0xff:
-		return uint64(r)
-	}
-	return 0x01000000 | uint64(r)
-}
-
 // typeText types text into the focused window through XTest on the owner's
-// connection. Characters the layout lacks are mapped to spare keycodes, all at once
-// before typing: a client looks keysyms up when it handles the key event, so a mapping
-// changed between two characters would turn earlier ones into later ones. The spare
-// keycodes are cleared at the next typeText and at close.
+// connection. Characters the layout lacks go on spare keycodes (planTyping says
+// which, in batches); every change of them is one request, checked on the server
+// before a key is pressed, and a key tapped earlier changes only once the target
+// has handled those taps (settle). The spare keys keep their keysyms until a later
+// text needs them for others, or close.
 func (x *xOwner) typeText(ctx context.Context, text string) error {
-	type key struct {
-		kc    C.int
-		shift C.int
-	}
-	var plan []key
+	var batches []typingBatch
 	var err error
 	if e := x.do(func(s *C.wk_owner) {
 		if C.wk_has_xtest(s) == 0 {
 			err = errors.New("the X server has no XTEST extension")
 			return
 		}
-		x.unmapSpare(s)
+		spare := map[uint32]keySlots{}
 		var free [256]C.int
-		nfree := int(C.wk_free_keycodes(s, &free[0], C.int(len(free))))
-		spare := map[uint64]C.int{}
-		for _, r := range text {
-			if r == '\r' {
-				continue
-			}
-			ks := keysym(r)
-			var k key
-			if C.wk_layout_key(s, C.ulong(ks), &k.kc, &k.shift) == 0 {
-				kc, ok := spare[ks]
-				if !ok {
-					if len(spare) == nfree {
-						err = fmt.Errorf("the text has more different characters missing from the keyboard layout than there are spare keys (%d)", nfree)
-						return
-					}
-					kc = free[len(spare)]
-					spare[ks] = kc
-					C.wk_map(s, kc, C.ulong(ks))
-					x.spare = append(x.spare, kc)
-				}
-				k = key{kc: kc}
-			}
-			plan = append(plan, k)
+		for _, kc := range free[:C.wk_free_keycodes(s, &free[0], C.int(len(free)))] {
+			spare[uint32(kc)] = keySlots{}
 		}
-		C.wk_sync(s)
+		// Our keys as the server has them now: a layout change may have taken them.
+		now, e := x.getKeys(s, slices.Collect(maps.Keys(x.keys)))
+		if e != nil {
+			err = e
+			return
+		}
+		for kc, sl := range x.keys {
+			if now[kc] == sl {
+				spare[kc] = sl
+			} else {
+				delete(x.keys, kc)
+			}
+		}
+		layout := func(ks uint64) (stroke, bool) {
+			var kc, shift C.int
+			if C.wk_layout_key(s, C.ulong(ks), &kc, &shift) == 0 {
+				return stroke{}, false
+			}
+			if _, ours := spare[uint32(kc)]; ours {
+				return stroke{}, false
+			}
+			return stroke{code: uint32(kc), shift: shift != 0}, true
+		}
+		batches, err = planTyping(text, layout, spare)
 	}); e != nil {
 		return e
 	}
 	if err != nil {
 		return err
 	}
-	for len(plan) > 0 {
+	var lock C.uint
+	var group C.int
+	if e := x.do(func(s *C.wk_owner) { C.wk_plain_state(s, &lock, &group) }); e != nil {
+		return e
+	}
+	defer x.do(func(s *C.wk_owner) { C.wk_restore_state(s, lock, group) }) //nolint:errcheck // only fails once the owner closed, which drops the state anyway
+	for _, b := range batches {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		chunk := plan[:min(len(plan), 32)]
-		if e := x.do(func(s *C.wk_owner) {
-			for _, k := range chunk {
-				C.wk_tap(s, k.kc, k.shift)
+		if len(b.remap) > 0 {
+			if err := x.remap(b.remap); err != nil {
+				return err
 			}
-			C.wk_sync(s)
-		}); e != nil {
-			return e
 		}
-		plan = plan[len(chunk):]
+		for len(b.strokes) > 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			chunk := b.strokes[:min(len(b.strokes), 32)]
+			if e := x.do(func(s *C.wk_owner) {
+				for _, k := range chunk {
+					shift := C.int(0)
+					if k.shift {
+						shift = 1
+					}
+					C.wk_tap(s, C.int(k.code), shift)
+					x.tapped[k.code] = true
+				}
+				C.wk_sync(s)
+				x.lastTap = time.Now()
+			}); e != nil {
+				return e
+			}
+			b.strokes = b.strokes[len(chunk):]
+		}
 	}
 	return nil
 }
 
-// unmapSpare clears the spare keycodes the last typeText mapped. Owner thread only.
-func (x *xOwner) unmapSpare(s *C.wk_owner) {
-	for _, kc := range x.spare {
-		C.wk_map(s, kc, 0)
+// remap gives spare keys new keysyms in one request and checks that the server has
+// them. Keys tapped since the last settle wait for the target first.
+func (x *xOwner) remap(keys map[uint32]keySlots) error {
+	var err error
+	if e := x.do(func(s *C.wk_owner) {
+		for kc := range keys {
+			if x.tapped[kc] {
+				x.settle(s)
+				break
+			}
+		}
+		err = x.setKeys(s, keys)
+	}); e != nil {
+		return e
 	}
-	x.spare = nil
-	C.wk_sync(s)
+	return err
+}
+
+// setKeys applies keys (keycode → keysyms) in one request and reads them back from
+// the server. Owner thread only.
+func (x *xOwner) setKeys(s *C.wk_owner, keys map[uint32]keySlots) error {
+	n := len(keys)
+	if n == 0 {
+		return nil
+	}
+	ck := (*C.int)(C.calloc(C.size_t(n), C.sizeof_int))
+	defer C.free(unsafe.Pointer(ck))
+	cl := (*C.ulong)(C.calloc(C.size_t(n), C.sizeof_ulong))
+	defer C.free(unsafe.Pointer(cl))
+	ch := (*C.ulong)(C.calloc(C.size_t(n), C.sizeof_ulong))
+	defer C.free(unsafe.Pointer(ch))
+	i := 0
+	for k, sl := range keys {
+		unsafe.Slice(ck, n)[i], unsafe.Slice(cl, n)[i], unsafe.Slice(ch, n)[i] = C.int(k), C.ulong(sl[0]), C.ulong(sl[1])
+		i++
+	}
+	if C.wk_keys_set(s, ck, cl, ch, C.int(n)) == 0 {
+		return errors.New("the X server refused to map characters the keyboard layout lacks to spare keys")
+	}
+	for k, sl := range keys {
+		if sl == (keySlots{}) {
+			delete(x.keys, k)
+		} else {
+			x.keys[k] = sl
+		}
+		delete(x.tapped, k)
+	}
+	// Pressing a key before the server holds its new keysyms would type the old ones.
+	got, err := x.getKeys(s, slices.Collect(maps.Keys(keys)))
+	if err != nil {
+		return err
+	}
+	for k, sl := range keys {
+		if got[k] != sl {
+			return fmt.Errorf("the X server kept keycode %d at keysyms %#x instead of %#x", k, got[k], sl)
+		}
+	}
+	return nil
+}
+
+// getKeys reads the keysyms of keycodes codes from the server. Owner thread only.
+func (x *xOwner) getKeys(s *C.wk_owner, codes []uint32) (map[uint32]keySlots, error) {
+	out := make(map[uint32]keySlots, len(codes))
+	if len(codes) == 0 {
+		return out, nil
+	}
+	n := len(codes)
+	kc := (*C.int)(C.calloc(C.size_t(n), C.sizeof_int))
+	defer C.free(unsafe.Pointer(kc))
+	lo := (*C.ulong)(C.calloc(C.size_t(n), C.sizeof_ulong))
+	defer C.free(unsafe.Pointer(lo))
+	hi := (*C.ulong)(C.calloc(C.size_t(n), C.sizeof_ulong))
+	defer C.free(unsafe.Pointer(hi))
+	for i, c := range codes {
+		unsafe.Slice(kc, n)[i] = C.int(c)
+	}
+	if C.wk_keys_get(s, kc, lo, hi, C.int(n)) == 0 {
+		return nil, errors.New("read the keyboard mapping from the X server")
+	}
+	for i, c := range codes {
+		out[c] = keySlots{uint64(unsafe.Slice(lo, n)[i]), uint64(unsafe.Slice(hi, n)[i])}
+	}
+	return out, nil
+}
+
+// settle waits until the focused window has handled the keys tapped so far: it
+// answers _NET_WM_PING only after every earlier event. A window that does not speak
+// the protocol gets settleDelay after the last tap, a bet a client far behind can
+// lose. Owner thread only.
+func (x *xOwner) settle(s *C.wk_owner) {
+	defer clear(x.tapped)
+	var focus C.Window
+	var revert C.int
+	C.XGetInputFocus(s.d, &focus, &revert)
+	if w := C.wk_ping_window(s, focus); w != 0 {
+		x.pings++
+		if C.wk_ping(s, w, C.long(x.pings), C.int(pingTimeout/time.Millisecond)) != 0 {
+			return
+		}
+		x.log.Warn("the focused window did not answer a ping while typing; changing keys anyway", "timeout", pingTimeout)
+		return
+	}
+	if wait := time.Until(x.lastTap.Add(settleDelay)); wait > 0 {
+		time.Sleep(wait)
+	}
+}
+
+// clearKeys empties the spare keys typeText mapped, after the target handled their
+// taps. Owner thread only.
+func (x *xOwner) clearKeys(s *C.wk_owner) {
+	if len(x.keys) == 0 {
+		return
+	}
+	keys := map[uint32]keySlots{}
+	for kc := range x.keys {
+		keys[kc] = keySlots{}
+	}
+	if len(x.tapped) > 0 {
+		x.settle(s)
+	}
+	if err := x.setKeys(s, keys); err != nil {
+		x.log.Warn("could not clear the spare keys typing mapped", "err", err)
+	}
 }

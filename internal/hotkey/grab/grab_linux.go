@@ -9,6 +9,7 @@ package grab
 #include <stddef.h>
 #include <unistd.h>
 #include <X11/Xlib.h>
+#include <X11/XKBlib.h>
 
 // Xlib must be made thread-safe before any other Xlib call in the process, and the
 // output package calls libX11 too (through purego): do it while the program loads.
@@ -114,6 +115,13 @@ static unsigned int wk_modbit(Display *d, int keycode) {
 	return bit;
 }
 
+// wk_detectable_repeat asks the server not to send this client the release that X
+// autorepeat puts before each repeated press; 1 when it will not.
+static int wk_detectable_repeat(Display *d) {
+	Bool supported = False;
+	return XkbSetDetectableAutoRepeat(d, True, &supported) && supported;
+}
+
 // wk_wait sleeps until the X connection or the wake pipe is readable, or ms pass.
 static void wk_wait(int xfd, int wakefd, int ms) {
 	struct pollfd p[2] = {{.fd = xfd, .events = POLLIN}, {.fd = wakefd, .events = POLLIN}};
@@ -194,6 +202,9 @@ type osState struct {
 	// noKey are combinations the layout had no keys for when grabbed: a mapping change
 	// that gives them keys asks the Listener to register again.
 	noKey []hotkey.Combo
+	// noRepeatUps: the server sends no autorepeat releases, so a release of a
+	// combination's key is the user letting go.
+	noRepeatUps bool
 
 	stop chan struct{}
 	done chan struct{}
@@ -231,6 +242,7 @@ func newOSState(log *slog.Logger) (*osState, error) {
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
+	s.noRepeatUps = C.wk_detectable_repeat(d) != 0
 	go s.loop()
 	return s, nil
 }
@@ -286,6 +298,9 @@ func (s *osState) dispatch(ev C.wk_event, at time.Time) {
 	down := ev._type == C.KeyPress
 	code := uint8(ev.keycode)
 	var to *xgrab
+	// sure: the event alone says the combination went down (it matched the grab
+	// exactly) or is no longer down (one of its keys went up).
+	sure := false
 	switch {
 	case s.active.on:
 		// The keyboard is ours while a grab's key is held: the events are that grab's
@@ -294,15 +309,17 @@ func (s *osState) dispatch(ev C.wk_event, at time.Time) {
 		if !down && code == s.active.code {
 			s.active = activeGrab{}
 		}
+		sure = !down && to != nil && s.noRepeatUps && to.keys[code]
 	case down:
 		to = s.owners[keyMods{code: code, mods: cleanMods(uint(ev.state))}]
 		s.active = activeGrab{on: true, code: code, grab: to}
+		sure = true
 	}
 	if to == nil {
 		s.log.Debug("key event for no grab", "keycode", code, "down", down)
 		return
 	}
-	to.in <- hotkey.Edge{Down: down, At: at}
+	to.in <- hotkey.Edge{Down: down, At: at, Sure: sure}
 }
 
 // cleanMods is the modifier part of an event state without the lock modifiers.
@@ -367,6 +384,7 @@ func (s *osState) remap() {
 			continue
 		}
 		seen[gr] = true
+		gr.keys = s.comboKeys(gr.combo) // a release of any of them ends the combination
 		regs, err := s.registrations(gr.combo)
 		if err == nil && sameRegs(regs, gr.regs) {
 			continue
@@ -457,6 +475,22 @@ func (s *osState) registrations(c hotkey.Combo) ([]keyMods, error) {
 	return out, nil
 }
 
+// comboKeys are the keycodes of c's key and of both sides of its modifiers: any of
+// them going up ends the combination. Called with mu held.
+func (s *osState) comboKeys(c hotkey.Combo) map[uint8]bool {
+	keys := map[uint8]bool{}
+	if c.Key != 0 {
+		keys[s.keycode(c.Key.X11Keysym())] = true
+	}
+	c.Mods.Each(func(m hotkey.Mods) {
+		for _, ks := range m.X11Keysyms() {
+			keys[s.keycode(ks)] = true
+		}
+	})
+	delete(keys, 0)
+	return keys
+}
+
 // keycode is the key producing keysym, 0 when the layout has none. Called with mu held.
 func (s *osState) keycode(keysym uint32) uint8 {
 	return uint8(C.XKeysymToKeycode(s.display, C.KeySym(keysym)))
@@ -500,6 +534,7 @@ func (s *osState) grab(c hotkey.Combo) (hotkey.Grab, error) {
 	gr := &xgrab{
 		s:     s,
 		combo: c,
+		keys:  s.comboKeys(c),
 		in:    make(chan hotkey.Edge),
 		edges: make(chan hotkey.Edge),
 		stop:  make(chan struct{}),
@@ -594,7 +629,8 @@ func (s *osState) comboDown(c hotkey.Combo) (bool, error) {
 type xgrab struct {
 	s     *osState
 	combo hotkey.Combo
-	regs  []keyMods // guarded by s.mu: remap moves them
+	regs  []keyMods      // guarded by s.mu: remap moves them
+	keys  map[uint8]bool // comboKeys; guarded by s.mu: remap renews them
 	in    chan hotkey.Edge
 	edges chan hotkey.Edge
 	stop  chan struct{}

@@ -96,9 +96,7 @@ func expect(t *testing.T, l *hotkey.Listener, kind hotkey.Kind, h hotkey.Hotkey)
 	}
 }
 
-// press holds keys down; the caller then waits for the event they cause. Holding like a
-// person does matters: the Listener checks the keyboard when a press arrives, and
-// "xdotool key" lets go within a millisecond.
+// press holds keys down; the caller then waits for the event they cause.
 func press(t *testing.T, keys string) { xdotool(t, "keydown", keys) }
 
 // release lets keys go and pauses as a person would before the next press, so the
@@ -122,6 +120,23 @@ func TestHoldUnderX11(t *testing.T) {
 		expect(t, l, hotkey.Start, hotkey.Record)
 		release(t, "ctrl+shift+F9")
 		expect(t, l, hotkey.Stop, hotkey.Record)
+	}
+}
+
+// A tap shorter than the time the Listener takes to see it (xdotool lets go within a
+// millisecond, as a loaded machine delays any tap) still starts and stops.
+func TestQuickTapUnderX11(t *testing.T) {
+	for _, mode := range []string{"toggle", "hold"} {
+		t.Run(mode, func(t *testing.T) {
+			l := listen(t, hotkey.Config{Record: "ctrl+shift+f9", Mode: mode})
+			xdotool(t, "key", "ctrl+shift+F9")
+			expect(t, l, hotkey.Start, hotkey.Record)
+			if mode == "toggle" {
+				time.Sleep(100 * time.Millisecond)
+				xdotool(t, "key", "ctrl+shift+F9")
+			}
+			expect(t, l, hotkey.Stop, hotkey.Record)
+		})
 	}
 }
 
