@@ -60,8 +60,10 @@ lint:
 bench: deps model engine build
 	bash scripts/bench.sh
 
+# The exe and the CPU engine DLL, cross-built (the DLL is cached by source hash).
 windows:
 	bash scripts/windows.sh
+	bash scripts/windows-engine.sh
 
 installer: windows
 	bash scripts/vad.sh
