@@ -170,9 +170,9 @@ func TestWineEngine(t *testing.T) {
 			files, winFiles = append(files, f), append(winFiles, winPath(f))
 		}
 		// One thread on both sides: wine's thread synchronisation makes two
-		// threads 2-7x slower than Linux, depending on the machine's load
-		// (docs/benchmarks.md), while one thread is ~1.3x, so the time bound
-		// below measures the kernels, not wine's scheduling.
+		// threads 2-7x slower than Linux, depending on the machine's load,
+		// while one thread measured 1.1-2.3x (docs/benchmarks.md), so the
+		// time bound below measures the kernels, not wine's scheduling.
 		args := func(model string, files []string) []string {
 			return append(append([]string{"transcribe"}, files...), "--model", model, "--device", "cpu", "--threads", "1", "--json")
 		}
@@ -227,7 +227,7 @@ func TestWineEngine(t *testing.T) {
 			t.Errorf("%d of %d clips have the Linux engine's words, want at least %d", identical, len(clips), min)
 		}
 		// A build without AVX2 kernels is ~30x slower than Linux; a normal one
-		// ~1.3x under wine 8.0 with one thread (docs/benchmarks.md).
+		// 1.1-2.3x under wine 8.0 with one thread (docs/benchmarks.md).
 		if ratio := wineTime.Seconds() / linuxTime.Seconds(); ratio > 10 {
 			t.Errorf("under wine the engine took %v, %.1fx the Linux engine's %v: is ruy built without AVX2 (scripts/windows-engine.sh)?", wineTime, ratio, linuxTime)
 		}
