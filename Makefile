@@ -68,8 +68,10 @@ soak: deps model engine build
 	bash scripts/testenv.sh go test -run '^$$' -bench '^BenchmarkSoak$$' -benchtime 1x -timeout 24h -v . 2>&1 | \
 		grep -E '^(Benchmark|    soak_linux_test|--- )'
 
+# The exe and the CPU engine DLL, cross-built (the DLL is cached by source hash).
 windows:
 	bash scripts/windows.sh
+	bash scripts/windows-engine.sh
 
 installer: windows
 	bash scripts/vad.sh

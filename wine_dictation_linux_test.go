@@ -25,7 +25,8 @@ import (
 // ctrl+win hotkey through the low-level keyboard hook, WASAPI capture from
 // the test desktop's microphone (winepulse), the Windows clipboard kept with
 // every format, and SendInput's ctrl+v into a Win32 edit control.
-// Transcription runs on a Linux `whisperkey serve` on loopback (remote.url).
+// Transcription runs on the installed CPU engine (engine\cpu\ct2engine.dll,
+// no remote.url) or on a Linux `whisperkey serve` on loopback (remote.url).
 
 // clipFormats dumps the Windows clipboard: one "NAME BYTES HEX" line per
 // format. Registered formats are named, since wine may give a name a new
@@ -287,6 +288,10 @@ func TestWineDictation(t *testing.T) {
 	w.install(t, setup, dir)
 	srv := startServe(t)
 	wav, noise := micWAV(t, dictated), noiseWAV(t)
+	// The local engine's model: the cached base, as a folder (no download);
+	// one thread, since wine's thread synchronisation makes two slower on a
+	// loaded machine (docs/benchmarks.md).
+	localModel := "model: " + winPath(testenv.Model(t, "base")) + "\ncpu_threads: 1\n"
 	served := func() int { return strings.Count(srv.stderr.String(), "path=/v1/audio/transcriptions") }
 
 	cases := []struct {
@@ -300,8 +305,13 @@ func TestWineDictation(t *testing.T) {
 		// wantOnClipboard: clipboard mode leaves the sentence on the clipboard
 		// as an ordinary copy, and pastes nothing.
 		wantOnClipboard bool
+		// local: no remote.url; the installed engine transcribes and the
+		// server gets nothing.
+		local bool
 	}{
 		{name: "hold ctrl+win, speak, release", wantPasted: true, act: func(t *testing.T) { holdWinHotkey(t, wav) }},
+		{name: "local engine, no server: hold ctrl+win, speak, release", local: true, wantPasted: true,
+			act: func(t *testing.T) { holdWinHotkey(t, wav) }},
 		{name: "cancel key discards", act: func(t *testing.T) {
 			xdo(t, "keydown", "ctrl+super")
 			time.Sleep(300 * time.Millisecond)
@@ -330,7 +340,11 @@ func TestWineDictation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run("dictation: "+tc.name, func(t *testing.T) {
-			a := startWineApp(t, w, exe, "remote:\n  url: "+srv.url+"\nhotkeys:\n  record: ctrl+win\n  cancel: esc\n"+tc.config)
+			where := "remote:\n  url: " + srv.url + "\n"
+			if tc.local {
+				where = localModel
+			}
+			a := startWineApp(t, w, exe, where+"hotkeys:\n  record: ctrl+win\n  cancel: esc\n"+tc.config)
 			if r := w.run(t, filepath.Join(tools, "cliptool.exe"), "set", clipFirst); r.code != 0 {
 				t.Fatalf("cliptool set: exit %d %s", r.code, r.stderr)
 			}
@@ -410,6 +424,14 @@ func TestWineDictation(t *testing.T) {
 				if !regexp.MustCompile(`msg=status .*\bstate=recording\b`).MatchString(log) ||
 					!regexp.MustCompile(`(?i)msg=status .*cancel`).MatchString(log) || strings.Contains(log, `msg="dictation done"`) {
 					t.Errorf("the log does not show a recording started and cancelled:\n%s", log)
+				}
+			}
+			if tc.local {
+				if n := served() - requests; n != 0 {
+					t.Errorf("the server got %d requests with no remote.url, want 0", n)
+				}
+				if !regexp.MustCompile(`msg="engine worker ready" .*model=`).MatchString(log) {
+					t.Errorf("the log does not show the local engine loaded:\n%s", log)
 				}
 			}
 			if strings.Contains(log, dictated) || (got != "" && strings.Contains(log, got)) {

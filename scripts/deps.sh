@@ -10,6 +10,9 @@ PKGS=(
   pulseaudio pulseaudio-utils espeak-ng sox
   ffmpeg
   gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 nsis p7zip-full file
+  # The Windows engine (scripts/windows-engine.sh): mingw's posix C++ and Rust
+  # 1.96 with its std source, to build std for x86_64-pc-windows-gnu.
+  g++-mingw-w64-x86-64-posix rustc-web cargo-web rust-web-src
 )
 missing=()
 for p in "${PKGS[@]}"; do
@@ -20,7 +23,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 for tool in go cargo; do
   command -v "$tool" >/dev/null || { echo "deps: $tool is not installed (Go ≥ 1.26 and Rust ≥ 1.85 are needed; see README)" >&2; exit 1; }

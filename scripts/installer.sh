@@ -4,8 +4,9 @@
 # present under build/windows/engine/{cpu,cuda,rocm,rocm-rdna1}.
 #   bash scripts/installer.sh               (make installer)
 #   WHISPERKEY_REQUIRE_ENGINE=1 …           fail unless engine/cpu/ct2engine.dll exists (releases)
-# Linux cannot build the engine DLLs (the release workflow builds them on
-# Windows); without them the cpu folder gets a README.txt saying so.
+# The CPU engine is cross-built here (scripts/windows-engine.sh, part of make
+# windows); the GPU variants come from a Windows runner (build-windows.ps1).
+# Without the CPU DLL the cpu folder gets a README.txt saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,15 +27,15 @@ if [ -f "$SRC/engine/cpu/ct2engine.dll" ]; then
   # A real engine replaced a Linux test build's placeholder: drop the note.
   if [ -f "$PLACEHOLDER" ] && grep -q '^This folder should hold ct2engine.dll' "$PLACEHOLDER"; then rm -f "$PLACEHOLDER"; fi
 else
-  [ "${WHISPERKEY_REQUIRE_ENGINE:-0}" = 1 ] && die "$SRC/engine/cpu/ct2engine.dll is missing; build it on Windows with native/ct2engine/build-windows.ps1 -Variant cpu"
+  [ "${WHISPERKEY_REQUIRE_ENGINE:-0}" = 1 ] && die "$SRC/engine/cpu/ct2engine.dll is missing; run make windows (scripts/windows-engine.sh)"
   mkdir -p "$SRC/engine/cpu"
   cat >"$PLACEHOLDER" <<'TXT'
 This folder should hold ct2engine.dll, WhisperKey's CPU speech engine.
 
-This installer was built on Linux for testing the installer itself. The
-engine DLLs can only be built on Windows (native/ct2engine/build-windows.ps1),
-which the release workflow does, so this copy of WhisperKey cannot transcribe.
-Install a release from the project's releases page instead.
+This installer was built without it, for testing the installer itself
+(scripts/windows-engine.sh or make windows builds it), so this copy of
+WhisperKey cannot transcribe on this computer; it can still use a remote
+server (remote.url). Install a release from the project's releases page instead.
 TXT
   echo "installer: WARNING: no engine DLLs in $SRC/engine/cpu; this installer is for testing only" >&2
 fi

@@ -17,9 +17,10 @@ bash scripts/vad.sh
 step "the chat server and small instruction model for the AI-cleanup tests (scripts/llm.sh)"
 bash scripts/llm.sh
 
-step "Windows exe, installer; under wine: unit tests and the installed app (scripts/test-wine.sh)"
+step "Windows exe, CPU engine DLL, installer; under wine: unit tests and the installed app (scripts/test-wine.sh)"
 bash scripts/windows.sh
-bash scripts/installer.sh
+bash scripts/windows-engine.sh
+WHISPERKEY_REQUIRE_ENGINE=1 bash scripts/installer.sh
 # A wine failure is reported at the end, after the Linux tests have run.
 wine_rc=0
 bash scripts/test-wine.sh || wine_rc=$?

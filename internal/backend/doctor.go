@@ -169,6 +169,10 @@ func (r DoctorReport) Print(w io.Writer) {
 		fmt.Fprintf(w, "\nEngine: %s variant, %s %s, model %s (loaded in %d ms)\n", e.Variant, e.Device, e.ComputeType, e.ModelDir, e.LoadMillis)
 		for _, d := range e.Devices {
 			fmt.Fprintf(w, "  library device %s ×%d: %s\n", d.Device, d.Count, strings.Join(d.ComputeTypes, ", "))
+			if d.ISA != "" {
+				// A build without AVX2 kernels is many times slower: say which it runs.
+				fmt.Fprintf(w, "  CPU kernels: %s\n", d.ISA)
+			}
 		}
 	}
 	if s := r.SelfTest; s != nil {

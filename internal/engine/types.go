@@ -34,6 +34,9 @@ type DeviceReport struct {
 	Device       string   `json:"device"`
 	Count        int      `json:"count"`
 	ComputeTypes []string `json:"compute_types"`
+	// ISA is the instruction set the library's CPU kernels dispatch to
+	// (AVX512, AVX2, AVX, GENERIC; cpu only, "" from libraries before it).
+	ISA string `json:"isa,omitempty"`
 }
 
 // Ready is what a worker reports once its model is loaded.

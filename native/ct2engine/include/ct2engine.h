@@ -46,7 +46,8 @@ char *ct2e_detect_language(const ct2e_engine *e, const ct2e_encoded *x);
  * result:  {"sequences_ids":[[...]],"scores":[-0.2],"no_speech_prob":0.01} */
 char *ct2e_generate(const ct2e_engine *e, const ct2e_encoded *x, const char *request);
 
-/* [{"device":"cpu","count":1,"compute_types":["float32","int8",...]}, {"device":"cuda",...}] */
+/* [{"device":"cpu","count":1,"compute_types":["float32","int8",...],"isa":"AVX2"}, {"device":"cuda",...}]
+ * isa: the instruction set CTranslate2's CPU kernels dispatch to (AVX512, AVX2, AVX, GENERIC). */
 char *ct2e_devices(void);
 
 const char *ct2e_last_error(void);

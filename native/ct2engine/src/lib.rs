@@ -20,6 +20,7 @@ thread_local! {
 
 extern "C" {
     fn ct2e_caps(cuda: c_int, device_index: c_int) -> c_int;
+    fn ct2e_cpu_isa_name() -> *const c_char;
 }
 
 fn set_error(msg: String) {
@@ -378,6 +379,18 @@ struct DeviceReport {
     device: &'static str,
     count: i32,
     compute_types: Vec<&'static str>,
+    /// The CPU instruction set CTranslate2's kernels dispatch to (cpu only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    isa: Option<String>,
+}
+
+fn cpu_isa() -> Option<String> {
+    let p = unsafe { ct2e_cpu_isa_name() };
+    if p.is_null() {
+        return None;
+    }
+    let s = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+    (!s.is_empty()).then_some(s)
 }
 
 fn compute_types(cuda: bool, index: c_int) -> Vec<&'static str> {
@@ -418,12 +431,14 @@ pub extern "C" fn ct2e_devices() -> *mut c_char {
             device: "cpu",
             count: 1,
             compute_types: compute_types(false, 0),
+            isa: cpu_isa(),
         }];
         if cuda > 0 {
             out.push(DeviceReport {
                 device: "cuda",
                 count: cuda,
                 compute_types: compute_types(true, 0),
+                isa: None,
             });
         }
         json_out(&out)
