@@ -217,7 +217,14 @@ func newOSWindow(cfg Config, log *slog.Logger) (*osWindow, error) {
 
 func openX11() (*C.wk_ind, func(), error) {
 	s := (*C.wk_ind)(C.calloc(1, C.sizeof_wk_ind))
-	switch C.wk_open(s, Width, Height, colourBackground) {
+	rc := C.wk_open(s, Width, Height, colourBackground)
+	// A busy X server can refuse one connection among many (seen under
+	// parallel load); a short retry tells that from a display that is not there.
+	for try := 0; rc == 1 && try < 3; try++ {
+		time.Sleep(100 * time.Millisecond)
+		rc = C.wk_open(s, Width, Height, colourBackground)
+	}
+	switch rc {
 	case 0:
 	case 1:
 		C.free(unsafe.Pointer(s))
