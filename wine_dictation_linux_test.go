@@ -305,6 +305,28 @@ func TestWineDictation(t *testing.T) {
 	// loaded machine (docs/benchmarks.md).
 	localModel := "model: " + winPath(testenv.Model(t, "base")) + "\ncpu_threads: 1\n"
 	served := func() int { return strings.Count(srv.stderr.String(), "path=/v1/audio/transcriptions") }
+	var app *wineApp // the case's app, for acts that read its log
+	// comeBack posts what Windows sends when the session returns, and waits
+	// until the app has re-armed its hook and checked the microphone.
+	comeBack := func(t *testing.T, what, reason string) {
+		t.Helper()
+		before := strings.Count(app.logText(t), "resume checks done")
+		if r := w.run(t, filepath.Join(tools, "sessionmsg.exe"), what); r.code != 0 {
+			t.Fatalf("sessionmsg %s: exit %d %s%s", what, r.code, r.stdout, r.stderr)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			log := app.logText(t)
+			if regexp.MustCompile(`msg="keyboard hook reinstalled" .*reason="`+reason+`"`).MatchString(log) &&
+				strings.Count(log, "resume checks done") > before {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no hook re-arm and resume checks within 20 s of %s:\n%s", what, log)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 
 	cases := []struct {
 		name       string
@@ -324,6 +346,11 @@ func TestWineDictation(t *testing.T) {
 		{name: "hold ctrl+win, speak, release", wantPasted: true, act: func(t *testing.T) { holdWinHotkey(t, wav) }},
 		{name: "local engine, no server: hold ctrl+win, speak, release", local: true, wantPasted: true,
 			act: func(t *testing.T) { holdWinHotkey(t, wav) }},
+		{name: "after resume from sleep and unlock", wantPasted: true, act: func(t *testing.T) {
+			comeBack(t, "resume", "resumed from sleep")
+			comeBack(t, "unlock", "session unlocked")
+			holdWinHotkey(t, wav)
+		}},
 		{name: "cancel key discards", act: func(t *testing.T) {
 			xdo(t, "keydown", "ctrl+super")
 			time.Sleep(300 * time.Millisecond)
@@ -357,6 +384,7 @@ func TestWineDictation(t *testing.T) {
 				where = localModel
 			}
 			a := startWineApp(t, w, exe, where+"hotkeys:\n  record: ctrl+win\n  cancel: esc\n"+tc.config)
+			app = a
 			if r := w.run(t, filepath.Join(tools, "cliptool.exe"), "set", clipFirst); r.code != 0 {
 				t.Fatalf("cliptool set: exit %d %s", r.code, r.stderr)
 			}

@@ -4,7 +4,7 @@
 set -euo pipefail
 PKGS=(
   build-essential cmake pkg-config git ca-certificates python3-venv
-  libx11-dev libxtst-dev libxext-dev libxrandr-dev
+  libx11-dev libxtst-dev libxext-dev libxrandr-dev libxi-dev xinput
   xvfb xauth x11-utils x11-xserver-utils x11-apps xdotool xclip tk xterm
   dbus dbus-x11
   pulseaudio pulseaudio-utils espeak-ng sox

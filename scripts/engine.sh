@@ -4,10 +4,12 @@
 #     official `ctranslate2` wheel ships (oneDNN/MKL int8, the binary faster-whisper
 #     runs), through ct2rs's `system` feature. Fastest here: docs/benchmarks.md.
 #   ENGINE_BACKEND=ruy | dnnl: ct2rs compiles CTranslate2 from the source it carries.
+#   ENGINE_FEATURES adds cargo features (e.g. openmp); ENGINE_OUT puts it elsewhere
+#   (scripts/bench-wine.sh builds the Windows DLL's backend for Linux beside it).
 set -euo pipefail
 CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
 BACKEND="${ENGINE_BACKEND:-wheel}"
-OUT=build/engine/cpu
+OUT="${ENGINE_OUT:-build/engine/cpu}"
 TARGET="$CACHE/cargo-target-$BACKEND"
 mkdir -p "$OUT"
 cd native/ct2engine
@@ -33,7 +35,7 @@ case "$BACKEND" in
     cp "$TARGET/release/libct2engine.so" "$libs"/*.so* "$OUT/"
     ;;
   ruy|dnnl)
-    CARGO_TARGET_DIR="$TARGET" CMAKE_PARALLEL="$(nproc)" cargo build --release --locked --no-default-features --features "$BACKEND"
+    CARGO_TARGET_DIR="$TARGET" CMAKE_PARALLEL="$(nproc)" cargo build --release --locked --no-default-features --features "$BACKEND${ENGINE_FEATURES:+,$ENGINE_FEATURES}"
     cd ../..
     rm -f "$OUT"/*.so*
     cp "$TARGET/release/libct2engine.so" "$OUT/"

@@ -2,6 +2,7 @@
 # Builds the Win32 helper programs the wine tests drive (wine_linux_test.go):
 #   build/wine-tools/target.exe     a window whose edit control records what it receives
 #   build/wine-tools/cliptool.exe   sets and dumps the Windows clipboard, every format
+#   build/wine-tools/sessionmsg.exe posts resume/unlock to the app's session watcher
 # from testdata/wine/*.c with mingw-w64.
 #   bash scripts/wine-tools.sh [OUTDIR]
 set -euo pipefail
@@ -12,3 +13,4 @@ command -v "$CC_WIN" >/dev/null || { echo "wine-tools: $CC_WIN not found; instal
 mkdir -p "$OUT"
 "$CC_WIN" -O2 -Wall -Werror -municode -mwindows -o "$OUT/target.exe" testdata/wine/target.c
 "$CC_WIN" -O2 -Wall -Werror -o "$OUT/cliptool.exe" testdata/wine/cliptool.c -lshell32
+"$CC_WIN" -O2 -Wall -Werror -o "$OUT/sessionmsg.exe" testdata/wine/sessionmsg.c

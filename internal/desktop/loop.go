@@ -72,8 +72,12 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 				src.hotkeys = nil
 				continue
 			}
-			if e.Kind == hotkey.Problem {
+			switch e.Kind {
+			case hotkey.Problem:
 				d.hotkeyProblem(e.Err)
+				continue
+			case hotkey.Renewed: // Windows: the hook heard of an unlock or a resume
+				d.onResume(ctx, e.Reason, false)
 				continue
 			}
 			select {
@@ -82,7 +86,7 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 				return nil
 			}
 		case <-src.resumed:
-			d.onResume(ctx)
+			d.onResume(ctx, "resumed from sleep", true)
 		}
 	}
 }
@@ -101,16 +105,17 @@ func (d *desk) hotkeyProblem(err error) {
 	}
 }
 
-// onResume re-checks what sleep may have broken: the hotkey grabs, the
-// microphone's stream and the engine worker. It runs beside the loop, so a
-// check that waits (the engine's probe) holds up no event; Run waits for it.
-func (d *desk) onResume(ctx context.Context) {
-	d.log.Info("resumed from sleep; checking the hotkeys, the microphone and the engine")
+// onResume re-checks what sleep or a lock may have broken: the hotkey grabs
+// (unless the grabber has just renewed them itself), the microphone's stream
+// and the engine worker. It runs beside the loop, so a check that waits (the
+// engine's probe) holds up no event; Run waits for it.
+func (d *desk) onResume(ctx context.Context, reason string, hotkeys bool) {
+	d.log.Info("session back; checking the hotkeys, the microphone and the engine", "reason", reason)
 	d.checks.Add(1)
 	go func() {
 		defer d.checks.Done()
 		var errs []error
-		if d.listener != nil {
+		if hotkeys && d.listener != nil {
 			errs = append(errs, d.listener.Reregister()) // problems also arrive as hotkey events
 		}
 		if d.recorder != nil {

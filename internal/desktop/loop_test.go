@@ -249,25 +249,41 @@ func TestHotkeyProblemToldOnce(t *testing.T) {
 	}
 }
 
-// A resume from sleep runs the checks beside the loop and the loop keeps
-// serving; with no parts to check they end at once.
+// A resume from sleep (logind), or a session the hotkey grabber saw come
+// back (Windows), runs the checks beside the loop and the loop keeps serving;
+// with no parts to check they end at once.
 func TestResumeRunsChecks(t *testing.T) {
-	var logged testenv.Buffer
-	d := testDesk(t, "http://127.0.0.1:1")
-	d.log = slog.New(slog.NewTextHandler(&logged, nil))
-	resumed := make(chan struct{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- d.serve(ctx, sources{resumed: resumed}) }()
-	resumed <- struct{}{}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name string
+		send func(resumed chan struct{}, hotkeys chan hotkey.Event)
+		want string
+	}{
+		{name: "logind", want: "resumed from sleep",
+			send: func(resumed chan struct{}, _ chan hotkey.Event) { resumed <- struct{}{} }},
+		{name: "grabber", want: "session unlocked", send: func(_ chan struct{}, hotkeys chan hotkey.Event) {
+			hotkeys <- hotkey.Event{Kind: hotkey.Renewed, Reason: "session unlocked"}
+		}},
 	}
-	d.checks.Wait()
-	for _, want := range []string{"resumed from sleep", "resume checks done"} {
-		if !strings.Contains(logged.String(), want) {
-			t.Errorf("log lacks %q:\n%s", want, logged.String())
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logged testenv.Buffer
+			d := testDesk(t, "http://127.0.0.1:1")
+			d.log = slog.New(slog.NewTextHandler(&logged, nil))
+			resumed, hotkeys := make(chan struct{}), make(chan hotkey.Event)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error)
+			go func() { done <- d.serve(ctx, sources{resumed: resumed, hotkeys: hotkeys}) }()
+			tt.send(resumed, hotkeys)
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			d.checks.Wait()
+			for _, want := range []string{tt.want, "resume checks done"} {
+				if !strings.Contains(logged.String(), want) {
+					t.Errorf("log lacks %q:\n%s", want, logged.String())
+				}
+			}
+		})
 	}
 }

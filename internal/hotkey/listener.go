@@ -71,6 +71,10 @@ const (
 	Cancel
 	// Problem: a hotkey could not be registered; Err says which and what to do. Nothing stopped.
 	Problem
+	// Renewed: the grabber heard that the session came back (unlock, resume
+	// from sleep) and the hotkeys were registered again; Reason says which.
+	// The microphone and the engine may need the same check.
+	Renewed
 )
 
 // String names the kind for logs.
@@ -84,6 +88,8 @@ func (k Kind) String() string {
 		return "cancel"
 	case Problem:
 		return "problem"
+	case Renewed:
+		return "renewed"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -95,6 +101,8 @@ type Event struct {
 	Hotkey Hotkey
 	// Err is set for Problem: a *RegisterError, fit to show the user.
 	Err error
+	// Reason is set for Renewed: why the session came back, for the log.
+	Reason string
 }
 
 // Config keys named in user messages.
@@ -219,7 +227,16 @@ type KeyState interface {
 // and display changes (Windows) or a keyboard mapping that lost a combination's keys
 // (X11); the Listener re-registers its hotkeys on each.
 type Resumer interface {
-	Resumed() <-chan string
+	Resumed() <-chan Renewal
+}
+
+// Renewal says why a grabber's hotkeys need registering again.
+type Renewal struct {
+	Reason string // for the log, e.g. "session unlocked"
+	// Session: the user's session came back (unlock, resume from sleep), so the
+	// microphone and the engine may need the same check; false for what
+	// concerns the keyboard alone (a mapping or display change, a lost hook).
+	Session bool
 }
 
 // RegisterError says which configured hotkey could not be registered and what to do.
@@ -264,8 +281,8 @@ type Listener struct {
 	set     settings
 	log     *slog.Logger
 	grabber Grabber
-	keys    KeyState      // nil when the grabber cannot read the keyboard
-	resumed <-chan string // nil when the grabber does not report resumes
+	keys    KeyState       // nil when the grabber cannot read the keyboard
+	resumed <-chan Renewal // nil when the grabber does not report resumes
 
 	events chan Event
 	rereg  chan chan error
@@ -313,7 +330,7 @@ func New(cfg Config, log *slog.Logger, g Grabber) (*Listener, error) {
 	return l, nil
 }
 
-// Events delivers Start, Stop, Cancel and Problem events; it is closed by Close.
+// Events delivers Start, Stop, Cancel, Problem and Renewed events; it is closed by Close.
 func (l *Listener) Events() <-chan Event { return l.events }
 
 // Reregister releases and registers every hotkey again, as needed after the OS dropped
@@ -391,9 +408,12 @@ func (l *Listener) run() {
 			for _, ev := range l.m.tick(now) {
 				l.emit(ev)
 			}
-		case reason := <-l.resumed:
-			l.log.Info("re-registering hotkeys", "reason", reason)
+		case r := <-l.resumed:
+			l.log.Info("re-registering hotkeys", "reason", r.Reason)
 			l.reregister()
+			if r.Session {
+				l.emit(Event{Kind: Renewed, Reason: r.Reason})
+			}
 		case reply := <-l.rereg:
 			l.log.Info("re-registering hotkeys", "reason", "requested")
 			reply <- l.reregister()

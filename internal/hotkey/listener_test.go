@@ -384,3 +384,47 @@ func TestListenerReconfigure(t *testing.T) {
 		t.Fatalf("got %s, want the Problem event for the taken combination", ev.Kind)
 	}
 }
+
+// resumingGrabber is a grabber that hears about the session, as the Windows one does.
+type resumingGrabber struct {
+	*chanGrabber
+	renewals chan Renewal
+}
+
+func (r *resumingGrabber) Resumed() <-chan Renewal { return r.renewals }
+
+// Every renewal registers the hotkeys again; only a session's return (unlock,
+// resume) is passed on, so that the app re-checks the microphone and the
+// engine then and not at every keyboard layout switch.
+func TestListenerRenewals(t *testing.T) {
+	tests := []struct {
+		name      string
+		renewal   Renewal
+		wantEvent bool
+	}{
+		{name: "resume", renewal: Renewal{Reason: "resumed from sleep", Session: true}, wantEvent: true},
+		{name: "layout switch", renewal: Renewal{Reason: "keyboard mapping changed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := &resumingGrabber{chanGrabber: newChanGrabber(), renewals: make(chan Renewal)}
+			l := newListener(t, Config{Record: "ctrl+shift+f9", Mode: "hold"}, g)
+			g.renewals <- tt.renewal
+			if tt.wantEvent {
+				if ev := next(t, l); ev.Kind != Renewed || ev.Reason != tt.renewal.Reason {
+					t.Fatalf("got %+v, want Renewed %q", ev, tt.renewal.Reason)
+				}
+			}
+			// The hotkey was released and registered again, and still works.
+			deadline := time.Now().Add(5 * time.Second)
+			for !slices.Contains(g.log()[1:], "grab ctrl+shift+f9") && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if calls := g.log(); !slices.Contains(calls[1:], "grab ctrl+shift+f9") {
+				t.Fatalf("not registered again: %v", calls)
+			}
+			g.edge(t, "ctrl+shift+f9", true, 0)
+			expect(t, l, Start, Record) // the first event: a layout switch gave none
+		})
+	}
+}

@@ -52,4 +52,4 @@ func (g *Grabber) ComboDown(c hotkey.Combo) (bool, error) { return g.os.comboDow
 // session unlocked, resumed from sleep, display changed; X11: a keyboard mapping change
 // left a combination without its keys; grabs whose keys merely moved are moved by the
 // grabber itself). It is nil elsewhere.
-func (g *Grabber) Resumed() <-chan string { return g.os.resumed() }
+func (g *Grabber) Resumed() <-chan hotkey.Renewal { return g.os.resumed() }

@@ -3,13 +3,14 @@
 package grab
 
 /*
-#cgo LDFLAGS: -lX11
+#cgo LDFLAGS: -lX11 -lXi
 #include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <unistd.h>
 #include <X11/Xlib.h>
 #include <X11/XKBlib.h>
+#include <X11/extensions/XInput2.h>
 
 // Xlib must be made thread-safe before any other Xlib call in the process, and the
 // output package calls libX11 too (through purego): do it while the program loads.
@@ -69,14 +70,56 @@ typedef struct {
 	unsigned int state;
 } wk_event;
 
+// wk_watch_keyboards asks for XInput 2 hierarchy events (a keyboard plugged in,
+// enabled or attached) and returns XInput's major opcode, or 0 when the server
+// lacks XInput 2.
+static int wk_watch_keyboards(Display *d) {
+	int opcode, event, error, major = 2, minor = 0;
+	if (!XQueryExtension(d, "XInputExtension", &opcode, &event, &error) ||
+	    XIQueryVersion(d, &major, &minor) != Success) {
+		return 0;
+	}
+	unsigned char bits[XIMaskLen(XI_LASTEVENT)] = {0};
+	XISetMask(bits, XI_HierarchyChanged);
+	XIEventMask mask = {.deviceid = XIAllDevices, .mask_len = sizeof bits, .mask = bits};
+	XISelectEvents(d, DefaultRootWindow(d), &mask, 1);
+	XSync(d, False);
+	return opcode;
+}
+
+// wk_keyboard_came reports whether a hierarchy event brought a keyboard: one
+// plugged in, enabled again, or attached to the master keyboard.
+static int wk_keyboard_came(Display *d, XEvent *ev, int xi) {
+	XGenericEventCookie *c = &ev->xcookie;
+	if (xi == 0 || c->extension != xi || c->evtype != XI_HierarchyChanged || !XGetEventData(d, c)) {
+		return 0;
+	}
+	XIHierarchyEvent *h = c->data;
+	int came = 0;
+	for (int i = 0; i < h->num_info; i++) {
+		if (h->info[i].use == XISlaveKeyboard &&
+		    (h->info[i].flags & (XISlaveAdded | XIDeviceEnabled | XISlaveAttached)) != 0) {
+			came = 1;
+		}
+	}
+	XFreeEventData(d, c);
+	return came;
+}
+
 // wk_take takes the next key event from d's queue without waiting: 1 when it did, 0
 // when none is queued. *remapped is set when the keyboard or modifier mapping changed
-// (setxkbmap, xmodmap, another keyboard plugged in): the grabs may sit on the wrong keys.
-static int wk_take(Display *d, wk_event *out, int *remapped) {
+// (setxkbmap, xmodmap) and *plugged when a keyboard came (XInput opcode xi): either
+// way the grabs may sit on the wrong keys.
+static int wk_take(Display *d, int xi, wk_event *out, int *remapped, int *plugged) {
 	while (XPending(d) > 0) {
 		XEvent ev;
 		XNextEvent(d, &ev);
 		switch (ev.type) {
+		case GenericEvent:
+			if (wk_keyboard_came(d, &ev, xi)) {
+				*plugged = 1;
+			}
+			break;
 		case KeyPress:
 		case KeyRelease:
 			out->type = ev.type;
@@ -192,7 +235,7 @@ type osState struct {
 
 	// changes tells the Listener to register again: a layout change left a grab with
 	// none of its keys (the layout lacks them, or another client owns them now).
-	changes chan string
+	changes chan hotkey.Renewal
 
 	// mu serialises every Xlib call on display and guards the fields below.
 	mu      sync.Mutex
@@ -205,6 +248,8 @@ type osState struct {
 	// noRepeatUps: the server sends no autorepeat releases, so a release of a
 	// combination's key is the user letting go.
 	noRepeatUps bool
+	// xi is XInput 2's opcode, 0 without it: hierarchy events say a keyboard came.
+	xi C.int
 
 	stop chan struct{}
 	done chan struct{}
@@ -238,11 +283,14 @@ func newOSState(log *slog.Logger) (*osState, error) {
 		wakeW:   p[1],
 		display: d,
 		owners:  make(map[keyMods]*xgrab),
-		changes: make(chan string, 1),
+		changes: make(chan hotkey.Renewal, 1),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
 	s.noRepeatUps = C.wk_detectable_repeat(d) != 0
+	if s.xi = C.wk_watch_keyboards(d); s.xi == 0 {
+		log.Info("no XInput 2; a keyboard plugged in is noticed only by its layout change")
+	}
 	go s.loop()
 	return s, nil
 }
@@ -265,7 +313,7 @@ func (s *osState) close() error {
 
 func (s *osState) wake() { syscall.Write(s.wakeW, []byte{0}) }
 
-func (s *osState) resumed() <-chan string { return s.changes }
+func (s *osState) resumed() <-chan hotkey.Renewal { return s.changes }
 
 // loop delivers key events until close. It never blocks inside Xlib: it polls the
 // connection and takes only what is already there, so close is never stuck behind
@@ -280,11 +328,16 @@ func (s *osState) loop() {
 		}
 		s.mu.Lock()
 		var ev C.wk_event
-		var remapped C.int
-		for C.wk_take(s.display, &ev, &remapped) == 1 {
+		var remapped, plugged C.int
+		for C.wk_take(s.display, s.xi, &ev, &remapped, &plugged) == 1 {
 			s.dispatch(ev, time.Now())
 		}
-		if remapped != 0 {
+		if plugged != 0 {
+			// A keyboard plugged back in may bring its own layout; its mapping
+			// change comes as MappingNotify, and remap is cheap when nothing moved.
+			s.log.Info("keyboard plugged in; checking the hotkeys' keys")
+		}
+		if remapped != 0 || plugged != 0 {
 			s.remap()
 		}
 		s.mu.Unlock()
@@ -400,7 +453,7 @@ func (s *osState) remap() {
 	defer func() {
 		if retry {
 			select {
-			case s.changes <- "keyboard mapping changed":
+			case s.changes <- hotkey.Renewal{Reason: "keyboard mapping changed"}:
 			default: // one pending reason is enough
 			}
 		}

@@ -15,8 +15,8 @@ type osState struct{}
 
 func newOSState(*slog.Logger) (*osState, error) { return &osState{}, nil }
 
-func (s *osState) close() error           { return nil }
-func (s *osState) resumed() <-chan string { return nil }
+func (s *osState) close() error                   { return nil }
+func (s *osState) resumed() <-chan hotkey.Renewal { return nil }
 
 func (s *osState) grab(c hotkey.Combo) (hotkey.Grab, error) {
 	return nil, fmt.Errorf("register %s: global hotkeys need a build with cgo (CGO_ENABLED=1): %w", c, errors.ErrUnsupported)

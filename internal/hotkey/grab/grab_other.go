@@ -18,8 +18,8 @@ type osState struct {
 
 func newOSState(log *slog.Logger) (*osState, error) { return &osState{log: log}, nil }
 
-func (s *osState) close() error           { return nil }
-func (s *osState) resumed() <-chan string { return nil }
+func (s *osState) close() error                   { return nil }
+func (s *osState) resumed() <-chan hotkey.Renewal { return nil }
 
 func (s *osState) grab(c hotkey.Combo) (hotkey.Grab, error) {
 	regs, err := s.registrations(c)

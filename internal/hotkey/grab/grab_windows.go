@@ -160,7 +160,7 @@ type osState struct {
 	log     *slog.Logger
 	keys    *chords
 	hookCB  uintptr
-	changes chan string
+	changes chan hotkey.Renewal
 	hwnd    uintptr // 0 when the window could not be created
 	thread  uint32  // the loop's thread
 	done    chan struct{}
@@ -182,7 +182,7 @@ func newOSState(log *slog.Logger) (*osState, error) {
 	s := &osState{
 		log:     log,
 		keys:    &chords{physical: asyncKeyDown},
-		changes: make(chan string, 1),
+		changes: make(chan hotkey.Renewal, 1),
 		done:    make(chan struct{}),
 	}
 	s.hookCB = windows.NewCallback(s.hookProc)
@@ -301,7 +301,7 @@ func (s *osState) checkHealth(now time.Time) {
 	s.lastRearm = now
 	s.log.Warn("the keyboard hook stopped receiving keys; re-arming it",
 		"hook_last", s.hookSeen.Format(time.TimeOnly), "keys_last", s.rawSeen.Format(time.TimeOnly))
-	s.renew("keyboard hook stopped receiving keys")
+	s.renew(hotkey.Renewal{Reason: "keyboard hook stopped receiving keys"})
 	s.hookSeen = now
 }
 
@@ -391,15 +391,15 @@ func (s *osState) wndProc(hwnd, msg, wParam, lParam uintptr) uintptr {
 	case wmWTSSessionChange:
 		switch wParam {
 		case wtsSessionUnlock, wtsSessionLogon, wtsConsoleConnect:
-			s.renew("session unlocked")
+			s.renew(hotkey.Renewal{Reason: "session unlocked", Session: true})
 		}
 	case wmPowerBroadcast:
 		if wParam == pbtAPMResumeSuspend || wParam == pbtAPMResumeAuto {
-			s.renew("resumed from sleep")
+			s.renew(hotkey.Renewal{Reason: "resumed from sleep", Session: true})
 		}
 		return 1
 	case wmDisplayChange:
-		s.renew("display changed")
+		s.renew(hotkey.Renewal{Reason: "display changed"})
 	case wmInput:
 		s.rawSeen = time.Now() // DefWindowProc below frees the input
 	case wmTimer:
@@ -429,21 +429,25 @@ func (s *osState) wndProc(hwnd, msg, wParam, lParam uintptr) uintptr {
 
 // renew reinstalls the hook, forgets keys whose ups were lost while the session was
 // away, and tells the Listener, which registers its hotkeys again.
-func (s *osState) renew(reason string) {
+func (s *osState) renew(r hotkey.Renewal) {
 	instance, _, _ := procGetModuleHandleW.Call(0)
 	if err := s.installHook(instance); err != nil {
-		s.log.Warn("keyboard hook not reinstalled", "reason", reason, "err", err)
+		s.log.Warn("keyboard hook not reinstalled", "reason", r.Reason, "err", err)
 	} else {
-		s.log.Info("keyboard hook reinstalled", "reason", reason)
+		s.log.Info("keyboard hook reinstalled", "reason", r.Reason)
 	}
 	deliver(s.keys.resync(time.Now()))
+	// One pending renewal is enough, but a session's return must not be lost
+	// behind a display change: merge them. Only this thread sends.
 	select {
-	case s.changes <- reason:
-	default: // a pending reason already triggers a re-registration
+	case old := <-s.changes:
+		r.Session = r.Session || old.Session
+	default:
 	}
+	s.changes <- r
 }
 
-func (s *osState) resumed() <-chan string { return s.changes }
+func (s *osState) resumed() <-chan hotkey.Renewal { return s.changes }
 
 func (s *osState) close() error {
 	s.once.Do(func() {

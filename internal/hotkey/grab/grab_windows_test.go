@@ -172,9 +172,9 @@ func TestHookRenewedOnUnlockAndResume(t *testing.T) {
 			}
 			procPostMessageW.Call(g.os.hwnd, tt.msg, tt.param, 0)
 			select {
-			case reason := <-g.Resumed():
-				if reason != tt.reason {
-					t.Fatalf("Resumed gave %q, want %q", reason, tt.reason)
+			case r := <-g.Resumed():
+				if r.Reason != tt.reason || !r.Session {
+					t.Fatalf("Resumed gave %+v, want %q, a session's return", r, tt.reason)
 				}
 			case <-time.After(5 * time.Second):
 				t.Fatalf("no Resumed after %s", tt.name)
@@ -234,9 +234,9 @@ func TestHookRearmedWhenDeaf(t *testing.T) {
 	for {
 		send(t, "+lshift", "-lshift") // raw input sees it; the removed hook does not
 		select {
-		case reason := <-g.Resumed():
-			if reason != "keyboard hook stopped receiving keys" {
-				t.Fatalf("Resumed gave %q", reason)
+		case r := <-g.Resumed():
+			if r.Reason != "keyboard hook stopped receiving keys" || r.Session {
+				t.Fatalf("Resumed gave %+v", r)
 			}
 			send(t, "+lctrl", "+lwin")
 			expectEdge(t, gr, true)

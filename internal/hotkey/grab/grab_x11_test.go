@@ -383,3 +383,44 @@ func TestLayoutChangeUnderX11(t *testing.T) {
 		})
 	}
 }
+
+// A keyboard plugged in (here a new master device with its XTEST keyboard, which
+// the server announces as an XInput hierarchy change, as it does a USB keyboard)
+// makes the grabber check its grabs, and the hotkey keeps working.
+func TestKeyboardPluggedUnderX11(t *testing.T) {
+	if _, err := exec.LookPath("xinput"); err != nil {
+		testenv.Require(t, "xinput", "apt-get install xinput")
+	}
+	var logged testenv.Buffer
+	g, err := New(slog.New(slog.NewTextHandler(&logged, nil)))
+	if err != nil {
+		t.Fatalf("grab.New: %v", err)
+	}
+	l, err := hotkey.New(hotkey.Config{Record: "ctrl+shift+f8", Mode: "hold"}, logger(t), g)
+	if err != nil {
+		g.Close()
+		t.Fatalf("hotkey.New: %v", err)
+	}
+	t.Cleanup(func() {
+		l.Close()
+		g.Close()
+	})
+	if strings.Contains(logged.String(), "no XInput 2") {
+		t.Fatalf("the X server has XInput 2, the grabber did not see it:\n%s", logged.String())
+	}
+	if out, err := exec.Command("xinput", "create-master", "wkplug").CombinedOutput(); err != nil {
+		t.Fatalf("xinput create-master: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("xinput", "remove-master", "wkplug pointer").Run() })
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(logged.String(), "keyboard plugged in") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no hierarchy event within 5 s of a new keyboard:\n%s", logged.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	press(t, "ctrl+shift+F8")
+	expect(t, l, hotkey.Start, hotkey.Record)
+	release(t, "ctrl+shift+F8")
+	expect(t, l, hotkey.Stop, hotkey.Record)
+}
