@@ -5,14 +5,18 @@ package main
 import (
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/models/hubtest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 // First run with no model and no network: the app keeps running, its tray
@@ -80,4 +84,64 @@ func TestFirstRunOffline(t *testing.T) {
 			t.Errorf("tiny.en is not checked after the download: %q", models.Labels())
 		}
 	}
+}
+
+// Presses never wait for the model: a dictation made while the first model
+// is still downloading is recorded, the tray and the indicator say it waits
+// for the model, and its text is pasted once the model is loaded. A press
+// right after a model switch begins is transcribed too. The download is held
+// by the test's model server until the recording is made.
+func TestPressDuringModelLoad(t *testing.T) {
+	desktopSession(t)
+	hub := hubtest.New(map[string]string{"Systran/faster-whisper-base": testenv.Model(t, "base")})
+	defer hub.Close()
+	target, _ := url.Parse(hub.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	defer open()
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/model.bin") {
+			<-release // the model's weights arrive once the test says so
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer slow.Close()
+	wav := micWAV(t, dictated)
+
+	a, _ := launchApp(t, "model: base\nlanguage: en\nhotkeys:\n  record: ctrl+shift+f9\n", "HF_ENDPOINT="+slow.URL)
+	a.waitStatus(t, "Downloading", 60*time.Second)
+	tg := openTarget(t)
+	holdAndSay(t, wav)
+	status := a.waitStatus(t, "Waiting for the speech model", 20*time.Second)
+	t.Logf("while the model downloads: %q", status)
+	if got := tg.text(t); got != "" {
+		t.Fatalf("the target got %q before the model was there", got)
+	}
+	open()
+	got := tg.waitText(t, 120*time.Second)
+	if wer := whisper.WordErrorRate(dictated, got); got == "" || wer > 0.15 {
+		t.Fatalf("target got %q (WER %.2f), want %q", got, wer, dictated)
+	}
+	t.Logf("pasted after the load: %q", got)
+	a.waitStatus(t, "· ready", 30*time.Second)
+
+	// A switch to another model, and a press as soon as it starts.
+	tg.clear(t)
+	cfg, err := os.ReadFile(a.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiny := "model: " + testenv.Model(t, "tiny.en")
+	if err := os.WriteFile(a.config, []byte(strings.Replace(string(cfg), "model: base", tiny, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.waitStatus(t, "Loading", 30*time.Second)
+	holdAndSay(t, wav)
+	got = tg.waitText(t, 60*time.Second)
+	if wer := whisper.WordErrorRate(dictated, got); got == "" || wer > 0.25 {
+		t.Fatalf("a press during the switch: target got %q (WER %.2f), want %q", got, wer, dictated)
+	}
+	t.Logf("pasted around the switch: %q", got)
 }

@@ -104,6 +104,14 @@ type desk struct {
 	pulled  chan pullResult
 	pulling map[string]bool
 
+	// Model loads run on the loader goroutine (requestLoad, onLoaded).
+	loadReq      chan loadJob // buffer 1: a job not started yet is replaced
+	loaded       chan loaded
+	loadsPending int    // jobs asked for and not yet answered
+	awaiting     string // a missing model being downloaded to be loaded
+	waitShown    bool   // a dictation waits for them, and the user was told
+	gate         modelGate
+
 	checks     sync.WaitGroup  // resume checks in flight; Run waits for them
 	hotkeyTold map[string]bool // hotkey problems already notified
 }
@@ -126,7 +134,8 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	defer store.Close()
 	cfg := store.Current()
 	d := &desk{opt: opt, log: log.With("pkg", "desktop"), store: store, quit: quit,
-		pulled: make(chan pullResult), pulling: map[string]bool{}}
+		pulled: make(chan pullResult), pulling: map[string]bool{},
+		loadReq: make(chan loadJob, 1), loaded: make(chan loaded)}
 	d.setLogLevel(cfg)
 	if d.models = opt.Models; d.models == nil {
 		if d.models, err = models.New(models.Options{Dir: cfg.ModelCacheDir}, log); err != nil {
@@ -172,11 +181,21 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 
 	d.svc = backend.NewEmpty(d.backendOptions(cfg), d.log)
 	defer d.svc.Close()
-	d.dictation = newDictation(d.svc, d.opt.SpeechDetector)
+	waits := make(chan struct{}, 1)
+	d.dictation = newDictation(&gatedEngine{Engine: d.svc, gate: &d.gate, waiting: func() {
+		select {
+		case waits <- struct{}{}: // the loop tells the user
+		default:
+		}
+	}}, d.opt.SpeechDetector)
 	d.dictation.configure(cfg, d.opt.Remote, d.remoteNotice, d.log)
-	if d.loadModel(ctx, cfg) == nil { // on failure modelErr keeps the news for the tray; the app runs on
-		d.checkGPUUsed(cfg)
-	}
+	loaderDone := make(chan struct{})
+	go func() {
+		defer close(loaderDone)
+		d.loader(ctx)
+	}()
+	defer func() { quit(); <-loaderDone }() // before the service closes
+	d.requestLoad(loadJob{cfg: cfg})        // on failure modelErr keeps the news for the tray; the app runs on
 
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: keepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
 		Transcriber: d.dictation, Paster: paster{d.paster, d.dictation}, Sounds: d, Processor: opt.Processor,
@@ -199,7 +218,8 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.refreshMenu()
 	d.showReady("")
 	err = d.serve(ctx, sources{app: d.app.Events(), actions: d.tray.Actions(), changes: changes,
-		pulled: d.pulled, audio: d.recorder.Events(), hotkeys: d.listener.Events(), resumed: resumed, input: input})
+		pulled: d.pulled, loaded: d.loaded, waits: waits, audio: d.recorder.Events(), hotkeys: d.listener.Events(),
+		resumed: resumed, input: input})
 	return err
 }
 
@@ -254,6 +274,9 @@ func (d *desk) status(state, text string) {
 
 // showReady shows the idle status: ready on a model, or what is missing.
 func (d *desk) showReady(suffix string) {
+	if d.modelPending() && d.dictation.status() == "" {
+		return // "Loading …" or the download's progress stays until the model is there
+	}
 	if st := d.dictation.status(); st != "" {
 		if d.modelErr != nil {
 			suffix += " (no local fallback: " + modelName(d.modelName) + " is not loaded)"

@@ -23,6 +23,9 @@ type sources struct {
 	actions <-chan tray.Action
 	changes <-chan config.Change
 	pulled  <-chan pullResult
+	loaded  <-chan loaded
+	// waits says a dictation waits for the model being loaded.
+	waits   <-chan struct{}
 	audio   <-chan audio.Event
 	hotkeys <-chan hotkey.Event
 	// resumed says the computer woke from sleep (power.Watcher).
@@ -59,6 +62,10 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 			d.onConfigChange(ctx, ch)
 		case r := <-src.pulled:
 			d.onPulled(ctx, r)
+		case r := <-src.loaded:
+			d.onLoaded(ctx, r)
+		case <-src.waits:
+			d.showWaiting()
 		case e, ok := <-src.audio:
 			if !ok {
 				src.audio = nil
@@ -158,6 +165,10 @@ func (d *desk) onAppEvent(e app.Event) {
 		d.refreshMenu()
 	}
 	d.onProfileEvent(e)
+	if e.State == app.Transcribing && d.waitShown && d.modelPending() {
+		d.showWaiting() // still waiting: "Transcribing…" would hide why
+		return
+	}
 	d.showOnIndicator(e)
 	if e.State == app.Error && errors.Is(e.Err, output.ErrNotRead) {
 		d.remember(e.Text) // it waits on the clipboard; keep it in Recent too
@@ -185,9 +196,7 @@ func (d *desk) onAction(ctx context.Context, a tray.Action) {
 			return
 		}
 		if a.Value == d.modelName && d.modelErr != nil {
-			d.loadModel(ctx, d.store.Current()) // the config already names it
-			d.refreshMenu()
-			d.showReady("")
+			d.requestLoad(loadJob{cfg: d.store.Current()}) // the config already names it
 			return
 		}
 		set(config.KeyModel, a.Value)

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/notify"
 	"github.com/whisperkey/whisperkey/internal/tray"
+	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 // errDownload marks a model download that failed.
@@ -39,40 +43,199 @@ func (d *desk) backendOptions(cfg config.Config) backend.Options {
 	}
 }
 
-// loadModel loads the model cfg names into the engine. A model that is not
-// downloaded is fetched in the background (onPulled loads it when it
-// arrives); until then, and when loading fails, modelErr says why and the
-// app keeps running. The error is the same news, for the caller to show.
-func (d *desk) loadModel(ctx context.Context, cfg config.Config) error {
-	opt := d.backendOptions(cfg)
-	choice, err := backend.ResolveModel(ctx, cfg.Engine.Model, d.models, opt, d.log)
-	if errors.Is(err, backend.ErrModelMissing) {
-		d.modelName, d.modelErr = choice.Name, err
-		if cfg.Remote.URL != "" {
-			// Dictation goes to the server; a local fallback is not worth a
-			// download the user did not ask for (and may not be able to run).
-			d.log.Info("no local model; dictation uses the remote server alone", "model", choice.Name)
-			return nil
+// loadJob asks the loader for the model cfg names; timed: say in the ready
+// line how long it took (a switch the user asked for).
+type loadJob struct {
+	cfg   config.Config
+	timed bool
+}
+
+// loaded is a finished load, for the run loop (onLoaded).
+type loaded struct {
+	job     loadJob
+	name    string // the model as users know it
+	dir     string
+	err     error
+	missing bool // not downloaded: the loop starts the download
+	took    time.Duration
+}
+
+// requestLoad has the loader load the model cfg names, beside the run loop,
+// so hotkeys, the tray and dictations on the old model go on meanwhile. A
+// job not yet started is replaced by the newer one. Until the last job ends
+// the gate holds dictations that need the local model: they are transcribed
+// when it is ready. Called from the run loop.
+func (d *desk) requestLoad(job loadJob) {
+	select {
+	case <-d.loadReq: // replaced before it started: still one answer to wait for
+	default:
+		d.loadsPending++
+	}
+	d.gate.begin()
+	d.status(tray.StateLoading, "Loading the speech model…") // the loader names it once resolved
+	d.loadReq <- job                                         // only the loop sends, and the buffer is empty now
+}
+
+// loader runs load jobs one at a time until ctx ends.
+func (d *desk) loader(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case job := <-d.loadReq:
+			r := d.load(ctx, job)
+			select {
+			case d.loaded <- r:
+			case <-ctx.Done():
+				return
+			}
 		}
-		d.pull(ctx, choice.Name)
-		return err
+	}
+}
+
+// load resolves and loads one job's model. It runs on the loader goroutine,
+// so it changes nothing of the desk's: onLoaded applies the result.
+func (d *desk) load(ctx context.Context, job loadJob) loaded {
+	start := time.Now()
+	opt := d.backendOptions(job.cfg)
+	choice, err := backend.ResolveModel(ctx, job.cfg.Engine.Model, d.models, opt, d.log)
+	r := loaded{job: job, name: choice.Name, dir: choice.Dir, err: err}
+	if errors.Is(err, backend.ErrModelMissing) {
+		r.missing = true
+		return r
 	}
 	if err != nil {
-		d.modelName, d.modelErr = cfg.Engine.Model, err
-		return err
+		r.name, r.dir = job.cfg.Engine.Model, ""
+		return r
 	}
 	d.status(tray.StateLoading, fmt.Sprintf("Loading %s…", modelName(choice.Name)))
 	sw, err := d.svc.Switch(ctx, choice.Dir, opt)
-	if err != nil {
+	r.err, r.took = err, time.Since(start)
+	if err == nil {
+		d.log.Info("engine loaded", "model", choice.Dir, "load", sw.Load)
+	}
+	return r
+}
+
+// onLoaded applies a finished load: the model in use or why there is none,
+// a download of a missing model, the GPU check, the menu and the ready line.
+func (d *desk) onLoaded(ctx context.Context, r loaded) {
+	d.loadsPending--
+	var suffix string
+	switch {
+	case r.missing:
+		d.modelName, d.modelErr = r.name, r.err
+		if r.job.cfg.Remote.URL != "" {
+			// Dictation goes to the server; a local fallback is not worth a
+			// download the user did not ask for (and may not be able to run).
+			d.log.Info("no local model; dictation uses the remote server alone", "model", r.name)
+			d.modelErr = nil
+		} else {
+			d.pull(ctx, r.name)
+			d.awaiting = r.name // dictations wait for it too
+		}
+	case r.err != nil && r.dir == "":
+		d.modelName, d.modelErr = r.name, r.err
+	case r.err != nil:
 		if d.svc.Current() == nil {
-			d.modelName, d.modelErr = choice.Name, err
+			d.modelName, d.modelErr = r.name, r.err
 		}
 		// Otherwise the previous model is back and modelName still names it.
-		return err
+	default:
+		d.modelName, d.modelErr = r.name, nil
+		d.checkGPUUsed(r.job.cfg)
+		if r.job.timed {
+			suffix = fmt.Sprintf(" (loaded in %.1f s)", r.took.Seconds())
+		}
 	}
-	d.modelName, d.modelErr = choice.Name, nil
-	d.log.Info("engine loaded", "model", choice.Dir, "load", sw.Load)
-	return nil
+	d.settleGate()
+	d.refreshMenu()
+	d.showReady(suffix)
+	if r.err != nil && d.modelErr == nil && !r.missing {
+		d.status(tray.StateError, r.err.Error()) // after the ready line, so it stays visible
+	}
+}
+
+// waitingText is what the tray says while a dictation waits for the model.
+const waitingText = "Waiting for the speech model; your words will be typed when it is ready"
+
+// modelPending reports whether a model load, or the download of the model
+// to load, is in flight.
+func (d *desk) modelPending() bool { return d.loadsPending > 0 || d.awaiting != "" }
+
+// settleGate lets the dictations held for the model go on once nothing is
+// pending: on the model, or to fail with "no model" when there is none.
+func (d *desk) settleGate() {
+	if !d.modelPending() {
+		d.gate.end()
+		d.waitShown = false
+	}
+}
+
+// showWaiting tells the user that a dictation waits for the model being
+// loaded, in the tray and on the indicator.
+func (d *desk) showWaiting() {
+	if !d.modelPending() {
+		return // it was loaded meanwhile
+	}
+	d.waitShown = true
+	d.status(tray.StateLoading, waitingText)
+	if ind := d.trust.ind; ind != nil {
+		ind.Show(indicator.Transcribing, "Waiting for the model…")
+	}
+}
+
+// modelGate holds dictations that need the local model while a load is in
+// flight, so a press during a load or a switch is transcribed once the model
+// is ready instead of failing.
+type modelGate struct {
+	mu   sync.Mutex
+	busy chan struct{} // closed when the loads end; nil when none runs
+}
+
+func (g *modelGate) begin() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.busy == nil {
+		g.busy = make(chan struct{})
+	}
+}
+
+func (g *modelGate) end() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.busy != nil {
+		close(g.busy)
+		g.busy = nil
+	}
+}
+
+// pending is closed when the loads in flight end; nil when none runs.
+func (g *modelGate) pending() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.busy
+}
+
+// gatedEngine is the local engine behind the gate (used as a pointer: the
+// dictation compares engines, and a func field is not comparable). A dictation that arrives
+// during a load tells the user why its text is late, then waits for it.
+type gatedEngine struct {
+	Engine
+	gate    *modelGate
+	waiting func() // tells the user; called on the dictation's goroutine
+}
+
+func (e *gatedEngine) Transcribe(ctx context.Context, samples []float32, o whisper.Options) (*whisper.Result, error) {
+	if ch := e.gate.pending(); ch != nil {
+		e.waiting()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return e.Engine.Transcribe(ctx, samples, o)
 }
 
 // pull downloads a model in the background, showing progress on its menu
@@ -105,6 +268,10 @@ func (d *desk) pull(ctx context.Context, name string) {
 // loaded; one picked in the menu becomes the configured model.
 func (d *desk) onPulled(ctx context.Context, r pullResult) {
 	delete(d.pulling, r.name)
+	if r.name == d.awaiting {
+		d.awaiting = ""
+		defer d.settleGate() // after requestLoad, which holds the gate on success
+	}
 	waiting := r.name == d.modelName && d.svc.Current() == nil
 	switch {
 	case r.err != nil && waiting:
@@ -114,9 +281,7 @@ func (d *desk) onPulled(ctx context.Context, r pullResult) {
 		defer d.status(tray.StateError, fmt.Sprintf("Download of %s failed: %v", r.name, r.err)) // after the refresh, so it stays visible
 	case waiting:
 		d.tell(notify.ModelDownloaded(r.name))
-		if d.loadModel(ctx, d.store.Current()) == nil { // else modelErr says what went wrong
-			d.checkGPUUsed(d.store.Current())
-		}
+		d.requestLoad(loadJob{cfg: d.store.Current()}) // onLoaded shows the outcome
 	default:
 		d.tell(notify.ModelDownloaded(r.name))
 		if err := d.store.Set(config.KeyModel, r.name); err != nil {

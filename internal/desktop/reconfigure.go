@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/audio"
@@ -77,19 +76,11 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 			d.dictation.configure(c, d.opt.Remote, d.remoteNotice, d.log)
 		}})
 	d.reconfigureTrust(ch.Old, cfg)
-	suffix := ""
 	if ch.NeedsEngineRestart {
-		d.status(tray.StateLoading, "Switching the speech model…")
-		start := time.Now()
-		if lerr := d.loadModel(ctx, cfg); lerr != nil {
-			err = errors.Join(err, lerr)
-		} else {
-			suffix = fmt.Sprintf(" (loaded in %.1f s)", time.Since(start).Seconds())
-			d.checkGPUUsed(cfg)
-		}
+		d.requestLoad(loadJob{cfg: cfg, timed: true}) // onLoaded says how it went
 	}
 	d.refreshMenu()
-	d.showReady(suffix)
+	d.showReady("")
 	if err != nil && d.modelErr == nil {
 		d.status(tray.StateError, err.Error()) // after the ready line, so it stays visible
 	}

@@ -126,6 +126,9 @@ func (v view) label() string {
 	case Recording:
 		return v.text // the dictation's profile, beside the level bar
 	case Transcribing:
+		if v.text != "" {
+			return v.text // e.g. waiting for the model
+		}
 		return "Transcribing…"
 	case NothingHeard:
 		return "Nothing heard"
@@ -194,8 +197,9 @@ func New(cfg Config, log *slog.Logger) (*Indicator, error) {
 	return &Indicator{cfg: cfg, log: log, os: w}, nil
 }
 
-// Show shows state; text is the message of an Error, or while Recording
-// the name of the profile in use (shown beside the level bar). Showing Recording or
+// Show shows state; text is the message of an Error, while Recording
+// the name of the profile in use (shown beside the level bar), and while
+// Transcribing what it waits for ("" says "Transcribing…"). Showing Recording or
 // Transcribing places the window anew (the focused window may have moved).
 func (i *Indicator) Show(s State, text string) {
 	i.mu.Lock()
