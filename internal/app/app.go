@@ -116,6 +116,8 @@ type Event struct {
 	Message string
 	Text    string
 	Err     error
+	// Outcome is how a dictation ended, on its last event (zero before).
+	Outcome Outcome
 	// Timings of a finished dictation (zero otherwise).
 	Timings Timings
 	// Profile is the dictation's profile ("" for the defaults), from
@@ -123,6 +125,18 @@ type Event struct {
 	Profile              string
 	Raw, Cleanup, Notice string
 }
+
+// Outcome is how a dictation ended, for the parts that show it.
+type Outcome int
+
+const (
+	// Pending: the event does not end a dictation.
+	Pending Outcome = iota
+	// Delivered: the text was pasted, typed or left on the clipboard.
+	Delivered
+	// NothingHeard: the recording held no words.
+	NothingHeard
+)
 
 // Timings split a dictation's latency after the key was released.
 type Timings struct {
@@ -335,7 +349,10 @@ func (a *App) finish(ctx context.Context, j job) {
 		tr.Text = a.deps.Processor.Process(tr.Text)
 	}
 	if tr.Text == "" {
-		a.setState(Idle, "Nothing heard")
+		a.mu.Lock()
+		a.state = Idle
+		a.mu.Unlock()
+		a.send(Event{State: Idle, Message: "Nothing heard", Outcome: NothingHeard})
 		return
 	}
 	a.setState(Output, "Pasting…")
@@ -357,7 +374,7 @@ func (a *App) finish(ctx context.Context, j job) {
 	a.mu.Lock()
 	a.state = Idle
 	a.mu.Unlock()
-	done.State, done.Message, done.Text, done.Timings = Idle, "Ready", tr.Text, t
+	done.State, done.Message, done.Text, done.Timings, done.Outcome = Idle, "Ready", tr.Text, t, Delivered
 	a.send(done)
 }
 

@@ -217,7 +217,7 @@ func TestReconfigureAndProcessor(t *testing.T) {
 	if e := dictate(); e.Text != "one!" {
 		t.Fatalf("after lowering the minimum: event text %q, want the processed %q", e.Text, "one!")
 	}
-	if e := dictate(); e.Text != "" || e.Message != "Nothing heard" {
+	if e := dictate(); e.Text != "" || e.Outcome != NothingHeard {
 		t.Fatalf("processor dropped the text: event %+v, want Nothing heard", e)
 	}
 	close(in)

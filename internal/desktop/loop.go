@@ -175,7 +175,7 @@ func (d *desk) onAppEvent(e app.Event) {
 		d.refreshMenu()
 		d.tell(notify.TextNotPasted())
 	}
-	if e.State == app.Idle && e.Message == "Ready" {
+	if e.Outcome == app.Delivered {
 		d.showReady("")
 		return
 	}

@@ -199,7 +199,7 @@ func (d *desk) showOnIndicator(e app.Event) {
 		}
 		ind.Show(indicator.Error, shortError(e.Message))
 	default:
-		if e.Message == "Nothing heard" {
+		if e.Outcome == app.NothingHeard {
 			ind.Show(indicator.NothingHeard, "")
 			return
 		}

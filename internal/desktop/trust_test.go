@@ -62,9 +62,9 @@ func TestDictationShownOnIndicator(t *testing.T) {
 	}{
 		{app.Event{State: app.Recording, Message: "Recording…"}, "recording", true, 0},
 		{app.Event{State: app.Transcribing, Message: "Transcribing…"}, "transcribing", false, 0},
-		{app.Event{State: app.Idle, Message: "Ready", Text: "first dictation"}, "hidden", false, 1},
+		{app.Event{State: app.Idle, Message: "Ready", Text: "first dictation", Outcome: app.Delivered}, "hidden", false, 1},
 		{app.Event{State: app.Recording}, "recording", true, 1},
-		{app.Event{State: app.Idle, Message: "Nothing heard"}, "nothing heard", false, 1},
+		{app.Event{State: app.Idle, Message: "Nothing heard", Outcome: app.NothingHeard}, "nothing heard", false, 1},
 		{app.Event{State: app.Error, Message: "Transcription failed: engine gone", Err: fmt.Errorf("x")}, "error Transcription failed", false, 1},
 		{app.Event{State: app.Error, Message: output.ErrNotRead.Error(), Err: output.ErrNotRead, Text: "second dictation"}, "error " + notPasted, false, 2},
 	}
