@@ -219,13 +219,17 @@ func (tg *target) clear(t testing.TB) {
 // waitText polls the target until it holds something, or limit passes.
 func (tg *target) waitText(t testing.TB, limit time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		if s := tg.text(t); s != "" {
-			time.Sleep(300 * time.Millisecond) // let a paste finish
-			return tg.text(t)
+	return pollText(func() string { return tg.text(t) }, limit, 300*time.Millisecond)
+}
+
+// pollText polls read until it gives something, or limit passes; then,
+// after settle (let a paste finish), it reads once more.
+func pollText(read func() string, limit, settle time.Duration) string {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if read() != "" {
+			time.Sleep(settle)
+			return read()
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	return ""
 }

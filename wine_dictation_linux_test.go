@@ -153,15 +153,7 @@ func (tg *wineTarget) text(t testing.TB) string {
 // waitText polls the target until it holds something, or limit passes.
 func (tg *wineTarget) waitText(t testing.TB, limit time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		if s := tg.text(t); s != "" {
-			time.Sleep(500 * time.Millisecond) // let a paste finish
-			return tg.text(t)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return ""
+	return pollText(func() string { return tg.text(t) }, limit, 500*time.Millisecond)
 }
 
 // wineApp is the installed whisperkey.exe, started as the Start-menu entry starts it.

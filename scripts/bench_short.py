@@ -91,15 +91,21 @@ def faster_whisper(a, files):
     return {j["file"]: j for j in map(json.loads, out.stdout.splitlines())}
 
 
-def main():
+def speech_args():
+    """The arguments every real-speech benchmark takes (bench_wer.py too)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
     ap.add_argument("--model", required=True)
     ap.add_argument("--speech", required=True, help="folder with manifest.tsv (scripts/speech.sh)")
     ap.add_argument("--python", default=sys.executable)
-    ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--beam", type=int, default=5)
+    return ap
+
+
+def main():
+    ap = speech_args()
+    ap.add_argument("--runs", type=int, default=3)
     a = ap.parse_args()
     import wave
     clips = []

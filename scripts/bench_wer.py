@@ -5,10 +5,10 @@ the default with an unrelated 20-term vocabulary, and faster-whisper 1.2.1
 is all word errors over all reference words (jiwer over the whole list), so
 a long clip weighs as much as its words. Prints Markdown.
 """
-import argparse, json, os, subprocess, sys
+import json, os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_short import faster_whisper, norm  # noqa: E402
+from bench_short import faster_whisper, norm, speech_args  # noqa: E402
 
 # The vocabulary TestVocabularyKeepsWER uses: said in none of the clips.
 VOCABULARY = ("Kubernetes, ComfyUI, Siobhan, Przybylski, PostgreSQL, Grafana, Terraform, Okonkwo, Aoife, "
@@ -25,13 +25,7 @@ def ours(a, files, *flags):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--binary", required=True)
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--speech", required=True, help="folder with manifest.tsv (scripts/speech.sh)")
-    ap.add_argument("--python", default=sys.executable)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--beam", type=int, default=5)
+    ap = speech_args()
     ap.add_argument("--json", help="also write every decoding's text here")
     a = ap.parse_args()
     a.runs = 0  # faster_whisper(): one decode per clip

@@ -84,21 +84,7 @@ func TestLoadLongFLACsBoundedMemory(t *testing.T) {
 	srv := start(t, server.Config{}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	peak := rss()
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				peak = max(peak, rss())
-			}
-		}
-	}()
+	sampled := sampleRSS(ctx, 10*time.Millisecond)
 	var wg sync.WaitGroup
 	status := make([]int, 20)
 	for i := range status {
@@ -119,7 +105,7 @@ func TestLoadLongFLACsBoundedMemory(t *testing.T) {
 	}
 	wg.Wait()
 	cancel()
-	<-sampled
+	peak := sampled()
 	for i, s := range status {
 		if s != http.StatusRequestEntityTooLarge {
 			t.Errorf("request %d: status %d, want 413", i, s)

@@ -34,21 +34,7 @@ func TestLoad50Concurrent(t *testing.T) {
 	if base == 0 && runtime.GOOS == "linux" {
 		t.Fatal("cannot read VmRSS from /proc/self/status")
 	}
-	peak := base
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				peak = max(peak, rss())
-			}
-		}
-	}()
+	sampled := sampleRSS(ctx, 20*time.Millisecond)
 
 	type outcome struct {
 		status int
@@ -93,7 +79,7 @@ func TestLoad50Concurrent(t *testing.T) {
 	wg.Wait()
 	wall := time.Since(began)
 	cancel()
-	<-sampled
+	peak := sampled()
 
 	var ok, busy int
 	for i, r := range results {

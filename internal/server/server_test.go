@@ -499,6 +499,27 @@ func TestRequestTimeout(t *testing.T) {
 }
 
 // rss is the process's resident memory in KiB (0 if unknown).
+// sampleRSS samples this process's RSS every interval until ctx ends; the
+// func it returns waits for the sampler and gives the peak (KiB).
+func sampleRSS(ctx context.Context, every time.Duration) (peak func() int) {
+	top := rss()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				top = max(top, rss())
+			}
+		}
+	}()
+	return func() int { <-done; return top }
+}
+
 func rss() int {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {

@@ -3,9 +3,6 @@
 package grab
 
 import (
-	"io"
-	"log/slog"
-	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -52,24 +49,10 @@ func send(t *testing.T, keys ...string) {
 	}
 }
 
-func testLogger(t *testing.T) *slog.Logger {
-	if testing.Verbose() {
-		return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
-
 // hookGrabber opens a Grabber whose hook takes the test's injected keys.
 func hookGrabber(t *testing.T) *Grabber {
 	t.Helper()
-	g, err := New(testLogger(t))
+	g, err := New(logger(t))
 	if err != nil {
 		t.Fatalf("grab.New: %v", err)
 	}
@@ -87,7 +70,7 @@ func hookGrabber(t *testing.T) *Grabber {
 func listen(t *testing.T, cfg hotkey.Config) *hotkey.Listener {
 	t.Helper()
 	g := hookGrabber(t)
-	l, err := hotkey.New(cfg, testLogger(t), g)
+	l, err := hotkey.New(cfg, logger(t), g)
 	if err != nil {
 		t.Fatalf("hotkey.New: %v", err)
 	}

@@ -44,20 +44,6 @@ func xdotool(t *testing.T, args ...string) {
 	}
 }
 
-func logger(t *testing.T) *slog.Logger {
-	if testing.Verbose() {
-		return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
-}
-
 // listen starts a Listener on a real Grabber; both are closed when the test ends.
 func listen(t *testing.T, cfg hotkey.Config) *hotkey.Listener {
 	t.Helper()
