@@ -13,6 +13,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/gpu"
+	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -139,5 +140,34 @@ func TestCachedBadVerdictSkipsGPU(t *testing.T) {
 	}
 	if errors.Is(err, context.Canceled) {
 		t.Fatal(err)
+	}
+}
+
+// With model auto the GPUs are probed once: ResolveModel hands its report on,
+// and loading with it (Options.Report) probes nothing again.
+func TestAutoProbesTheGPUsOnce(t *testing.T) {
+	src := rtx3060(t)
+	probes := 0
+	run := src.Run
+	src.Run = func(ctx context.Context, name string, args ...string) ([]byte, error) {
+		probes++
+		return run(ctx, name, args...)
+	}
+	cache, err := models.New(models.Options{Dir: t.TempDir()}, testlog.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := backend.Options{Sources: src}
+	choice, err := backend.ResolveModel(context.Background(), backend.ModelAuto, cache, opt, testlog.Discard())
+	if !errors.Is(err, backend.ErrModelMissing) || !choice.Auto || choice.Report == nil {
+		t.Fatalf("ResolveModel(auto) on an empty cache = %+v, %v; want a missing model and the report", choice, err)
+	}
+	if probes == 0 || len(choice.Report.GPUs) != 1 {
+		t.Fatalf("the report has %d GPUs after %d probes, want the RTX 3060", len(choice.Report.GPUs), probes)
+	}
+	before := probes
+	opt.Report = choice.Report
+	if r := backend.Detect(context.Background(), opt, testlog.Discard()); probes != before || len(r.GPUs) != 1 {
+		t.Fatalf("Detect with the report probed %d more times (GPUs %d)", probes-before, len(r.GPUs))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/models"
 )
 
@@ -25,6 +26,9 @@ type ModelChoice struct {
 	Dir string
 	// Auto: picked for the hardware because the config says auto.
 	Auto bool
+	// Report is the GPU detection auto was picked by, for Options.Report, so
+	// that loading the model does not probe the GPUs a second time.
+	Report *gpu.Report
 }
 
 // ResolveModel turns the config's model value into a folder with no network
@@ -60,20 +64,21 @@ func ResolveModel(ctx context.Context, model string, cache *models.Cache, opt Op
 }
 
 func resolveAuto(ctx context.Context, cache *models.Cache, opt Options, log *slog.Logger) (ModelChoice, error) {
-	dec := Decide(Detect(ctx, opt, log), opt)
+	report := Detect(ctx, opt, log)
+	dec := Decide(report, opt)
 	var vram uint64
 	if dec.GPU != nil {
 		vram = dec.GPU.VRAM
 	}
 	want := models.DefaultFor(dec.Device != "cpu", vram)
 	c, err := ResolveModel(ctx, want, cache, opt, log)
-	c.Auto = true
+	c.Auto, c.Report = true, &report
 	if err == nil || !errors.Is(err, ErrModelMissing) {
 		return c, err
 	}
 	if alt, ok := downloadedFallback(cache.List(), want); ok {
 		log.Info("the model for this hardware is not downloaded; using one that is", "wanted", want, "using", alt.Name)
-		return ModelChoice{Name: alt.Name, Dir: alt.Path, Auto: true}, nil
+		return ModelChoice{Name: alt.Name, Dir: alt.Path, Auto: true, Report: &report}, nil
 	}
 	return c, err
 }

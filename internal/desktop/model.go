@@ -109,6 +109,7 @@ func (d *desk) load(ctx context.Context, job loadJob) loaded {
 		return r
 	}
 	d.status(tray.StateLoading, fmt.Sprintf("Loading %s…", modelName(choice.Name)))
+	opt.Report = choice.Report // auto has probed the GPUs already
 	sw, err := d.svc.Switch(ctx, choice.Dir, opt)
 	r.err, r.took = err, time.Since(start)
 	if err == nil {
