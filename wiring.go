@@ -11,6 +11,8 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/gpu"
+	"github.com/whisperkey/whisperkey/internal/history"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 )
@@ -21,7 +23,7 @@ type environment struct {
 	log        *slog.Logger
 	cfg        config.Config
 	engineRoot string // one folder per variant: cpu, cuda, rocm, rocm-rdna1
-	stateDir   string // GPU verification verdicts
+	stateDir   string // the kept Recent dictations, GPU verification verdicts
 	cache      *models.Cache
 }
 
@@ -49,7 +51,62 @@ func newEnvironment(log *slog.Logger, cfgPath string) (*environment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &environment{log: log, cfg: cfg, engineRoot: root, stateDir: filepath.Dir(def), cache: cache}, nil
+	state, err := config.StateDir()
+	if err != nil {
+		return nil, err
+	}
+	// Before the state folder existed these files lived in the cache root.
+	moveState(filepath.Dir(def), state, []string{history.FileName, gpu.VerifyFile}, log)
+	return &environment{log: log, cfg: cfg, engineRoot: root, stateDir: state, cache: cache}, nil
+}
+
+// moveState moves each named file from the old folder to the state folder,
+// once: a file already in the state folder is newer and wins. A file that
+// cannot be moved stays where it was, and the log says so.
+func moveState(from, to string, names []string, log *slog.Logger) {
+	if filepath.Clean(from) == filepath.Clean(to) {
+		return // Windows: both are %LOCALAPPDATA%\whisperkey
+	}
+	for _, name := range names {
+		src, dst := filepath.Join(from, name), filepath.Join(to, name)
+		if _, err := os.Stat(src); err != nil {
+			continue
+		}
+		if _, err := os.Stat(dst); err == nil {
+			continue
+		}
+		err := os.MkdirAll(to, 0o700)
+		if err == nil {
+			err = moveFile(src, dst)
+		}
+		if err != nil {
+			log.Warn("could not move to the state folder; it stays where it was", "file", src, "to", to, "err", err)
+			continue
+		}
+		log.Info("moved to the state folder", "file", name, "from", from, "to", to)
+	}
+}
+
+// moveFile renames src to dst, or copies and removes it across file systems.
+func moveFile(src, dst string) error {
+	if os.Rename(src, dst) == nil {
+		return nil
+	}
+	st, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(dst+".tmp", b, st.Mode().Perm()); err != nil {
+		return err
+	}
+	if err := os.Rename(dst+".tmp", dst); err != nil {
+		return err
+	}
+	return os.Remove(src)
 }
 
 // modelDir resolves the model to a directory: name (a --model flag: a

@@ -14,6 +14,7 @@ func TestPathFor(t *testing.T) {
 		home    string
 		want    string
 		wantErr string
+		state   bool // StateDir's rule, not Path's
 	}{
 		{name: "windows", goos: "windows", env: map[string]string{"APPDATA": `C:\Users\ana\AppData\Roaming`}, home: `C:\Users\ana`,
 			want: `C:\Users\ana\AppData\Roaming\whisperkey\config.yaml`},
@@ -29,10 +30,25 @@ func TestPathFor(t *testing.T) {
 		{name: "macos", goos: "darwin", env: map[string]string{"XDG_CONFIG_HOME": "/ignored"}, home: "/Users/ana",
 			want: "/Users/ana/Library/Application Support/whisperkey/config.yaml"},
 		{name: "no home", goos: "linux", wantErr: "home directory is unknown"},
+		{state: true, name: "state: windows", goos: "windows", env: map[string]string{"LOCALAPPDATA": `C:\Users\ana\AppData\Local\`}, home: `C:\Users\ana`,
+			want: `C:\Users\ana\AppData\Local\whisperkey`},
+		{state: true, name: "state: windows without LOCALAPPDATA", goos: "windows", home: `C:\Users\ana`, want: `C:\Users\ana\AppData\Local\whisperkey`},
+		{state: true, name: "state: windows with nothing", goos: "windows", wantErr: "LOCALAPPDATA is not set"},
+		{state: true, name: "state: linux XDG", goos: "linux", env: map[string]string{"XDG_STATE_HOME": "/home/ana/st"}, home: "/home/ana",
+			want: "/home/ana/st/whisperkey"},
+		{state: true, name: "state: linux default", goos: "linux", home: "/home/ana", want: "/home/ana/.local/state/whisperkey"},
+		{state: true, name: "state: linux relative XDG is ignored", goos: "linux", env: map[string]string{"XDG_STATE_HOME": "st"}, home: "/home/ana",
+			want: "/home/ana/.local/state/whisperkey"},
+		{state: true, name: "state: macos", goos: "darwin", home: "/Users/ana", want: "/Users/ana/Library/Application Support/whisperkey"},
+		{state: true, name: "state: no home", goos: "linux", wantErr: "state folder: the home directory is unknown"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := pathFor(tt.goos, func(k string) string { return tt.env[k] }, tt.home)
+			rule := pathFor
+			if tt.state {
+				rule = statePlace.dir
+			}
+			got, err := rule(tt.goos, func(k string) string { return tt.env[k] }, tt.home)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Errorf("err = %v, want %q", err, tt.wantErr)
@@ -40,7 +56,7 @@ func TestPathFor(t *testing.T) {
 				return
 			}
 			if err != nil || got != tt.want {
-				t.Errorf("pathFor = %q, %v; want %q", got, err, tt.want)
+				t.Errorf("got %q, %v; want %q", got, err, tt.want)
 			}
 		})
 	}

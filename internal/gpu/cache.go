@@ -53,8 +53,11 @@ type cacheEntry struct {
 
 // OpenVerifyCache uses dir/gpu-verify.json; the file is created on the first Put.
 func OpenVerifyCache(dir string) *VerifyCache {
-	return &VerifyCache{path: filepath.Join(dir, "gpu-verify.json")}
+	return &VerifyCache{path: filepath.Join(dir, VerifyFile)}
 }
+
+// VerifyFile is the verdicts' file name in its folder.
+const VerifyFile = "gpu-verify.json"
 
 // Get returns the verdict for k. A missing file is a miss; an unreadable one
 // is a miss and an error, so the caller logs it and checks again.
