@@ -92,6 +92,14 @@ type Client struct {
 	ready   Ready
 	crashes []time.Time
 	closed  bool
+	// encoded is the window whose encoder output the current worker holds
+	// (0: none), and encodedAt its features: a request for the same window
+	// with the same features sends none, so a window's ~1 MB crosses the
+	// pipe once, not once per detect and decoding attempt. The features'
+	// address guards against two transcribers numbering windows alike.
+	encoded   uint64
+	encodedAt *float32
+	sent      uint64 // feature bytes written to workers, for benchmarks
 }
 
 // Start launches a worker for spec and waits until its model is loaded.
@@ -162,6 +170,14 @@ func (c *Client) Generate(ctx context.Context, win Window, g GenerateRequest) (G
 	return res, err
 }
 
+// FeatureBytes is how many bytes of features this client has sent to its
+// workers.
+func (c *Client) FeatureBytes() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sent
+}
+
 // Close stops the worker. It is safe to call more than once.
 func (c *Client) Close() error {
 	c.mu.Lock()
@@ -189,10 +205,25 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 				c.opt.OnRestart(crash)
 			}
 		}
-		resp, hung, err := c.roundTripLocked(ctx, req, payload)
+		send := payload
+		if len(payload) > 0 && req.Window != 0 && req.Window == c.encoded && &payload[0] == c.encodedAt {
+			send = nil
+		}
+		c.sent += uint64(len(send)) * 4
+		resp, hung, err := c.roundTripLocked(ctx, req, send)
 		if err == nil {
 			if resp.Err != "" {
+				if send == nil && len(payload) > 0 && c.encoded != 0 {
+					// The worker lost the window after all: send it whole, once.
+					c.log.Warn("engine worker had no cached window; sending its features", "err", resp.Err)
+					c.encoded, c.encodedAt = 0, nil
+					continue
+				}
+				c.encoded, c.encodedAt = 0, nil // a failed encode frees what the worker held
 				return errors.New(resp.Err)
+			}
+			if len(payload) > 0 {
+				c.encoded, c.encodedAt = req.Window, &payload[0]
 			}
 			if out == nil {
 				return nil
@@ -323,6 +354,7 @@ func (c *Client) crashSummary(p *proc, tail string) string {
 }
 
 func (c *Client) stopLocked() {
+	c.encoded, c.encodedAt = 0, nil // a new worker holds nothing
 	if c.w != nil {
 		c.w.stop()
 		c.w = nil

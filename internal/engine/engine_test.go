@@ -127,6 +127,38 @@ func TestKilledWorkerMidRequest(t *testing.T) {
 	}
 }
 
+// A window's features cross the pipe once: language detection and every
+// decoding attempt on it reuse the worker's encoder output. A worker that
+// died meanwhile gets them again, and the tokens are the same.
+func TestFeaturesCrossThePipeOnce(t *testing.T) {
+	c, _ := startBase(t)
+	win := speechWindow(t, 3, "Please send the quarterly report to the finance team before Friday.")
+	size := uint64(len(win.Features)) * 4
+	if _, err := c.DetectLanguage(context.Background(), win); err != nil {
+		t.Fatal(err)
+	}
+	want := generate(t, c, win)
+	if got := generate(t, c, win); !equal(got, want) {
+		t.Fatalf("second decode %v, want %v", got, want)
+	}
+	if got := c.FeatureBytes(); got != size {
+		t.Fatalf("%d feature bytes sent for detect + 2 decodes, want one window's %d", got, size)
+	}
+	p, err := os.FindProcess(c.WorkerPID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if got := generate(t, c, win); !equal(got, want) {
+		t.Fatalf("after the worker died: %v, want %v", got, want)
+	}
+	if got := c.FeatureBytes(); got != 2*size {
+		t.Fatalf("%d feature bytes after a restart, want the window sent again (%d)", got, 2*size)
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	lib := testenv.EngineDir(t)
 	empty := t.TempDir()

@@ -162,9 +162,11 @@ func (s *server) infer(req request, payload []byte) (any, error) {
 	return res, nil
 }
 
-// ensureEncoded runs the encoder unless this window's output is already cached.
+// ensureEncoded runs the encoder on the features sent, or, when none are,
+// uses the cached output of the window the request names (the client sends
+// a window's features once).
 func (s *server) ensureEncoded(req request, payload []byte) error {
-	if s.encoded != 0 && s.encID == req.Window && req.Window != 0 {
+	if len(payload) == 0 && s.encoded != 0 && s.encID == req.Window && req.Window != 0 {
 		return nil
 	}
 	feats := floats(payload)
