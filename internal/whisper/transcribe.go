@@ -206,7 +206,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 	contentFrames := mel.Frames - 1
 
 	firstID := t.nextID.Add(1)
-	// Same ID and features as the first decoding window: the worker encodes once.
+	// The first decoding window too: the worker encodes it once.
 	firstWin := engine.Window{ID: firstID, NMels: t.nMels, Frames: NFrames, Features: mel.Window(0, min(NFrames, contentFrames))}
 	lang, prob, err := t.language(ctx, firstWin, opt.Language)
 	if err != nil {
@@ -233,11 +233,10 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 	for seek := 0; seek < contentFrames; {
 		timeOffset := float64(seek) * 0.01
 		size := min(NFrames, contentFrames-seek)
-		id := firstID
+		win := firstWin // the same features, which the engine client sends once
 		if seek > 0 {
-			id = t.nextID.Add(1)
+			win = engine.Window{ID: t.nextID.Add(1), NMels: t.nMels, Frames: NFrames, Features: mel.Window(seek, size)}
 		}
-		win := engine.Window{ID: id, NMels: t.nMels, Frames: NFrames, Features: mel.Window(seek, size)}
 		d, err := t.decodeWindow(ctx, win, allTokens[promptResetSince:], sot, suppress, opt, seek == 0)
 		if err != nil {
 			return nil, err

@@ -159,3 +159,19 @@ func TestValidateBeamSize(t *testing.T) {
 		}
 	}
 }
+
+// A short dictation's features cross the worker pipe once, though language
+// detection, the decode and the vocabulary's retry each ask the engine.
+func TestOneWindowCrossesThePipeOnce(t *testing.T) {
+	m := openBase(t)
+	speech := testenv.Speech(t, "Call me back later.")
+	o := whisper.DefaultOptions()
+	o.Language, o.Vocabulary = "", []string{"Kubernetes", "Grafana"} // detect, decode, retry without the terms
+	before := m.Client.FeatureBytes()
+	if _, err := m.Transcribe(context.Background(), speech, o); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Client.FeatureBytes()-before, uint64(80*whisper.NFrames*4); got != want {
+		t.Fatalf("%d feature bytes for one window, want %d", got, want)
+	}
+}
