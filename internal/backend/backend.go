@@ -43,7 +43,7 @@ type Options struct {
 
 // Loaded is an open model and the decision that placed it.
 type Loaded struct {
-	model    *whisper.Model
+	model    *model
 	Decision gpu.Decision
 	Report   gpu.Report
 	Spec     engine.Spec
@@ -122,7 +122,7 @@ func Open(ctx context.Context, modelDir string, opt Options, log *slog.Logger) (
 		d = cpuDecision(d, fb.msg)
 		log.Warn("GPU not used", "reason", fb.msg)
 	}
-	m, err := whisper.Open(ctx, SpecFor(d, modelDir, opt), opt.Engine, log)
+	m, err := openModel(ctx, SpecFor(d, modelDir, opt), opt.Engine, log)
 	if err != nil {
 		return nil, err
 	}
@@ -151,10 +151,10 @@ func (l *Loaded) UseSpeechDetector(d whisper.SpeechDetector) { l.model.UseSpeech
 
 // Ready is the worker's report: the model's languages and the devices with
 // their compute types.
-func (l *Loaded) Ready() engine.Ready { return l.model.Client.Ready() }
+func (l *Loaded) Ready() engine.Ready { return l.model.client.Ready() }
 
 // WorkerPID is the process id of the model's engine worker.
-func (l *Loaded) WorkerPID() int { return l.model.Client.WorkerPID() }
+func (l *Loaded) WorkerPID() int { return l.model.client.WorkerPID() }
 
 // ComputeTypes lists the compute types the loaded device supports.
 func (l *Loaded) ComputeTypes() []string {
@@ -184,7 +184,7 @@ func openGPU(ctx context.Context, report gpu.Report, d gpu.Decision, modelDir st
 		}
 	}
 	spec := SpecFor(d, modelDir, opt)
-	m, err := whisper.Open(ctx, spec, opt.Engine, log)
+	m, err := openModel(ctx, spec, opt.Engine, log)
 	if err != nil {
 		return nil, &fallbackError{gpu.FallbackMessage(d, oneLine(err))}
 	}
@@ -217,12 +217,12 @@ func openGPU(ctx context.Context, report gpu.Report, d gpu.Decision, modelDir st
 // Verify transcribes opt.Sample on the GPU model and on a CPU worker and
 // compares them: a GPU whose text differs (as the first gfx1010 build's did)
 // or that is slower than the CPU is not to be used.
-func Verify(ctx context.Context, gpuModel *whisper.Model, d gpu.Decision, modelDir string, opt Options, log *slog.Logger) (gpu.Verdict, error) {
+func Verify(ctx context.Context, gpuModel transcriber, d gpu.Decision, modelDir string, opt Options, log *slog.Logger) (gpu.Verdict, error) {
 	o := whisper.DefaultOptions()
 	o.Language = "en"
 	o.Temperatures = []float32{0}
 	// Warm both once so load-time work is not counted.
-	run := func(m *whisper.Model) (string, time.Duration, error) {
+	run := func(m transcriber) (string, time.Duration, error) {
 		if _, err := m.Transcribe(ctx, opt.Sample, o); err != nil {
 			return "", 0, err
 		}
@@ -237,7 +237,7 @@ func Verify(ctx context.Context, gpuModel *whisper.Model, d gpu.Decision, modelD
 	if err != nil {
 		return gpu.Verdict{}, fmt.Errorf("GPU self-test: %w", err)
 	}
-	cpu, err := whisper.Open(ctx, SpecFor(gpu.Decision{Variant: gpu.VariantCPU, Device: "cpu"}, modelDir, opt), opt.Engine, log)
+	cpu, err := openModel(ctx, SpecFor(gpu.Decision{Variant: gpu.VariantCPU, Device: "cpu"}, modelDir, opt), opt.Engine, log)
 	if err != nil {
 		return gpu.Verdict{}, fmt.Errorf("CPU reference: %w", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/wire"
 )
 
 // Decoding paths recorded in Result.Path.
@@ -81,7 +81,7 @@ func (t *Transcriber) transcribeShort(ctx context.Context, mel *Mel, contentFram
 		return false, nil
 	}
 	width := min(NFrames, max(sw.floorFrames, contentFrames+sw.marginFrames))
-	win := engine.Window{ID: t.nextID.Add(1), NMels: t.nMels, Frames: width, Features: mel.WindowN(0, contentFrames, width)}
+	win := wire.Window{ID: t.nextID.Add(1), NMels: t.nMels, Frames: width, Features: mel.WindowN(0, contentFrames, width)}
 	lang, prob, err := t.language(ctx, win, opt.Language)
 	if err != nil {
 		return false, err
@@ -203,7 +203,7 @@ func equalWords(a, b []string) bool {
 // decodeShort decodes a short window once; with a vocabulary, a decode
 // that writes none of its terms is replaced by one without it, as
 // decodeWindow does.
-func (t *Transcriber) decodeShort(ctx context.Context, win engine.Window, previous, sot []int, opt Options, limit int) (decoded, error) {
+func (t *Transcriber) decodeShort(ctx context.Context, win wire.Window, previous, sot []int, opt Options, limit int) (decoded, error) {
 	prompt, err := t.prompt(previous, sot, opt, true)
 	if err != nil {
 		return decoded{}, err
@@ -220,7 +220,7 @@ func (t *Transcriber) decodeShort(ctx context.Context, win engine.Window, previo
 }
 
 // generateOnce decodes win at temperature 0 with at most limit new tokens.
-func (t *Transcriber) generateOnce(ctx context.Context, win engine.Window, prompt, suppress []int, opt Options, limit int) (decoded, error) {
+func (t *Transcriber) generateOnce(ctx context.Context, win wire.Window, prompt, suppress []int, opt Options, limit int) (decoded, error) {
 	// CTranslate2 generates min(max_length/2, max_length - prompt) tokens.
 	maxLen := min(maxLength, max(2*limit, limit+len(prompt)))
 	return t.generateAt(ctx, win, prompt, suppress, opt, 0, maxLen)

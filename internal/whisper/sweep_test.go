@@ -94,19 +94,14 @@ func BenchmarkShortWindowSweep(b *testing.B) {
 }
 
 // openBaseModel opens base int8 on 2 threads; the test's cleanup closes it.
-func openBaseModel(tb testing.TB) *Model {
+func openBaseModel(tb testing.TB) *TestModel {
 	tb.Helper()
 	spec := engine.Spec{LibDir: testenv.EngineDir(tb), ModelDir: testenv.Model(tb, "base"), Device: "cpu", ComputeType: "int8", IntraThreads: 2}
-	m, err := Open(context.Background(), spec, testenv.WorkerOptions(), slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = m.Close() })
-	return m
+	return OpenTestModel(tb, spec, testenv.WorkerOptions(), slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 }
 
 // transcribe is m.Transcribe that stops the test on an error.
-func transcribe(tb testing.TB, m *Model, samples []float32, opt Options) *Result {
+func transcribe(tb testing.TB, m *TestModel, samples []float32, opt Options) *Result {
 	tb.Helper()
 	r, err := m.Transcribe(context.Background(), samples, opt)
 	if err != nil {

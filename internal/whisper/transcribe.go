@@ -14,13 +14,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/wire"
 )
 
 // Engine is what transcription needs from the engine worker.
 type Engine interface {
-	DetectLanguage(ctx context.Context, win engine.Window) ([]engine.LangProb, error)
-	Generate(ctx context.Context, win engine.Window, req engine.GenerateRequest) (engine.GenerateResult, error)
+	DetectLanguage(ctx context.Context, win wire.Window) ([]wire.LangProb, error)
+	Generate(ctx context.Context, win wire.Window, req wire.GenerateRequest) (wire.GenerateResult, error)
 }
 
 // Options are faster-whisper's decoding options; DefaultOptions gives its defaults.
@@ -207,7 +207,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 
 	firstID := t.nextID.Add(1)
 	// The first decoding window too: the worker encodes it once.
-	firstWin := engine.Window{ID: firstID, NMels: t.nMels, Frames: NFrames, Features: mel.Window(0, min(NFrames, contentFrames))}
+	firstWin := wire.Window{ID: firstID, NMels: t.nMels, Frames: NFrames, Features: mel.Window(0, min(NFrames, contentFrames))}
 	lang, prob, err := t.language(ctx, firstWin, opt.Language)
 	if err != nil {
 		return nil, err
@@ -235,7 +235,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 		size := min(NFrames, contentFrames-seek)
 		win := firstWin // the same features, which the engine client sends once
 		if seek > 0 {
-			win = engine.Window{ID: t.nextID.Add(1), NMels: t.nMels, Frames: NFrames, Features: mel.Window(seek, size)}
+			win = wire.Window{ID: t.nextID.Add(1), NMels: t.nMels, Frames: NFrames, Features: mel.Window(seek, size)}
 		}
 		d, err := t.decodeWindow(ctx, win, allTokens[promptResetSince:], sot, suppress, opt, seek == 0)
 		if err != nil {
@@ -274,7 +274,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 // decodeWindow decodes one 30-s window with the temperature fallback. With
 // a vocabulary, a decode that writes none of its terms is replaced by one
 // without it (vocabulary.go says why).
-func (t *Transcriber) decodeWindow(ctx context.Context, win engine.Window, previous, sot, suppress []int, opt Options, first bool) (decoded, error) {
+func (t *Transcriber) decodeWindow(ctx context.Context, win wire.Window, previous, sot, suppress []int, opt Options, first bool) (decoded, error) {
 	prompt, err := t.prompt(previous, sot, opt, first)
 	if err != nil {
 		return decoded{}, err
@@ -292,7 +292,7 @@ func (t *Transcriber) decodeWindow(ctx context.Context, win engine.Window, previ
 
 // language returns the language to decode in: the requested one, "en" for
 // English-only models, or the detected one (from the first window).
-func (t *Transcriber) language(ctx context.Context, win engine.Window, want string) (string, float32, error) {
+func (t *Transcriber) language(ctx context.Context, win wire.Window, want string) (string, float32, error) {
 	if !t.tok.Multilingual() {
 		if want != "" && want != "auto" && want != "en" {
 			return "", 0, fmt.Errorf("language %q: this model is English-only (pick a multilingual model or language en)", want)
@@ -387,7 +387,7 @@ func hotwordText(opt Options) string {
 }
 
 type decoded struct {
-	res         engine.GenerateResult
+	res         wire.GenerateResult
 	tokens      []int
 	avgLogProb  float64
 	temperature float32
@@ -396,7 +396,7 @@ type decoded struct {
 
 // generateWithFallback retries at rising temperatures while the output looks
 // repetitive (compression ratio) or unlikely (average log-probability).
-func (t *Transcriber) generateWithFallback(ctx context.Context, win engine.Window, prompt, suppress []int, opt Options) (decoded, error) {
+func (t *Transcriber) generateWithFallback(ctx context.Context, win wire.Window, prompt, suppress []int, opt Options) (decoded, error) {
 	temps := opt.Temperatures
 	if len(temps) == 0 {
 		temps = []float32{0}
@@ -445,8 +445,8 @@ func (t *Transcriber) generateWithFallback(ctx context.Context, win engine.Windo
 
 // generateAt decodes win once at temperature temp with faster-whisper's
 // request, capping the whole sequence at maxLen tokens.
-func (t *Transcriber) generateAt(ctx context.Context, win engine.Window, prompt, suppress []int, opt Options, temp float32, maxLen int) (decoded, error) {
-	req := engine.GenerateRequest{
+func (t *Transcriber) generateAt(ctx context.Context, win wire.Window, prompt, suppress []int, opt Options, temp float32, maxLen int) (decoded, error) {
+	req := wire.GenerateRequest{
 		Prompt:                   prompt,
 		LengthPenalty:            opt.LengthPenalty,
 		RepetitionPenalty:        opt.RepetitionPenalty,

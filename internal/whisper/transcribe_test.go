@@ -35,16 +35,10 @@ var sentences = []string{
 	"I think we should hire two more engineers for the mobile team.",
 }
 
-func openBase(t *testing.T) *whisper.Model {
+func openBase(t *testing.T) *whisper.TestModel {
 	t.Helper()
 	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8"}
-	opt := testenv.WorkerOptions()
-	m, err := whisper.Open(context.Background(), spec, opt, testlog.New(t, slog.LevelWarn))
-	if err != nil {
-		t.Fatalf("open model: %v", err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	return m
+	return whisper.OpenTestModel(t, spec, testenv.WorkerOptions(), testlog.New(t, slog.LevelWarn))
 }
 
 func TestSpokenSentences(t *testing.T) {

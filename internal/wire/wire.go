@@ -1,0 +1,43 @@
+package wire
+
+// Window is one 30-s window of features, shaped [NMels][Frames] row-major.
+// The worker keeps the encoder output of the last ID, so repeated calls on
+// one window (language detection, temperature fallback) encode it once.
+type Window struct {
+	ID       uint64
+	NMels    int
+	Frames   int
+	Features []float32
+}
+
+// GenerateRequest mirrors CTranslate2's WhisperOptions plus the prompt ids.
+type GenerateRequest struct {
+	Prompt                   []int   `json:"prompt"`
+	BeamSize                 int     `json:"beam_size"`
+	Patience                 float32 `json:"patience"`
+	LengthPenalty            float32 `json:"length_penalty"`
+	RepetitionPenalty        float32 `json:"repetition_penalty"`
+	NoRepeatNgramSize        int     `json:"no_repeat_ngram_size"`
+	MaxLength                int     `json:"max_length"`
+	SamplingTopK             int     `json:"sampling_topk"`
+	SamplingTemperature      float32 `json:"sampling_temperature"`
+	NumHypotheses            int     `json:"num_hypotheses"`
+	ReturnScores             bool    `json:"return_scores"`
+	ReturnNoSpeechProb       bool    `json:"return_no_speech_prob"`
+	MaxInitialTimestampIndex int     `json:"max_initial_timestamp_index"`
+	SuppressBlank            bool    `json:"suppress_blank"`
+	SuppressTokens           []int   `json:"suppress_tokens"`
+}
+
+// GenerateResult holds the hypotheses, best first, without prompt and end token.
+type GenerateResult struct {
+	SequencesIDs [][]int   `json:"sequences_ids"`
+	Scores       []float32 `json:"scores"`
+	NoSpeechProb float32   `json:"no_speech_prob"`
+}
+
+// LangProb is one language's probability.
+type LangProb struct {
+	Language    string
+	Probability float32
+}
