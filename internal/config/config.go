@@ -24,7 +24,7 @@ type Config struct {
 	LogLevel      string // debug, info, warn or error
 	ModelCacheDir string // "" means the default per-user cache
 	Remote        Remote
-	Trust         Trust
+	Feedback      Feedback
 	Profiles      Profiles // per-app overrides, first match wins (profiles.go)
 	Cleanup       Cleanup  // optional AI rewrite of each dictation (cleanup.go)
 }
@@ -37,9 +37,9 @@ type Remote struct {
 	Model  string // the model name sent with each request
 }
 
-// Trust holds what the user sees of the app's work: the indicator, notifications
+// Feedback holds what the user sees of the app's work: the indicator, notifications
 // and the kept history of dictations.
-type Trust struct {
+type Feedback struct {
 	Indicator     string // IndicatorBottom, IndicatorCursor or IndicatorOff
 	Notifications bool
 	KeepOnDisk    bool // history.keep_on_disk: keep the recent dictations in a file
@@ -161,7 +161,7 @@ func Defaults() Config {
 		LogLevel: "info",
 		Remote:   Remote{Model: "whisper-1"},
 		Text:     Text{Output: Output{Case: CaseAsSpoken}},
-		Trust:    Trust{Indicator: IndicatorBottom, Notifications: true},
+		Feedback: Feedback{Indicator: IndicatorBottom, Notifications: true},
 		Cleanup:  Cleanup{Timeout: 3 * time.Second, Mode: "clean"},
 	}
 }
@@ -248,9 +248,9 @@ func fields() []field {
 		textField(KeyRemoteAPIKey, func(c *Config) any { return &c.Remote.APIKey }),
 		{key: KeyRemoteModel, ptr: func(c *Config) any { return &c.Remote.Model }, check: checkOneLine,
 			allowed: "the model name the server expects, such as whisper-1", hint: "a model name"},
-		enumField(KeyIndicator, func(c *Config) any { return &c.Trust.Indicator }, IndicatorBottom, IndicatorCursor, IndicatorOff),
-		boolField(KeyNotifications, func(c *Config) any { return &c.Trust.Notifications }),
-		boolField(KeyKeepOnDisk, func(c *Config) any { return &c.Trust.KeepOnDisk }),
+		enumField(KeyIndicator, func(c *Config) any { return &c.Feedback.Indicator }, IndicatorBottom, IndicatorCursor, IndicatorOff),
+		boolField(KeyNotifications, func(c *Config) any { return &c.Feedback.Notifications }),
+		boolField(KeyKeepOnDisk, func(c *Config) any { return &c.Feedback.KeepOnDisk }),
 		{key: KeyProfiles, ptr: func(c *Config) any { return &c.Profiles },
 			allowed: "a list of profiles, each with a name, a match (class, exe or title) and the settings it changes (see " + profilesDocAnchor + ")",
 			hint:    "such a list"},

@@ -62,7 +62,7 @@ func TestLoadAcceptsValues(t *testing.T) {
 		{"paste", "paste: paste-enter", func(c *Config) { c.Paste = PasteEnter }},
 		{"paste type", "paste: type", func(c *Config) { c.Paste = PasteType }},
 		{"feedback", "indicator: cursor\nnotifications: false\nhistory:\n  keep_on_disk: true", func(c *Config) {
-			c.Trust = Trust{Indicator: IndicatorCursor, Notifications: false, KeepOnDisk: true}
+			c.Feedback = Feedback{Indicator: IndicatorCursor, Notifications: false, KeepOnDisk: true}
 		}},
 		{"input device", "audio:\n  input_device: USB Mic", func(c *Config) { c.Audio.InputDevice = "USB Mic" }},
 		{"seconds as number", "audio:\n  min_duration: 0.25\n  max_duration: 90", func(c *Config) {

@@ -92,7 +92,7 @@ type desk struct {
 	paster    *output.Paster
 	listener  *hotkey.Listener
 	sounds    *audio.Player // nil when there is no sound output
-	trust     trust
+	feedback  feedback
 	profiles  *profileTracker
 
 	// modelName is the model in use or, when loading failed, wanted.
@@ -176,8 +176,8 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		return err
 	}
 	defer d.closeIO()
-	d.startTrust(cfg)
-	defer d.closeTrust() // before the recorder closes: the level ticker reads it
+	d.startFeedback(cfg)
+	defer d.closeFeedback() // before the recorder closes: the level ticker reads it
 
 	d.svc = backend.NewEmpty(d.backendOptions(cfg), d.log)
 	defer d.svc.Close()

@@ -157,7 +157,7 @@ func TestServeShowsMicrophoneEvents(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	d.log = slog.New(slog.NewTextHandler(&logged, nil))
 	note := &fakeNotifier{}
-	d.trust.note = note
+	d.feedback.note = note
 	mic := make(chan audio.Event)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
@@ -225,7 +225,7 @@ func TestHotkeyProblemToldOnce(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	d.log = slog.New(slog.NewTextHandler(&logged, nil))
 	note := &fakeNotifier{}
-	d.trust.note = note
+	d.feedback.note = note
 	keys := make(chan hotkey.Event)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)

@@ -181,7 +181,7 @@ func (d *desk) showWaiting() {
 	}
 	d.waitShown = true
 	d.status(tray.StateLoading, waitingText)
-	if ind := d.trust.ind; ind != nil {
+	if ind := d.feedback.ind; ind != nil {
 		ind.Show(indicator.Transcribing, "Waiting for the model…")
 	}
 }

@@ -141,10 +141,10 @@ func (t *profileTracker) Last() string {
 // rememberDictation keeps a finished dictation for the Recent menu, with its
 // text as heard, profile and cleanup mode; the caller refreshes the menu.
 func (d *desk) rememberDictation(e app.Event) {
-	if d.trust.recent == nil || e.Text == "" {
+	if d.feedback.recent == nil || e.Text == "" {
 		return
 	}
-	if _, err := d.trust.recent.AddEntry(history.Entry{Text: e.Text, At: time.Now(), Raw: e.Raw,
+	if _, err := d.feedback.recent.AddEntry(history.Entry{Text: e.Text, At: time.Now(), Raw: e.Raw,
 		Profile: e.Profile, Cleanup: e.Cleanup}); err != nil {
 		d.log.Warn("could not keep the dictation on disk", "err", err)
 	}
@@ -157,8 +157,8 @@ func (d *desk) onProfileEvent(e app.Event) {
 		return
 	}
 	d.log.Info("AI cleanup not used", "notice", e.Notice)
-	if d.trust.ind != nil {
-		d.trust.ind.Show(indicator.Error, e.Notice)
+	if d.feedback.ind != nil {
+		d.feedback.ind.Show(indicator.Error, e.Notice)
 	}
 	d.tell(notify.CleanupFallback(strings.TrimSuffix(e.Notice, ", pasted as heard")))
 }

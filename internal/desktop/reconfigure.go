@@ -75,7 +75,7 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 			d.setLogLevel(c)
 			d.dictation.configure(c, d.opt.Remote, d.remoteNotice, d.log)
 		}})
-	d.reconfigureTrust(ch.Old, cfg)
+	d.reconfigureFeedback(ch.Old, cfg)
 	if ch.NeedsEngineRestart {
 		d.requestLoad(loadJob{cfg: cfg, timed: true}) // onLoaded says how it went
 	}

@@ -28,10 +28,10 @@ const levelEvery = 33 * time.Millisecond
 // notPasted is the indicator's line when the target never read the text.
 const notPasted = "Not pasted — press Ctrl+V"
 
-// trust holds what shows the user the app's work: the indicator, the
+// feedback holds what shows the user the app's work: the indicator, the
 // notifications, the recent dictations and the start-at-login entry. Each
 // may be nil (turned off, or unavailable here). Only the run loop uses it.
-type trust struct {
+type feedback struct {
 	ind Indicator
 	// note is also read by the dictation goroutine (a remote engine's
 	// fallback message), hence noteMu.
@@ -49,11 +49,11 @@ type levelFeed struct {
 	done chan struct{}
 }
 
-// startTrust builds the trust parts for cfg; a part that cannot start is
+// startFeedback builds the feedback parts for cfg; a part that cannot start is
 // logged and left out, never stopping the app.
-func (d *desk) startTrust(cfg config.Config) {
+func (d *desk) startFeedback(cfg config.Config) {
 	if d.recorder != nil {
-		d.trust.level = d.recorder.Level
+		d.feedback.level = d.recorder.Level
 	}
 	d.setIndicator(cfg)
 	d.setNotifier(cfg)
@@ -62,64 +62,64 @@ func (d *desk) startTrust(cfg config.Config) {
 		if a, err := autostart.New(d.opt.Exe); err != nil {
 			d.log.Warn("start at login is not available", "err", err)
 		} else {
-			d.trust.login = a
+			d.feedback.login = a
 		}
 	}
 }
 
-// closeTrust stops the level ticker and closes the indicator and notifier.
-func (d *desk) closeTrust() {
+// closeFeedback stops the level ticker and closes the indicator and notifier.
+func (d *desk) closeFeedback() {
 	d.stopLevel()
-	if d.trust.ind != nil {
-		_ = d.trust.ind.Close()
-		d.trust.ind = nil
+	if d.feedback.ind != nil {
+		_ = d.feedback.ind.Close()
+		d.feedback.ind = nil
 	}
 	d.swapNotifier(nil)
 }
 
 // swapNotifier installs n (nil for none) and closes the one it replaces.
 func (d *desk) swapNotifier(n Notifier) {
-	d.trust.noteMu.Lock()
-	old := d.trust.note
-	d.trust.note = n
-	d.trust.noteMu.Unlock()
+	d.feedback.noteMu.Lock()
+	old := d.feedback.note
+	d.feedback.note = n
+	d.feedback.noteMu.Unlock()
 	if old != nil {
 		_ = old.Close()
 	}
 }
 
-// reconfigureTrust rebuilds the parts whose keys changed.
-func (d *desk) reconfigureTrust(from, to config.Config) {
-	if from.Trust.Indicator != to.Trust.Indicator {
+// reconfigureFeedback rebuilds the parts whose keys changed.
+func (d *desk) reconfigureFeedback(from, to config.Config) {
+	if from.Feedback.Indicator != to.Feedback.Indicator {
 		d.stopLevel()
-		if d.trust.ind != nil {
-			_ = d.trust.ind.Close()
-			d.trust.ind = nil
+		if d.feedback.ind != nil {
+			_ = d.feedback.ind.Close()
+			d.feedback.ind = nil
 		}
 		d.setIndicator(to)
 	}
-	if from.Trust.Notifications != to.Trust.Notifications {
+	if from.Feedback.Notifications != to.Feedback.Notifications {
 		d.swapNotifier(nil)
 		d.setNotifier(to)
 	}
-	if from.Trust.KeepOnDisk != to.Trust.KeepOnDisk {
+	if from.Feedback.KeepOnDisk != to.Feedback.KeepOnDisk {
 		d.setHistory(to)
 	}
 }
 
 func (d *desk) setIndicator(cfg config.Config) {
-	ind, err := indicator.New(indicator.Config{Placement: cfg.Trust.Indicator}, d.log)
+	ind, err := indicator.New(indicator.Config{Placement: cfg.Feedback.Indicator}, d.log)
 	switch {
 	case errors.Is(err, indicator.ErrOff):
 	case err != nil:
 		d.log.Warn("no recording indicator; the tray icon still shows the state", "err", err)
 	default:
-		d.trust.ind = ind
+		d.feedback.ind = ind
 	}
 }
 
 func (d *desk) setNotifier(cfg config.Config) {
-	if !cfg.Trust.Notifications {
+	if !cfg.Feedback.Notifications {
 		return
 	}
 	n, err := notify.New(notify.Config{}, d.log)
@@ -135,13 +135,13 @@ func (d *desk) setNotifier(cfg config.Config) {
 // turning keep_on_disk off deletes the file.
 func (d *desk) setHistory(cfg config.Config) {
 	var kept []history.Entry
-	if d.trust.recent != nil {
-		kept = d.trust.recent.Entries()
+	if d.feedback.recent != nil {
+		kept = d.feedback.recent.Entries()
 	}
 	hc := history.Config{}
 	if d.opt.StateDir != "" {
 		path := history.Path(d.opt.StateDir)
-		if cfg.Trust.KeepOnDisk {
+		if cfg.Feedback.KeepOnDisk {
 			hc.File = path
 		} else if err := history.Forget(path); err != nil {
 			d.log.Warn("could not delete the kept dictations", "err", err)
@@ -159,14 +159,14 @@ func (d *desk) setHistory(cfg config.Config) {
 			d.log.Warn("could not keep a dictation on disk", "err", err)
 		}
 	}
-	d.trust.recent = h
+	d.feedback.recent = h
 }
 
 // tell shows m as a notification, when they are on.
 func (d *desk) tell(m notify.Message) {
-	d.trust.noteMu.Lock()
-	n := d.trust.note
-	d.trust.noteMu.Unlock()
+	d.feedback.noteMu.Lock()
+	n := d.feedback.note
+	d.feedback.noteMu.Unlock()
 	if n != nil {
 		n.Notify(m)
 	}
@@ -182,7 +182,7 @@ func (d *desk) showOnIndicator(e app.Event) {
 	if e.State != app.Recording {
 		d.stopLevel()
 	}
-	ind := d.trust.ind
+	ind := d.feedback.ind
 	if ind == nil {
 		return
 	}
@@ -218,11 +218,11 @@ func shortError(msg string) string {
 // startLevel starts feeding the recorder's level to the indicator.
 func (d *desk) startLevel() {
 	d.stopLevel()
-	if d.trust.ind == nil || d.trust.level == nil {
+	if d.feedback.ind == nil || d.feedback.level == nil {
 		return
 	}
 	f := &levelFeed{stop: make(chan struct{}), done: make(chan struct{})}
-	ind, level := d.trust.ind, d.trust.level
+	ind, level := d.feedback.ind, d.feedback.level
 	go func() {
 		defer close(f.done)
 		t := time.NewTicker(levelEvery)
@@ -236,36 +236,36 @@ func (d *desk) startLevel() {
 			}
 		}
 	}()
-	d.trust.feeding = f
+	d.feedback.feeding = f
 }
 
 // stopLevel stops the level ticker, if it runs, and waits for it.
 func (d *desk) stopLevel() {
-	if f := d.trust.feeding; f != nil {
+	if f := d.feedback.feeding; f != nil {
 		close(f.stop)
 		<-f.done
-		d.trust.feeding = nil
+		d.feedback.feeding = nil
 	}
 }
 
 // remember keeps a pasted (or waiting) text for the Recent menu; the
 // caller refreshes the menu.
 func (d *desk) remember(text string) {
-	if d.trust.recent == nil || text == "" {
+	if d.feedback.recent == nil || text == "" {
 		return
 	}
-	if _, err := d.trust.recent.Add(text, time.Now()); err != nil {
+	if _, err := d.feedback.recent.Add(text, time.Now()); err != nil {
 		d.log.Warn("could not keep the dictation on disk", "err", err)
 	}
 }
 
 // recentItems are the Recent submenu's items, newest first.
 func (d *desk) recentItems() []tray.Item {
-	if d.trust.recent == nil {
+	if d.feedback.recent == nil {
 		return nil
 	}
 	var items []tray.Item
-	for _, e := range d.trust.recent.Entries() {
+	for _, e := range d.feedback.recent.Entries() {
 		items = append(items, tray.Item{ID: e.ID, Label: e.Label()})
 		if e.Raw != "" { // the text as heard, under its AI-cleaned version
 			items = append(items, tray.Item{ID: e.ID + history.RawSuffix, Label: history.Label("   as heard: "+e.Raw, history.LabelLength)})
@@ -276,10 +276,10 @@ func (d *desk) recentItems() []tray.Item {
 
 // loginToggle is the "Start at login" checkbox as the system has it now.
 func (d *desk) loginToggle() tray.Toggle {
-	if d.trust.login == nil {
+	if d.feedback.login == nil {
 		return tray.Toggle{}
 	}
-	on, err := d.trust.login.Enabled()
+	on, err := d.feedback.login.Enabled()
 	if err != nil {
 		d.log.Warn("cannot tell whether WhisperKey starts at login", "err", err)
 	}
@@ -288,10 +288,10 @@ func (d *desk) loginToggle() tray.Toggle {
 
 // copyRecent puts a Recent dictation on the clipboard.
 func (d *desk) copyRecent(ctx context.Context, id string) {
-	if d.trust.recent == nil {
+	if d.feedback.recent == nil {
 		return
 	}
-	e, ok := d.trust.recent.Get(id)
+	e, ok := d.feedback.recent.Get(id)
 	if !ok {
 		d.status(tray.StateError, "That dictation is no longer in the Recent list")
 		return
@@ -305,14 +305,14 @@ func (d *desk) copyRecent(ctx context.Context, id string) {
 
 // setStartAtLogin turns the start-at-login entry on or off.
 func (d *desk) setStartAtLogin(value string) {
-	if d.trust.login == nil {
+	if d.feedback.login == nil {
 		return
 	}
 	on := value == "on"
-	if err := d.trust.login.Set(on); err != nil {
+	if err := d.feedback.login.Set(on); err != nil {
 		d.status(tray.StateError, fmt.Sprintf("Start at login: %v", err))
 	} else if on {
-		d.status(tray.StateIdle, "WhisperKey will start at login ("+d.trust.login.Where()+") — ready")
+		d.status(tray.StateIdle, "WhisperKey will start at login ("+d.feedback.login.Where()+") — ready")
 	} else {
 		d.status(tray.StateIdle, "WhisperKey will not start at login — ready")
 	}

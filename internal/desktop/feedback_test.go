@@ -51,7 +51,7 @@ func TestDictationShownOnIndicator(t *testing.T) {
 	d.store = store
 	d.svc = nil
 	ind, note := &fakeIndicator{}, &fakeNotifier{}
-	d.trust.ind, d.trust.note, d.trust.level = ind, note, func() float32 { return 0.5 }
+	d.feedback.ind, d.feedback.note, d.feedback.level = ind, note, func() float32 { return 0.5 }
 	d.setHistory(config.Defaults())
 
 	steps := []struct {
@@ -79,7 +79,7 @@ func TestDictationShownOnIndicator(t *testing.T) {
 		if got := ind.shown[len(ind.shown)-1]; !strings.EqualFold(got, s.want) {
 			t.Errorf("step %d: indicator shows %q, want %q", i, got, s.want)
 		}
-		if ticking := d.trust.feeding != nil; ticking != s.ticking {
+		if ticking := d.feedback.feeding != nil; ticking != s.ticking {
 			t.Errorf("step %d: level ticker running %v, want %v", i, ticking, s.ticking)
 		}
 		if s.ticking {
@@ -100,9 +100,9 @@ func TestDictationShownOnIndicator(t *testing.T) {
 		t.Errorf("Recent lists %q, want the newest first", got)
 	}
 	d.showOnIndicator(app.Event{State: app.Recording})
-	d.closeTrust()
-	if !ind.closed || d.trust.feeding != nil {
-		t.Error("closeTrust left the indicator open or the level ticker running")
+	d.closeFeedback()
+	if !ind.closed || d.feedback.feeding != nil {
+		t.Error("closeFeedback left the indicator open or the level ticker running")
 	}
 }
 
@@ -113,21 +113,21 @@ func TestHistoryFollowsKeepOnDisk(t *testing.T) {
 	d.opt.StateDir = t.TempDir()
 	d.svc = nil
 	d.setHistory(config.Defaults())
-	if _, err := d.trust.recent.Add("kept in memory", time.Now()); err != nil {
+	if _, err := d.feedback.recent.Add("kept in memory", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	on := config.Defaults()
-	on.Trust.KeepOnDisk = true
-	d.reconfigureTrust(config.Defaults(), on)
+	on.Feedback.KeepOnDisk = true
+	d.reconfigureFeedback(config.Defaults(), on)
 	got, err := history.Read(history.Path(d.opt.StateDir))
 	if err != nil || len(got) != 1 || got[0].Text != "kept in memory" {
 		t.Fatalf("file after keep_on_disk on: %v %v, want the one dictation", got, err)
 	}
-	d.reconfigureTrust(on, config.Defaults())
+	d.reconfigureFeedback(on, config.Defaults())
 	if got, err := history.Read(history.Path(d.opt.StateDir)); err != nil || len(got) != 0 {
 		t.Fatalf("file after keep_on_disk off: %v %v, want none", got, err)
 	}
-	if n := len(d.trust.recent.Entries()); n != 1 {
+	if n := len(d.feedback.recent.Entries()); n != 1 {
 		t.Errorf("%d dictations in memory after keep_on_disk off, want 1", n)
 	}
 }
@@ -136,7 +136,7 @@ func TestHistoryFollowsKeepOnDisk(t *testing.T) {
 func TestRemoteFallbackIsNotified(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	note := &fakeNotifier{}
-	d.trust.note = note
+	d.feedback.note = note
 	dict := newDictation(&namedEngine{name: "local"}, nil)
 	failing := func(_ config.Config, local Engine, tell func(string)) (Engine, error) {
 		tell("the remote server failed; dictating on this computer")
@@ -178,31 +178,31 @@ func TestGPUNotUsed(t *testing.T) {
 
 // A config change rebuilds only the parts whose keys changed: the indicator
 // comes and goes with `indicator`, notifications with `notifications`.
-func TestTrustFollowsConfig(t *testing.T) {
+func TestFeedbackFollowsConfig(t *testing.T) {
 	if os.Getenv("DISPLAY") == "" {
 		testenv.Require(t, "an X display for the indicator", "run through scripts/testenv.sh")
 	}
 	d := testDesk(t, "http://127.0.0.1:1")
 	off := config.Defaults()
-	off.Trust.Indicator, off.Trust.Notifications = config.IndicatorOff, false
-	d.startTrust(off)
-	defer d.closeTrust()
-	if d.trust.ind != nil || d.trust.note != nil {
-		t.Fatalf("indicator %v, notifier %v with both off", d.trust.ind, d.trust.note)
+	off.Feedback.Indicator, off.Feedback.Notifications = config.IndicatorOff, false
+	d.startFeedback(off)
+	defer d.closeFeedback()
+	if d.feedback.ind != nil || d.feedback.note != nil {
+		t.Fatalf("indicator %v, notifier %v with both off", d.feedback.ind, d.feedback.note)
 	}
 	on := off
-	on.Trust.Indicator = config.IndicatorBottom
-	d.reconfigureTrust(off, on)
-	if d.trust.ind == nil {
+	on.Feedback.Indicator = config.IndicatorBottom
+	d.reconfigureFeedback(off, on)
+	if d.feedback.ind == nil {
 		t.Fatal("no indicator after indicator: bottom")
 	}
-	ind := d.trust.ind
-	d.reconfigureTrust(on, on)
-	if d.trust.ind != ind {
+	ind := d.feedback.ind
+	d.reconfigureFeedback(on, on)
+	if d.feedback.ind != ind {
 		t.Error("an unchanged indicator key rebuilt the indicator")
 	}
-	d.reconfigureTrust(on, off)
-	if d.trust.ind != nil {
+	d.reconfigureFeedback(on, off)
+	if d.feedback.ind != nil {
 		t.Error("the indicator stayed after indicator: off")
 	}
 }
