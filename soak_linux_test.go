@@ -159,15 +159,17 @@ func BenchmarkSoak(b *testing.B) {
 		return s[len(s)/2]
 	}
 	b.Logf("%d dictations, %d failed, %d model switches, %d unplugs", n, failed, switches, unplugs)
-	b.Logf("| | after %d | after %d |", first.at, last.at)
-	b.Logf("| app RSS (MB) | %.1f | %.1f |", float64(first.app.rssKB)/1024, float64(last.app.rssKB)/1024)
-	b.Logf("| worker RSS (MB, model %s, after %d) | %.1f | %.1f |", filepath.Base(models[first.model]), sameModel.at,
-		float64(first.worker.rssKB)/1024, float64(sameModel.worker.rssKB)/1024)
-	b.Logf("| worker RSS at the end (MB, model %s) | | %.1f |", filepath.Base(models[last.model]), float64(last.worker.rssKB)/1024)
-	b.Logf("| app fds | %d | %d |", first.app.fds, last.app.fds)
-	b.Logf("| app threads | %d | %d |", first.app.threads, last.app.threads)
-	b.Logf("| app goroutines | %d | %d |", first.goroutines, last.goroutines)
-	b.Logf("| release→paste median of 20 (ms) | %.0f | %.0f |", med(first.latencies), med(last.latencies))
+	// Every sample, so that start and end compare on the same model (a
+	// sample is taken before each switch away from the first one).
+	b.Logf("| after | model | app RSS (MB) | worker RSS (MB) | app fds | app threads | app goroutines | release→paste, median of the last 20 (ms) |")
+	b.Logf("|---|---|---|---|---|---|---|---|")
+	for _, s := range samples {
+		b.Logf("| %d | %s | %.1f | %.1f | %d | %d | %d | %.0f |", s.at, filepath.Base(models[s.model]), float64(s.app.rssKB)/1024,
+			float64(s.worker.rssKB)/1024, s.app.fds, s.app.threads, s.goroutines, med(s.latencies))
+	}
+	b.Logf("same model (%s), after %d → after %d: worker RSS %+.1f %%, release→paste %.0f → %.0f ms",
+		filepath.Base(models[first.model]), first.at, sameModel.at,
+		100*(float64(sameModel.worker.rssKB)/float64(first.worker.rssKB)-1), med(first.latencies), med(sameModel.latencies))
 	b.ReportMetric(float64(n), "dictations")
 	b.ReportMetric(float64(failed), "failed")
 	b.ReportMetric(float64(last.app.rssKB-first.app.rssKB)/1024, "app_rss_growth_MB")
