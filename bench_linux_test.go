@@ -93,9 +93,6 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 				r := waitRecord(b, a.log, "dictated", before, 60*time.Second)
 				got := tg.waitText(b, 10*time.Second)
 				wer := whisper.WordErrorRate(text, got)
-				if wer > 0.2 && run.config == "" {
-					b.Fatalf("pasted %q, want %q", got, text)
-				}
 				if wer > 0 {
 					b.Logf("pasted %q, want %q", got, text) // the short window's misses are the finding
 				}
@@ -123,6 +120,10 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 				wer += r.wer / float64(len(rows))
 			}
 			b.ReportMetric(wer, "mean_wer")
+			if wer > 0.2 && run.config == "" {
+				// One word of a 4-word clip is 25 %; a mean this high is not one near-miss.
+				b.Fatalf("mean WER %.2f over %d dictations", wer, len(rows))
+			}
 		})
 	}
 }
