@@ -61,7 +61,7 @@ type loaded struct {
 }
 
 // requestLoad has the loader load the model cfg names, beside the run loop,
-// so hotkeys, the tray and dictations on the old model go on meanwhile. A
+// so hotkeys, the tray and recordings go on meanwhile. A
 // job not yet started is replaced by the newer one. Until the last job ends
 // the gate holds dictations that need the local model: they are transcribed
 // when it is ready. Called from the run loop.
