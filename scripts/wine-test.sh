@@ -50,22 +50,23 @@ for pkg in "${PKGS[@]}"; do
     /^(panic|fatal error):/ { crash = 1 }
     /^ +[^ -].*\.go:[0-9]+: / { msg[cur] = 1 }
     END {
-      real = crash
+      why = crash ? " a panic or fatal error" : ""
       for (t in failed) {
         child = 0
         for (u in failed) if (index(u, t "/") == 1) child = 1
         if (child) continue          # a parent fails because a subtest did
-        if (msg[t] || !cleanup[t]) real = 1
+        if (msg[t] || !cleanup[t]) why = why " " t
         else excused = excused " " t
       }
-      print (real ? "FAIL" : "PASS") excused
+      print (why != "" ? "FAIL" why : "PASS" excused)
     }' "$BIN/$name.log")
-  if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then verdict="FAIL (exit $rc)"; fi
+  # 124: timeout stopped it; other codes: the process died or did not exit cleanly.
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then verdict="FAIL exit $rc after: ${verdict}"; fi
   if [ "$rc" -eq 0 ] && [[ $verdict == PASS* ]]; then verdict=PASS; fi
   case "$verdict" in
     PASS) echo "ok    $pkg (wine)" ;;
     PASS\ *) echo "ok    $pkg (wine; only t.TempDir cleanup failed, a wine 8.0 gap, in:${verdict#PASS})" ;;
-    *) echo "FAIL  $pkg (wine)"; cat "$BIN/$name.log"; status=1 ;;
+    *) echo "wine-test: the log of $pkg:"; cat "$BIN/$name.log"; echo "FAIL  $pkg (wine; ${verdict#FAIL })"; status=1 ;;
   esac
 done
 # The app itself, when make windows has built it: resources and manifest must

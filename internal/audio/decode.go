@@ -145,7 +145,9 @@ func decode(r io.Reader, name, path string, lim Limits) (samples []float32, err 
 		if data, err = io.ReadAll(br); err != nil {
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
-		err = decodeMP3(bytes.NewReader(data), out)
+		if data, err = skipID3(data); err == nil {
+			err = decodeMP3(bytes.NewReader(data), out)
+		}
 		if errors.Is(err, errMP3Rate) { // ffmpeg decodes these right
 			return decodeFFmpeg(bytes.NewReader(data), name, "", head, err.Error(), lim)
 		}
@@ -207,6 +209,30 @@ func decodeFLAC(r io.Reader, out pcmSink) error {
 			return err
 		}
 	}
+}
+
+// skipID3 returns data after its leading ID3v2 tags. go-mp3 allocates
+// whatever size a tag's header claims (up to 512 MiB for a 10-byte file), so
+// the tags are skipped here, with each size checked against the file.
+func skipID3(data []byte) ([]byte, error) {
+	for len(data) >= 3 && string(data[:3]) == "ID3" {
+		if len(data) < 10 {
+			return nil, errors.New("the ID3 tag's header is cut off")
+		}
+		h := data[3:10] // version (2), flags (1), size (4 bytes of 7 bits)
+		if h[3]|h[4]|h[5]|h[6] >= 0x80 {
+			return nil, errors.New("the ID3 tag's size is not a valid synchsafe number")
+		}
+		size := 10 + (int(h[3])<<21 | int(h[4])<<14 | int(h[5])<<7 | int(h[6]))
+		if h[2]&0x10 != 0 { // a footer repeats the header at the end
+			size += 10
+		}
+		if size > len(data) {
+			return nil, fmt.Errorf("the ID3 tag says %d bytes, but the file has %d", size, len(data))
+		}
+		data = data[size:]
+	}
+	return data, nil
 }
 
 // errMP3Rate marks an MP3 whose sample rate go-mp3 decodes into garbled

@@ -172,6 +172,8 @@ func TestDecodeBadFiles(t *testing.T) {
 		{"wav", "bad.wav", append([]byte("RIFF\x24\x00\x00\x00WAVE"), garbage...), ErrCorruptWAV, "bad.wav"},
 		{"flac", "bad.flac", append([]byte("fLaC"), garbage...), ErrCorruptAudio, "damaged FLAC file"},
 		{"mp3", "bad.mp3", append([]byte("ID3\x03\x00\x00\x00\x00\x00\x0a0123456789"), garbage...), ErrCorruptAudio, "damaged MP3 file"},
+		{"mp3 tag past the end", "tag.mp3", []byte("ID3\x04\x00\x00\x7f\x7f\x7f\x7f"), ErrCorruptAudio, "ID3 tag says 268435465 bytes, but the file has 10"},
+		{"mp3 tag size not synchsafe", "tag2.mp3", []byte("ID3\x03\x00\x00\xff\xff\xff\xff0123"), ErrCorruptAudio, "not a valid synchsafe number"},
 		{"ogg", "bad.ogg", append(append([]byte("OggS\x00\x02"), make([]byte, 22)...), append([]byte("\x01vorbis"), garbage...)...), ErrCorruptAudio, "damaged Ogg Vorbis file"},
 		{"other", "notes.m4a", []byte("these are my notes, not audio\n"), ErrUnsupportedFormat, "not audio that WhisperKey or ffmpeg can read"},
 		{"empty", "empty.mp3", nil, ErrNotWAV, "empty"},
