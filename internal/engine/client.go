@@ -143,21 +143,10 @@ func (c *Client) WorkerPID() int {
 
 // DetectLanguage returns language probabilities for a window, best first.
 func (c *Client) DetectLanguage(ctx context.Context, win Window) ([]LangProb, error) {
-	var pairs [][2]json.RawMessage
+	var out []LangProb
 	req := request{Op: "detect", Window: win.ID, NMels: win.NMels, Frames: win.Frames}
-	if err := c.do(ctx, req, win.Features, &pairs); err != nil {
+	if err := c.do(ctx, req, win.Features, &out); err != nil {
 		return nil, err
-	}
-	out := make([]LangProb, 0, len(pairs))
-	for _, p := range pairs {
-		var lp LangProb
-		if err := json.Unmarshal(p[0], &lp.Language); err != nil {
-			return nil, fmt.Errorf("decode language: %w", err)
-		}
-		if err := json.Unmarshal(p[1], &lp.Probability); err != nil {
-			return nil, fmt.Errorf("decode language probability: %w", err)
-		}
-		out = append(out, lp)
 	}
 	return out, nil
 }
@@ -228,7 +217,10 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 			if out == nil {
 				return nil
 			}
-			return json.Unmarshal(resp.Result, out)
+			if err := json.Unmarshal(resp.Result, out); err != nil {
+				return fmt.Errorf("decode engine result: %w", err)
+			}
+			return nil
 		}
 		if ctx.Err() != nil {
 			// The worker may be busy for seconds more; don't leave it computing.
@@ -481,7 +473,7 @@ func startProc(opt Options, spec Spec, log *slog.Logger) (*proc, error) {
 }
 
 func (p *proc) roundTrip(ctx context.Context, req request, payload []float32) (response, error) {
-	if err := writeFrame(p.bw, req, payload); err != nil {
+	if err := writeFrame(p.bw, req, floatBytes(payload)); err != nil {
 		return response{}, fmt.Errorf("send to worker: %w", err)
 	}
 	if err := p.bw.Flush(); err != nil {
@@ -497,6 +489,7 @@ func (p *proc) roundTrip(ctx context.Context, req request, payload []float32) (r
 		if err := json.Unmarshal(f.header, &resp); err != nil {
 			return response{}, fmt.Errorf("decode worker response: %w", err)
 		}
+		resp.Result = f.payload
 		return resp, nil
 	case <-ctx.Done():
 		return response{}, ctx.Err()

@@ -79,21 +79,27 @@ func cString(p *byte) string {
 	return string(unsafe.Slice(p, n))
 }
 
-// callJSON runs f on a locked OS thread so the library's per-thread error text
-// belongs to this call, and decodes its JSON result into out.
-func (n *native) callJSON(out any, f func() *byte) error {
+// call runs f on a locked OS thread so the library's per-thread error text
+// belongs to this call, and returns the JSON text f's result points to.
+func (n *native) call(f func() *byte) ([]byte, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	p := f()
 	if p == nil {
-		return errors.New(n.errorText())
+		return nil, errors.New(n.errorText())
 	}
-	s := cString(p)
+	b := []byte(cString(p))
 	n.stringFree(p)
-	if out == nil {
-		return nil
+	return b, nil
+}
+
+// callJSON is call, with the result decoded into out.
+func (n *native) callJSON(out any, f func() *byte) error {
+	b, err := n.call(f)
+	if err != nil {
+		return err
 	}
-	if err := json.Unmarshal([]byte(s), out); err != nil {
+	if err := json.Unmarshal(b, out); err != nil {
 		return fmt.Errorf("decode engine result: %w", err)
 	}
 	return nil

@@ -12,8 +12,9 @@ import (
 //
 //	u32 header length | u32 payload length | JSON header | payload
 //
-// little-endian; the payload is float32 features, sent raw to avoid encoding
-// 1 MB of numbers per window.
+// little-endian. A request's payload is float32 features, sent raw to avoid
+// encoding 1 MB of numbers per window; a response's is the library's JSON
+// result as it wrote it, so the worker decodes and re-encodes nothing.
 const maxFrame = 64 << 20
 
 type request struct {
@@ -26,8 +27,8 @@ type request struct {
 }
 
 type response struct {
-	Err    string          `json:"error,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
+	Err    string `json:"error,omitempty"`
+	Result []byte `json:"-"` // the frame's payload
 }
 
 type frame struct {
@@ -35,14 +36,10 @@ type frame struct {
 	payload []byte
 }
 
-func writeFrame(w io.Writer, header any, payload []float32) error {
+func writeFrame(w io.Writer, header any, raw []byte) error {
 	h, err := json.Marshal(header)
 	if err != nil {
 		return fmt.Errorf("encode frame header: %w", err)
-	}
-	var raw []byte
-	if len(payload) > 0 {
-		raw = unsafe.Slice((*byte)(unsafe.Pointer(&payload[0])), len(payload)*4)
 	}
 	if len(h)+len(raw) > maxFrame {
 		return fmt.Errorf("frame of %d bytes exceeds the %d-byte limit", len(h)+len(raw), maxFrame)
@@ -64,7 +61,7 @@ func readFrame(r io.Reader) (frame, error) {
 		return frame{}, err
 	}
 	hl, pl := binary.LittleEndian.Uint32(pre[0:]), binary.LittleEndian.Uint32(pre[4:])
-	if uint64(hl)+uint64(pl) > maxFrame || pl%4 != 0 {
+	if uint64(hl)+uint64(pl) > maxFrame {
 		return frame{}, fmt.Errorf("bad frame (header %d, payload %d bytes)", hl, pl)
 	}
 	buf := make([]byte, hl+pl)
@@ -74,9 +71,19 @@ func readFrame(r io.Reader) (frame, error) {
 	return frame{header: buf[:hl], payload: buf[hl:]}, nil
 }
 
-// floats views a payload as float32s (every supported target is little-endian).
+// floatBytes views features as the bytes a frame carries (every supported
+// target is little-endian).
+func floatBytes(f []float32) []byte {
+	if len(f) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&f[0])), len(f)*4)
+}
+
+// floats copies a payload into float32s; it is nil when the payload is not
+// whole float32s.
 func floats(b []byte) []float32 {
-	if len(b) == 0 {
+	if len(b) == 0 || len(b)%4 != 0 {
 		return nil
 	}
 	out := make([]float32, len(b)/4)

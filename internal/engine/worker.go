@@ -36,7 +36,7 @@ func Serve(in io.Reader, out io.Writer, log *slog.Logger) error {
 			return nil
 		}
 		resp := w.handle(req, f.payload)
-		if err := writeFrame(bw, resp, nil); err != nil {
+		if err := writeFrame(bw, resp, resp.Result); err != nil {
 			return err
 		}
 		if err := bw.Flush(); err != nil {
@@ -56,12 +56,15 @@ type server struct {
 
 func (s *server) handle(req request, payload []byte) response {
 	var (
-		out any
+		out []byte
 		err error
 	)
 	switch req.Op {
 	case "open":
-		out, err = s.open(req.Spec)
+		var ready *Ready
+		if ready, err = s.open(req.Spec); err == nil {
+			out, err = json.Marshal(ready)
+		}
 	case "detect", "generate":
 		out, err = s.infer(req, payload)
 	default:
@@ -70,11 +73,7 @@ func (s *server) handle(req request, payload []byte) response {
 	if err != nil {
 		return response{Err: err.Error()}
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return response{Err: err.Error()}
-	}
-	return response{Result: b}
+	return response{Result: out}
 }
 
 func (s *server) open(spec *Spec) (*Ready, error) {
@@ -134,7 +133,8 @@ func (s *server) close() {
 	s.log.Info("model closed")
 }
 
-func (s *server) infer(req request, payload []byte) (any, error) {
+// infer answers detect and generate with the library's JSON as it is.
+func (s *server) infer(req request, payload []byte) ([]byte, error) {
 	if s.engine == 0 {
 		return nil, errors.New("no model open")
 	}
@@ -142,11 +142,11 @@ func (s *server) infer(req request, payload []byte) (any, error) {
 		return nil, err
 	}
 	if req.Op == "detect" {
-		var pairs [][2]any
-		if err := s.n.callJSON(&pairs, func() *byte { return s.n.detect(s.engine, s.encoded) }); err != nil {
+		out, err := s.n.call(func() *byte { return s.n.detect(s.engine, s.encoded) })
+		if err != nil {
 			return nil, fmt.Errorf("detect language: %w", err)
 		}
-		return pairs, nil
+		return out, nil
 	}
 	if req.Generate == nil {
 		return nil, errors.New("generate without options")
@@ -155,11 +155,11 @@ func (s *server) infer(req request, payload []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var res GenerateResult
-	if err := s.n.callJSON(&res, func() *byte { return s.n.generate(s.engine, s.encoded, string(body)) }); err != nil {
+	out, err := s.n.call(func() *byte { return s.n.generate(s.engine, s.encoded, string(body)) })
+	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
 	}
-	return res, nil
+	return out, nil
 }
 
 // ensureEncoded runs the encoder on the features sent, or, when none are,

@@ -1,5 +1,10 @@
 package wire
 
+import (
+	"encoding/json"
+	"fmt"
+)
+
 // Window is one 30-s window of features, shaped [NMels][Frames] row-major.
 // The worker keeps the encoder output of the last ID, so repeated calls on
 // one window (language detection, temperature fallback) encode it once.
@@ -36,8 +41,18 @@ type GenerateResult struct {
 	NoSpeechProb float32   `json:"no_speech_prob"`
 }
 
-// LangProb is one language's probability.
+// LangProb is one language's probability; on the wire it is the engine's
+// pair ["en", 0.93].
 type LangProb struct {
 	Language    string
 	Probability float32
+}
+
+// UnmarshalJSON reads the pair.
+func (l *LangProb) UnmarshalJSON(b []byte) error {
+	pair := [2]any{&l.Language, &l.Probability}
+	if err := json.Unmarshal(b, &pair); err != nil {
+		return fmt.Errorf("language pair %.40s: %w", b, err)
+	}
+	return nil
 }
