@@ -1,6 +1,7 @@
 # WhisperKey — see README.md. Caches live in $(CACHE), outside the clone.
 SHELL := /bin/bash
-CACHE ?= $(HOME)/.cache/whisperkey
+# The rule config.CacheDir follows: $WHISPERKEY_CACHE, else the XDG cache folder.
+CACHE ?= $(or $(WHISPERKEY_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/whisperkey)
 export WHISPERKEY_CACHE := $(CACHE)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GOFLAGS_BUILD := -trimpath -ldflags "-X main.version=$(VERSION)"

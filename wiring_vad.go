@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/vad"
 )
 
@@ -23,10 +24,8 @@ func vadDirs() []string {
 	if exe, err := os.Executable(); err == nil {
 		dirs = append(dirs, filepath.Join(filepath.Dir(exe), "vad"))
 	}
-	if c := os.Getenv("WHISPERKEY_CACHE"); c != "" {
+	if c, err := config.CacheDir(); err == nil {
 		dirs = append(dirs, filepath.Join(c, "vad"))
-	} else if c, err := os.UserCacheDir(); err == nil {
-		dirs = append(dirs, filepath.Join(c, "whisperkey", "vad"))
 	}
 	return dirs
 }

@@ -7,7 +7,7 @@
 #   bash scripts/bench-wine.sh [CLIP.wav ...]   (default: two real-speech clips)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 setup=$(ls build/windows/whisperkey-setup-*.exe | head -1)
 [ -f "$setup" ] && [ -x build/whisperkey ] || { echo "bench-wine: run make engine build installer first" >&2; exit 1; }
 P=$(mktemp -d)

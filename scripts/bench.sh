@@ -3,7 +3,7 @@
 # compute type, threads and beam size; then Go micro-benchmarks. Results are
 # printed as Markdown for docs/benchmarks.md.
 set -euo pipefail
-CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 run() { "$CACHE/venv/bin/python" scripts/bench.py --binary build/whisperkey --label "$1" \
   --model "$CACHE/models/whisper-base" --runs "${BENCH_RUNS:-5}" --threads "${BENCH_THREADS:-2}"; echo; }
 echo "## whisperkey transcribe vs faster-whisper 1.2.1 (CPU)"

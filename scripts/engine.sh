@@ -7,7 +7,7 @@
 #   ENGINE_FEATURES adds cargo features (e.g. openmp); ENGINE_OUT puts it elsewhere
 #   (scripts/bench-wine.sh builds the Windows DLL's backend for Linux beside it).
 set -euo pipefail
-CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 BACKEND="${ENGINE_BACKEND:-wheel}"
 OUT="${ENGINE_OUT:-build/engine/cpu}"
 TARGET="$CACHE/cargo-target-$BACKEND"

@@ -48,7 +48,7 @@ for v in cpu cuda rocm rocm-rdna1; do
   fi
 done
 # The speech detector for Windows (scripts/vad.sh fetches it from PyPI).
-VADWIN="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}/vad-windows"
+VADWIN="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}/vad-windows"
 if [ -f "$VADWIN/onnxruntime.dll" ] && [ -f "$VADWIN/silero_vad_v6.onnx" ]; then
   rm -rf "$SRC/vad"; mkdir -p "$SRC/vad"
   cp "$VADWIN/onnxruntime.dll" "$VADWIN/silero_vad_v6.onnx" "$VADWIN/LICENSES.txt" "$SRC/vad/"

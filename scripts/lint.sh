@@ -6,7 +6,7 @@
 set -euo pipefail
 STATICCHECK=honnef.co/go/tools/cmd/staticcheck@v0.8.2
 DEADCODE=golang.org/x/tools/cmd/deadcode@v0.52.0
-CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 step() { printf '\n== lint: %s\n' "$*"; }
 TOOLS="$CACHE/tools"
 tool() { # tool MOD@VERSION: path of the built binary

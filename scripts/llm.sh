@@ -11,7 +11,7 @@
 # took over 30 minutes for a quarter of it on two busy cores: the wheel takes
 # seconds. Idempotent.
 set -euo pipefail
-CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 DEST="$CACHE/llm"
 STAMP="$DEST/.complete-2"
 XLLAMACPP_VERSION=2026.10.11549

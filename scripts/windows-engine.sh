@@ -13,7 +13,7 @@
 # clearly, until someone rebuilds, runs the wine tests and updates it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 OUT=build/windows/engine/cpu
 TARGET=x86_64-pc-windows-gnu
 FEATURES=ruy,openmp

@@ -8,7 +8,7 @@
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: scripts/wine-prefix.sh PREFIX" >&2; exit 2; }
 PREFIX=$1
-CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 W="$CACHE/wine"
 export WINEPREFIX="$PREFIX" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml,winemenubuilder.exe="
 

@@ -5,7 +5,7 @@
 #   bash scripts/wine-test.sh ./internal/foo ...    (other packages)
 #   WINE_TEST_DISPLAY=$DISPLAY bash scripts/wine-test.sh ./internal/tray   (needs a display)
 # Idempotent: the wine prefix and the shim live in $WHISPERKEY_CACHE/wine
-# (default ~/.cache/whisperkey/wine) and are made once.
+# (default ~/.cache/whisperkey/wine, or under $XDG_CACHE_HOME) and are made once.
 #
 # scripts/wine-prefix.sh makes the prefix (with its bcryptprimitives shim).
 # Go 1.26's os.RemoveAll deletes through FileDispositionInformationEx, which
@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-CACHE="${WHISPERKEY_CACHE:-$HOME/.cache/whisperkey}"
+CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 W="$CACHE/wine"
 export WINEPREFIX="$W/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml,winemenubuilder.exe="
 # Console programs only, which keeps wine from opening windows, unless the

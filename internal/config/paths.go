@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 )
@@ -21,6 +22,22 @@ func Path() (string, error) {
 // $XDG_STATE_HOME/whisperkey (default ~/.local/state) elsewhere.
 func StateDir() (string, error) {
 	return statePlace.dir(runtime.GOOS, os.Getenv, userHome())
+}
+
+// CacheDir returns the per-user folder for what can be fetched or built
+// again (models, the speech detector, downloads): $WHISPERKEY_CACHE when set,
+// else whisperkey in the OS's cache folder (%LOCALAPPDATA% on Windows,
+// ~/Library/Caches on macOS, $XDG_CACHE_HOME or ~/.cache elsewhere). The
+// project's scripts use the same rule.
+func CacheDir() (string, error) {
+	if d := os.Getenv("WHISPERKEY_CACHE"); d != "" {
+		return d, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("find the per-user cache folder (set WHISPERKEY_CACHE): %w", err)
+	}
+	return filepath.Join(base, "whisperkey"), nil
 }
 
 func userHome() string {

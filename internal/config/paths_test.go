@@ -71,3 +71,26 @@ func TestPathOnThisOS(t *testing.T) {
 		t.Errorf("Path() = %q, %v", got, err)
 	}
 }
+
+// The cache folder: WHISPERKEY_CACHE wins, else the OS's cache folder (the
+// XDG rule on Linux, which the scripts and the Makefile follow too).
+func TestCacheDir(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the Linux rule is checked here; os.UserCacheDir gives the others")
+	}
+	tests := []struct {
+		name, cache, xdg, want string
+	}{
+		{name: "WHISPERKEY_CACHE wins", cache: "/srv/wk", xdg: "/tmp/xdg", want: "/srv/wk"},
+		{name: "XDG_CACHE_HOME", xdg: "/tmp/xdg", want: "/tmp/xdg/whisperkey"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("WHISPERKEY_CACHE", tt.cache)
+			t.Setenv("XDG_CACHE_HOME", tt.xdg)
+			if got, err := CacheDir(); err != nil || got != tt.want {
+				t.Errorf("CacheDir() = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/whisperkey/whisperkey/internal/config"
 )
 
 // DefaultEndpoint is the Hugging Face hub; HF_ENDPOINT overrides it.
@@ -91,17 +93,13 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// DefaultDir is the per-user model cache: $WHISPERKEY_CACHE/models when set,
-// else os.UserCacheDir()/whisperkey/models.
+// DefaultDir is the per-user model cache: models in config.CacheDir.
 func DefaultDir() (string, error) {
-	if d := os.Getenv("WHISPERKEY_CACHE"); d != "" {
-		return filepath.Join(d, "models"), nil
-	}
-	base, err := os.UserCacheDir()
+	d, err := config.CacheDir()
 	if err != nil {
-		return "", fmt.Errorf("find the per-user cache directory (set WHISPERKEY_CACHE): %w", err)
+		return "", err
 	}
-	return filepath.Join(base, "whisperkey", "models"), nil
+	return filepath.Join(d, "models"), nil
 }
 
 // Cache is the per-user model cache: it resolves model names to directories

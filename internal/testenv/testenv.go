@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/config"
 )
 
 // Short skips a test that needs what (the engine, a model, a desktop, the
@@ -31,13 +33,14 @@ func Require(t testing.TB, what, how string) {
 	t.Skipf("missing %s; get it with: %s", what, how)
 }
 
-// Cache is the project's cache directory ($WHISPERKEY_CACHE or ~/.cache/whisperkey).
+// Cache is the project's cache directory, config.CacheDir: the scripts fill
+// it with models, engines and speech.
 func Cache() string {
-	if c := os.Getenv("WHISPERKEY_CACHE"); c != "" {
-		return c
+	c, err := config.CacheDir()
+	if err != nil {
+		panic(err) // no home folder: nothing the tests need can be there
 	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "whisperkey")
+	return c
 }
 
 // Python returns the venv interpreter made by scripts/pyenv.sh, or stops the test.
