@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/audio"
@@ -30,29 +31,31 @@ type parts struct {
 	settings func(config.Config) // logging level, decoding and engine choice: cheap, always applied
 }
 
-// reconfigure hands the parts whose settings changed from from to to their
-// new settings. A hotkey change that cannot be registered goes back to the
-// old combinations, so the user keeps a working hotkey. The errors are for
-// the user, one per part that refused.
+// reconfigure hands each part its own settings from to when they differ from
+// its settings in from, as syncthing's Committers compare their own section:
+// what belongs to a part is said once, in appConfig, audioConfig,
+// hotkeyConfig and the paste mode. Each part checks what it is handed before
+// it takes it, and a refusal leaves it as it was; a hotkey that cannot be
+// registered goes back to the old combinations, so the user keeps a working
+// hotkey. The errors are for the user, one per part that refused.
 func reconfigure(from, to config.Config, p parts) error {
 	var errs []error
 	p.settings(to)
-	if from.Audio.MinDuration != to.Audio.MinDuration || from.Sounds != to.Sounds {
-		p.app.Reconfigure(appConfig(to))
+	if a := appConfig(to); a != appConfig(from) {
+		p.app.Reconfigure(a)
 	}
 	if from.Paste != to.Paste {
 		if err := p.paste.SetMode(to.Paste); err != nil {
 			errs = append(errs, fmt.Errorf("paste: %w", err))
 		}
 	}
-	if a, b := from.Audio, to.Audio; a.InputDevice != b.InputDevice || a.MaxDuration != b.MaxDuration ||
-		a.PreRoll != b.PreRoll || a.PreRollLength != b.PreRollLength {
-		if err := p.mic.Reconfigure(audioConfig(to)); err != nil {
+	if a := audioConfig(to); !reflect.DeepEqual(a, audioConfig(from)) { // audio.Config holds a slice
+		if err := p.mic.Reconfigure(a); err != nil {
 			errs = append(errs, fmt.Errorf("microphone: %w", err))
 		}
 	}
-	if from.Hotkeys != to.Hotkeys {
-		if err := p.hotkeys.Reconfigure(hotkeyConfig(to)); err != nil {
+	if h := hotkeyConfig(to); h != hotkeyConfig(from) {
+		if err := p.hotkeys.Reconfigure(h); err != nil {
 			errs = append(errs, fmt.Errorf("hotkeys: %w; keeping %s", err, from.Hotkeys.Record))
 			if err := p.hotkeys.Reconfigure(hotkeyConfig(from)); err != nil {
 				errs = append(errs, fmt.Errorf("hotkeys: going back to %s: %w", from.Hotkeys.Record, err))
