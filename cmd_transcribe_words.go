@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/desktop"
 	"github.com/whisperkey/whisperkey/internal/textproc"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -119,7 +120,7 @@ func (w *wordsFlags) resolve(opt *whisper.Options) (*textproc.Processor, error) 
 	if w.set["prompt"] {
 		opt.InitialPrompt = w.prompt
 	}
-	to := textproc.FromConfig(cfg.Text)
+	to := desktop.TextOptions(cfg.Text)
 	w.cfg.Text = cfg.Text
 	to.Replacements = append(to.Replacements, w.replace...)
 	if w.set["spoken-punctuation"] {

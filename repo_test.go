@@ -48,8 +48,12 @@ type pkgDeps struct {
 }
 
 // layerRules says what a layer may not depend on: direct lists what its own
-// files may not import; transitive what it may not reach through any path.
-type layerRules struct{ direct, transitive []string }
+// files may not import; transitive what it may not reach through any path;
+// leaf forbids every internal package outside the layer's own folder.
+type layerRules struct {
+	direct, transitive []string
+	leaf               bool
+}
 
 const mod = "github.com/whisperkey/whisperkey/"
 
@@ -57,9 +61,10 @@ const mod = "github.com/whisperkey/whisperkey/"
 // does not know the engine worker (internal/backend joins them; the per-window
 // types are in internal/wire); the tray is a
 // widget that knows nothing of what it controls; desktop composes the parts
-// and touches no OS library itself.
+// and touches no OS library itself. app, config, audio and wire are leaves,
+// and textproc does not know config: desktop maps settings to its options.
 var layers = map[string]layerRules{
-	"internal/app": {transitive: []string{"github.com/gen2brain/malgo", "fyne.io/systray", "golang.design/x/hotkey",
+	"internal/app": {leaf: true, transitive: []string{"github.com/gen2brain/malgo", "fyne.io/systray", "golang.design/x/hotkey",
 		"golang.design/x/clipboard", "os/exec", "github.com/ebitengine/purego", "github.com/godbus/dbus/v5",
 		mod + "internal/engine", mod + "internal/whisper", mod + "internal/audio", mod + "internal/output",
 		mod + "internal/hotkey", mod + "internal/tray", mod + "internal/backend"}},
@@ -68,11 +73,13 @@ var layers = map[string]layerRules{
 		transitive: []string{"fyne.io/systray", "github.com/gen2brain/malgo", "golang.design/x/clipboard",
 			"github.com/godbus/dbus/v5", mod + "internal/audio", mod + "internal/output", mod + "internal/tray",
 			mod + "internal/desktop", mod + "internal/config", mod + "internal/engine"}},
-	"internal/wire": {transitive: []string{mod + "internal/engine", mod + "internal/whisper", "github.com/ebitengine/purego", "os/exec"}},
-	"internal/config": {transitive: []string{"golang.design/x/hotkey", mod + "internal/hotkey/grab", "fyne.io/systray",
-		"github.com/ebitengine/purego", mod + "internal/engine"}},
-	"internal/gpu":    {transitive: []string{"github.com/ebitengine/purego", mod + "internal/engine"}},
-	"internal/models": {transitive: []string{mod + "internal/engine", "github.com/ebitengine/purego"}},
+	"internal/wire": {leaf: true, transitive: []string{"github.com/ebitengine/purego", "os/exec"}},
+	"internal/config": {leaf: true, transitive: []string{"golang.design/x/hotkey", "fyne.io/systray",
+		"github.com/ebitengine/purego"}},
+	"internal/audio":    {leaf: true},
+	"internal/textproc": {transitive: []string{mod + "internal/config"}},
+	"internal/gpu":      {transitive: []string{"github.com/ebitengine/purego", mod + "internal/engine"}},
+	"internal/models":   {transitive: []string{mod + "internal/engine", "github.com/ebitengine/purego"}},
 	"internal/tray": {transitive: []string{mod + "internal/engine", mod + "internal/whisper", mod + "internal/backend",
 		mod + "internal/audio", mod + "internal/output", mod + "internal/hotkey", mod + "internal/models",
 		mod + "internal/config", mod + "internal/app", mod + "internal/desktop", "github.com/ebitengine/purego",
@@ -106,6 +113,11 @@ func layerViolations(pkgs []pkgDeps, rules map[string]layerRules) []string {
 			for _, b := range r.transitive {
 				if slices.Contains(p.deps, b) {
 					bad = append(bad, p.path+" depends on "+b+" (directly or through another package), which its layer forbids")
+				}
+			}
+			for _, d := range p.deps {
+				if rel, ours := strings.CutPrefix(d, mod); r.leaf && ours && under(rel, "internal") && !under(rel, prefix) {
+					bad = append(bad, p.path+" depends on "+d+"; its layer imports nothing internal")
 				}
 			}
 		}
@@ -149,7 +161,7 @@ func TestLayerViolations(t *testing.T) {
 			imports: []string{mod + "internal/tray/helper"}, deps: []string{mod + "internal/tray/helper", mod + "internal/engine"}}},
 			[]string{"internal/tray depends on " + mod + "internal/engine (directly or through another package), which its layer forbids"}},
 		{"app reaching os/exec through a dependency", []pkgDeps{{path: "internal/app",
-			imports: []string{mod + "internal/x"}, deps: []string{mod + "internal/x", "os/exec"}}},
+			imports: []string{mod + "internal/app/x"}, deps: []string{mod + "internal/app/x", "os/exec"}}},
 			[]string{"internal/app depends on os/exec (directly or through another package), which its layer forbids"}},
 		{"whisper may not reach the engine", []pkgDeps{{path: "internal/whisper",
 			imports: []string{mod + "internal/engine"}, deps: []string{mod + "internal/engine", "github.com/ebitengine/purego"}}},
@@ -158,6 +170,14 @@ func TestLayerViolations(t *testing.T) {
 			imports: []string{"github.com/ebitengine/purego"}, deps: []string{"github.com/ebitengine/purego"}}},
 			[]string{"internal/whisper imports github.com/ebitengine/purego, which its layer forbids",
 				"internal/whisper imports purego; only internal/engine, internal/output, internal/hotkey may"}},
+		{"config may import nothing internal", []pkgDeps{{path: "internal/config",
+			imports: []string{mod + "internal/envvars"}, deps: []string{mod + "internal/envvars"}}},
+			[]string{"internal/config depends on " + mod + "internal/envvars; its layer imports nothing internal"}},
+		{"audio's own test helpers are its own", []pkgDeps{{path: "internal/audio/audiotest",
+			imports: []string{mod + "internal/audio"}, deps: []string{mod + "internal/audio"}}}, nil},
+		{"textproc may not reach config", []pkgDeps{{path: "internal/textproc",
+			imports: []string{mod + "internal/config"}, deps: []string{mod + "internal/config"}}},
+			[]string{"internal/textproc depends on " + mod + "internal/config (directly or through another package), which its layer forbids"}},
 		{"desktop imports malgo directly", []pkgDeps{{path: "internal/desktop",
 			imports: []string{"github.com/gen2brain/malgo"}, deps: []string{"github.com/gen2brain/malgo"}}},
 			[]string{"internal/desktop imports github.com/gen2brain/malgo, which its layer forbids"}},

@@ -35,7 +35,7 @@ type dictationSettings struct {
 
 func newDictation(local Engine, speech whisper.SpeechDetector) *dictation {
 	d := &dictation{local: local, speech: speech}
-	shape, _ := textproc.New(textproc.FromConfig(config.Defaults().Text)) // the defaults are valid
+	shape, _ := textproc.New(TextOptions(config.Defaults().Text)) // the defaults are valid
 	d.cur.Store(&dictationSettings{cfg: config.Defaults(), engine: local, opts: decodeOptions(config.Defaults()), shape: shape,
 		log: slog.New(slog.DiscardHandler)})
 	return d
@@ -45,10 +45,10 @@ func newDictation(local Engine, speech whisper.SpeechDetector) *dictation {
 // that cannot be set up leaves dictation on the local one, and says why.
 func (d *dictation) configure(cfg config.Config, remote RemoteEngine, tell func(string), log *slog.Logger) {
 	s := &dictationSettings{cfg: cfg, engine: d.local, opts: decodeOptions(cfg), cleaner: newCleaner(cfg, log), log: log}
-	shape, err := textproc.New(textproc.FromConfig(cfg.Text))
+	shape, err := textproc.New(TextOptions(cfg.Text))
 	if err != nil { // config.Load checked these settings; keep the text as heard
 		log.Warn("text settings not used", "err", err)
-		shape, _ = textproc.New(textproc.FromConfig(config.Defaults().Text))
+		shape, _ = textproc.New(TextOptions(config.Defaults().Text))
 	}
 	s.shape = shape
 	if remote != nil {

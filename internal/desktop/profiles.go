@@ -48,7 +48,7 @@ func (s *dictationSettings) forProfile(name string) (config.Config, whisper.Opti
 		return s.cfg, s.opts, s.shape
 	}
 	cfg := s.cfg.WithProfile(p)
-	shape, err := textproc.New(textproc.FromConfig(cfg.Text))
+	shape, err := textproc.New(TextOptions(cfg.Text))
 	if err != nil { // config.Load checked these settings
 		s.log.Warn("profile's text settings not used", "profile", name, "err", err)
 		shape = s.shape

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/textproc"
 )
 
@@ -135,18 +134,5 @@ func TestNewRejects(t *testing.T) {
 				t.Fatalf("error %v, want one line containing %q", err, tc.want)
 			}
 		})
-	}
-}
-
-func TestFromConfig(t *testing.T) {
-	c := config.Defaults().Text
-	c.SpokenPunctuation, c.Output.StripFinalPeriod = true, true
-	c.Replacements = config.NewReplacements(config.Replacement{From: "k eight s", To: "k8s"}, config.Replacement{From: "k8s", To: "Kubernetes"})
-	got := apply(t, textproc.FromConfig(c), "We run k eight s comma mostly period")
-	if got != "We run Kubernetes, mostly" {
-		t.Errorf("got %q", got)
-	}
-	if got := apply(t, textproc.FromConfig(config.Defaults().Text), "Hello comma world."); got != "Hello comma world." {
-		t.Errorf("the defaults changed the text: %q", got)
 	}
 }
