@@ -64,13 +64,6 @@ type Paster interface {
 	Output(ctx context.Context, text string, pressEnter bool) (pastedAt time.Time, err error)
 }
 
-// Processor rewrites a transcript before it is pasted (replacements,
-// punctuation); it must be quick, as the user is waiting. Text it returns
-// empty is treated as nothing heard.
-type Processor interface {
-	Process(text string) string
-}
-
 // Sounds plays the short cues; nil plays nothing.
 type Sounds interface {
 	Play(name string)
@@ -174,8 +167,6 @@ type Deps struct {
 	Transcriber Transcriber
 	Paster      Paster
 	Sounds      Sounds
-	// Processor, when set, runs between transcription and paste.
-	Processor Processor
 	// Chooser, when set, picks each dictation's profile at key-down.
 	Chooser Chooser
 }
@@ -190,7 +181,7 @@ type App struct {
 
 	events chan Event
 	jobs   chan job
-	mu     sync.Mutex // guards recording/pending, read by the tray via State
+	mu     sync.Mutex // guards state: Run and the transcriber write it, State reads it
 	state  State
 }
 
@@ -345,9 +336,6 @@ func (a *App) finish(ctx context.Context, j job) {
 	}
 	t.Features, t.Engine, t.Cleanup = tr.Features, tr.Engine, tr.Cleaning
 	done := Event{Profile: j.profile, Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice}
-	if a.deps.Processor != nil && tr.Text != "" {
-		tr.Text = a.deps.Processor.Process(tr.Text)
-	}
 	if tr.Text == "" {
 		a.mu.Lock()
 		a.state = Idle

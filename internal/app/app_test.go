@@ -170,22 +170,13 @@ func (s *sounds) Play(name string) {
 	s.played = append(s.played, name)
 }
 
-type upper struct{}
-
-func (upper) Process(text string) string {
-	if text == "two" {
-		return "" // a processor may drop everything
-	}
-	return text + "!"
-}
-
 // Settings changed while the app runs apply to the next recording:
-// min_duration and sounds are live. A Processor rewrites text before paste.
-func TestReconfigureAndProcessor(t *testing.T) {
-	rec := &recorder{clips: [][]float32{clip(0.5, 1), clip(0.5, 1), clip(0.5, 2)}}
+// min_duration and sounds are live.
+func TestReconfigureIsLive(t *testing.T) {
+	rec := &recorder{clips: [][]float32{clip(0.5, 1), clip(0.5, 1)}}
 	p, snd := &paster{}, &sounds{}
 	a := New(Config{MinDuration: time.Second, Sounds: false},
-		Deps{Recorder: rec, Transcriber: &transcriber{}, Paster: p, Sounds: snd, Processor: upper{}},
+		Deps{Recorder: rec, Transcriber: &transcriber{}, Paster: p, Sounds: snd},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	in := make(chan Input)
 	done := make(chan error)
@@ -214,18 +205,15 @@ func TestReconfigureAndProcessor(t *testing.T) {
 		t.Fatalf("0.5 s under a 1 s minimum: pasted %q, event %+v", p.got, e)
 	}
 	a.Reconfigure(Config{MinDuration: 200 * time.Millisecond, Sounds: true})
-	if e := dictate(); e.Text != "one!" {
-		t.Fatalf("after lowering the minimum: event text %q, want the processed %q", e.Text, "one!")
-	}
-	if e := dictate(); e.Text != "" || e.Outcome != NothingHeard {
-		t.Fatalf("processor dropped the text: event %+v, want Nothing heard", e)
+	if e := dictate(); e.Text != "one" || e.Outcome != Delivered {
+		t.Fatalf("after lowering the minimum: event %+v, want %q delivered", e, "one")
 	}
 	close(in)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if len(p.got) != 1 || p.got[0] != "one!" {
-		t.Fatalf("pasted %q, want [one!]", p.got)
+	if len(p.got) != 1 || p.got[0] != "one" {
+		t.Fatalf("pasted %q, want [one]", p.got)
 	}
 	snd.mu.Lock()
 	defer snd.mu.Unlock()

@@ -52,8 +52,7 @@ type Options struct {
 
 	// Seams for parts built in their own packages; a nil one is off.
 	// See seams.go for what each is called with.
-	Remote    RemoteEngine
-	Processor app.Processor
+	Remote RemoteEngine
 }
 
 // ErrNoDisplay means there is no desktop session to run in.
@@ -74,9 +73,11 @@ func CheckDisplay(goos string, getenv func(string) string) error {
 	return nil
 }
 
-// desk holds the running parts. Every part reconfigures itself in place, so
-// none is ever replaced; the fields are set before the run loop starts and
-// only the loop goroutine touches the mutable ones (modelName, pulling).
+// desk holds the running parts. The app, recorder, paster and listener take
+// new settings in place; the feedback parts (indicator, notifier, history)
+// are rebuilt when their settings change, on the loop goroutine. The fields
+// are set before the run loop starts, and only the loop goroutine touches
+// the mutable ones (the feedback parts, the model and load fields, pulling).
 type desk struct {
 	opt    Options
 	log    *slog.Logger
@@ -198,7 +199,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.requestLoad(loadJob{cfg: cfg})        // on failure modelErr keeps the news for the tray; the app runs on
 
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: keepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
-		Transcriber: d.dictation, Paster: paster{d.paster, d.dictation}, Sounds: d, Processor: opt.Processor,
+		Transcriber: d.dictation, Paster: paster{d.paster, d.dictation}, Sounds: d,
 		Chooser: d.profiles}, log)
 	input := make(chan app.Input)
 	appDone := make(chan struct{})
