@@ -12,16 +12,29 @@ import (
 )
 
 // Service keeps one model warm and swaps it when the user picks another
-// model or device. Transcriptions hold a read lock, so a switch waits for the
-// dictation in flight to finish on the old model; the old worker exits
-// before the new one starts, so there is never more than one.
+// model or device. The new model loads outside the lock and is swapped in
+// under it; transcriptions hold a read lock, so the swap waits for the
+// dictation in flight. A model on the CPU goes on serving while its successor
+// loads; one on a GPU is closed first, as two may not fit the card's memory.
 type Service struct {
 	log *slog.Logger
-	mu  sync.RWMutex
+
+	switching sync.Mutex // one switch at a time
+
+	mu  sync.RWMutex // guards cur, dir and opt
 	cur *Loaded
 	dir string
 	opt Options
+
+	// Seams for tests: keepWhileLoading (nil: servesWhileLoading) and
+	// loading, which runs when the new model starts loading.
+	keepWhileLoading func(*Loaded) bool
+	loading          func()
 }
+
+// servesWhileLoading reports whether l may go on serving while another model
+// loads: only a CPU model, whose memory is the computer's.
+func servesWhileLoading(l *Loaded) bool { return l.Spec.Device == "cpu" }
 
 // Switched describes a finished switch.
 type Switched struct {
@@ -37,30 +50,30 @@ func NewService(ctx context.Context, modelDir string, opt Options, log *slog.Log
 		return nil, err
 	}
 	s := &Service{log: log.With("pkg", "backend"), cur: l, dir: modelDir, opt: opt}
-	s.warm(ctx, l)
+	s.warm(ctx, l, opt.Sample)
 	return s, nil
 }
 
 // warm runs one short transcription so the first real dictation is as fast
 // as the rest (first-call allocations, thread pools, page faults).
-func (s *Service) warm(ctx context.Context, l *Loaded) {
-	if len(s.opt.Sample) == 0 {
+func (s *Service) warm(ctx context.Context, l *Loaded, sample []float32) {
+	if len(sample) == 0 {
 		return
 	}
 	start := time.Now()
-	if err := s.probe(ctx, l); err != nil {
+	if err := probe(ctx, l, sample); err != nil {
 		s.log.Warn("warm-up transcription failed", "err", err)
 		return
 	}
 	s.log.Info("engine warmed up", "took", time.Since(start))
 }
 
-// probe transcribes up to 2 s of the sample on l.
-func (s *Service) probe(ctx context.Context, l *Loaded) error {
+// probe transcribes up to 2 s of sample on l.
+func probe(ctx context.Context, l *Loaded, sample []float32) error {
 	o := whisper.DefaultOptions()
 	o.Language, o.Temperatures = "en", []float32{0}
-	n := min(len(s.opt.Sample), 2*whisper.SampleRate)
-	_, err := l.Transcribe(ctx, s.opt.Sample[:n], o)
+	n := min(len(sample), 2*whisper.SampleRate)
+	_, err := l.Transcribe(ctx, sample[:n], o)
 	return err
 }
 
@@ -92,38 +105,66 @@ func (s *Service) Transcribe(ctx context.Context, samples []float32, o whisper.O
 	return s.cur.Transcribe(ctx, samples, o)
 }
 
-// Switch loads modelDir with opt in a new worker. If that fails, the
-// previous model is loaded again so dictation keeps working, and the error
-// says what went wrong.
+// Switch loads modelDir with opt in a new worker and swaps it in. If that
+// fails, dictation keeps working on the previous model (loaded again when it
+// had to be closed first), and the error says what went wrong.
 func (s *Service) Switch(ctx context.Context, modelDir string, opt Options) (Switched, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.switching.Lock()
+	defer s.switching.Unlock()
 	start := time.Now()
-	if s.cur != nil {
-		_ = s.cur.Close()
+	s.mu.RLock()
+	old, oldDir, oldOpt := s.cur, s.dir, s.opt
+	s.mu.RUnlock()
+	keep := s.keepWhileLoading
+	if keep == nil {
+		keep = servesWhileLoading
+	}
+	serving := old != nil && keep(old)
+	if old != nil && !serving {
+		s.mu.Lock() // waits for the dictation in flight
 		s.cur = nil
+		s.mu.Unlock()
+		_ = old.Close()
+	}
+	if s.loading != nil {
+		s.loading()
 	}
 	l, err := Open(ctx, modelDir, opt, s.log)
 	if err != nil {
-		if s.dir == "" {
-			return Switched{}, fmt.Errorf("load %s: %w", modelDir, err)
-		}
-		back, berr := Open(ctx, s.dir, s.opt, s.log)
-		if berr != nil {
-			// Nothing is loaded now: Current is nil and Transcribe says
-			// ErrNoModel until a later Switch succeeds.
-			prev := s.dir
-			s.dir = ""
-			return Switched{}, fmt.Errorf("switch to %s: %w (and reloading %s failed: %v): %w", modelDir, err, prev, berr, ErrNoModel)
-		}
-		s.cur = back
-		return Switched{}, fmt.Errorf("switch to %s: %w; still using %s", modelDir, err, s.dir)
+		return Switched{}, s.recover(ctx, modelDir, err, serving, oldDir, oldOpt)
 	}
+	s.warm(ctx, l, opt.Sample)
+	s.mu.Lock()
 	s.cur, s.dir, s.opt = l, modelDir, opt
-	s.warm(ctx, l)
+	s.mu.Unlock()
+	if serving {
+		_ = old.Close()
+	}
 	took := time.Since(start)
-	s.log.Info("model switched", "model", modelDir, "device", l.Spec.Device, "load", took)
+	s.log.Info("model switched", "model", modelDir, "device", l.Spec.Device, "load", took, "served_meanwhile", serving)
 	return Switched{Message: l.Message, ModelDir: modelDir, Load: took}, nil
+}
+
+// recover follows a failed load of modelDir: the previous model still serves,
+// or is loaded again, or, when that fails too, none is left (ErrNoModel).
+func (s *Service) recover(ctx context.Context, modelDir string, err error, serving bool, oldDir string, oldOpt Options) error {
+	switch {
+	case serving:
+		return fmt.Errorf("switch to %s: %w; still using %s", modelDir, err, oldDir)
+	case oldDir == "":
+		return fmt.Errorf("load %s: %w", modelDir, err)
+	}
+	back, berr := Open(ctx, oldDir, oldOpt, s.log)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if berr != nil {
+		// Nothing is loaded now: Current is nil and Transcribe says
+		// ErrNoModel until a later Switch succeeds.
+		s.dir = ""
+		return fmt.Errorf("switch to %s: %w (and reloading %s failed: %v): %w", modelDir, err, oldDir, berr, ErrNoModel)
+	}
+	s.cur = back
+	return fmt.Errorf("switch to %s: %w; still using %s", modelDir, err, oldDir)
 }
 
 // Recheck runs one short transcription on the current model, as after the
@@ -137,15 +178,18 @@ func (s *Service) Recheck(ctx context.Context) error {
 		return nil
 	}
 	start := time.Now()
-	if err := s.probe(ctx, s.cur); err != nil {
+	if err := probe(ctx, s.cur, s.opt.Sample); err != nil {
 		return fmt.Errorf("engine check: %w", err)
 	}
 	s.log.Info("engine checked", "took", time.Since(start))
 	return nil
 }
 
-// Close stops the worker.
+// Close stops the worker, after a switch in flight (cancel its context to
+// cut it short), so no model is swapped in after Close.
 func (s *Service) Close() error {
+	s.switching.Lock()
+	defer s.switching.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cur == nil {

@@ -128,8 +128,8 @@ func TestTwentyModelSwitches(t *testing.T) {
 	}
 }
 
-// When the new model and the way back both fail (the old model's folder is
-// gone), the service holds no model: Current is nil, Transcribe says
+// When a model closed before the switch (a GPU's) cannot be loaded again
+// after the new one failed (its folder is gone), the service holds no model: Current is nil, Transcribe says
 // ErrNoModel, and a later Switch to a good model brings dictation back.
 func TestSwitchWithNoWayBack(t *testing.T) {
 	tiny := testenv.Model(t, "tiny.en")
@@ -145,6 +145,7 @@ func TestSwitchWithNoWayBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	backend.SetSwitchSeams(s, func(*backend.Loaded) bool { return false }, nil) // closed first, as on a GPU
 	if err := os.RemoveAll(old); err != nil {
 		t.Fatal(err)
 	}
@@ -168,5 +169,71 @@ func TestSwitchWithNoWayBack(t *testing.T) {
 	}
 	if wer := whisper.WordErrorRate(said, res.Text); wer > 0.3 {
 		t.Fatalf("after recovery: WER %.2f %q", wer, res.Text)
+	}
+}
+
+// A model on the CPU serves while its successor loads, and a failed switch
+// leaves it serving; a model closed first (a GPU's) leaves none meanwhile,
+// and a dictation then gets ErrNoModel at once (the desk waits for the load).
+func TestSwitchServesMeanwhile(t *testing.T) {
+	base, tiny := testenv.Model(t, "base"), testenv.Model(t, "tiny.en")
+	const said = "The coffee machine on the second floor is broken again."
+	speech := testenv.Speech(t, said)
+	opt := backend.Options{EngineRoot: filepath.Dir(testenv.EngineDir(t)), Device: "cpu", Engine: testenv.WorkerOptions()}
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		keep  func(*backend.Loaded) bool // nil: the service's own rule
+		serve bool
+	}{
+		{name: "cpu model serves meanwhile", serve: true},
+		{name: "model closed first", keep: func(*backend.Loaded) bool { return false }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := backend.NewService(ctx, tiny, opt, testlog.New(t, slog.LevelWarn))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			old := s.Current()
+			var during string
+			backend.SetSwitchSeams(s, tt.keep, func() {
+				cur := s.Current()
+				res, err := s.Transcribe(ctx, speech, whisper.DefaultOptions())
+				switch {
+				case tt.serve && (cur != old || err != nil):
+					during = fmt.Sprintf("current %p (old %p), transcribe: %v", cur, old, err)
+				case tt.serve:
+					if wer := whisper.WordErrorRate(said, res.Text); wer > 0.3 {
+						during = fmt.Sprintf("old model heard %q (WER %.2f)", res.Text, wer)
+					}
+				case cur != nil || !errors.Is(err, backend.ErrNoModel):
+					during = fmt.Sprintf("current %p, transcribe: %v; want none and ErrNoModel", cur, err)
+				}
+			})
+			if _, err := s.Switch(ctx, base, opt); err != nil {
+				t.Fatal(err)
+			}
+			if during != "" {
+				t.Fatalf("during the switch: %s", during)
+			}
+			if s.Current() == old || workers(t) != 1 {
+				t.Fatalf("after the switch: current is the old model: %v; %d workers, want 1", s.Current() == old, workers(t))
+			}
+			if !tt.serve {
+				return
+			}
+			// A switch that fails leaves the model in use serving.
+			before := s.Current()
+			backend.SetSwitchSeams(s, nil, nil)
+			_, err = s.Switch(ctx, filepath.Join(t.TempDir(), "missing"), opt)
+			if err == nil || !strings.Contains(err.Error(), "still using") || s.Current() != before {
+				t.Fatalf("failed switch: err %v, current kept: %v", err, s.Current() == before)
+			}
+			if _, err := s.Transcribe(ctx, speech, whisper.DefaultOptions()); err != nil {
+				t.Fatalf("dictation after the failed switch: %v", err)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/vad/vadtest"
@@ -112,26 +113,40 @@ func TestRemoteIsNotAskedAboutPressesWithoutSpeech(t *testing.T) {
 	}
 }
 
-// A dictation that reaches the local engine while a model load is pending
-// says so once, waits for the load and is transcribed; without a load it
-// goes straight through; a dictation given up (the app quits) stops waiting.
+// loadingEngine answers as a Service does: ErrNoModel while no model serves.
+type loadingEngine struct{ serving atomic.Bool }
+
+func (e *loadingEngine) Transcribe(context.Context, []float32, whisper.Options) (*whisper.Result, error) {
+	if !e.serving.Load() {
+		return nil, backend.ErrNoModel
+	}
+	return &whisper.Result{Text: "text"}, nil
+}
+
+// During a load a dictation goes to the model that serves meanwhile; with
+// none (the first load, a GPU model closed first) the user is told, and the
+// text comes when the load ends, unless the dictation is given up.
 func TestGatedEngineWaitsForTheLoad(t *testing.T) {
 	tests := []struct {
 		name     string
 		loading  bool
+		serving  bool // a model serves during the load
 		cancel   bool
 		wantWait bool
 		wantErr  error
 	}{
-		{name: "no load"},
-		{name: "load pending", loading: true, wantWait: true},
+		{name: "no load", serving: true},
+		{name: "load pending, none serving", loading: true, wantWait: true},
+		{name: "load pending, the old model serving", loading: true, serving: true},
 		{name: "given up while waiting", loading: true, cancel: true, wantWait: true, wantErr: context.Canceled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var g modelGate
 			var waited atomic.Int32
-			e := &gatedEngine{Engine: &namedEngine{name: "text"}, gate: &g, waiting: func() { waited.Add(1) }}
+			eng := &loadingEngine{}
+			eng.serving.Store(tt.serving)
+			e := &gatedEngine{Engine: eng, gate: &g, waiting: func() { waited.Add(1) }}
 			if tt.loading {
 				g.begin()
 				g.begin() // a second job while the first runs: still one gate
@@ -151,15 +166,16 @@ func TestGatedEngineWaitsForTheLoad(t *testing.T) {
 				}
 				done <- answer{text: r.Text}
 			}()
-			if tt.loading {
+			if tt.wantWait {
 				select {
 				case a := <-done:
-					t.Fatalf("transcribed during the load: %+v", a)
+					t.Fatalf("answered during the load: %+v", a)
 				case <-time.After(100 * time.Millisecond):
 				}
 				if tt.cancel {
 					cancel()
 				} else {
+					eng.serving.Store(true)
 					g.end()
 				}
 			}

@@ -219,8 +219,10 @@ func (g *modelGate) pending() <-chan struct{} {
 }
 
 // gatedEngine is the local engine behind the gate (used as a pointer: the
-// dictation compares engines, and a func field is not comparable). A dictation that arrives
-// during a load tells the user why its text is late, then waits for it.
+// dictation compares engines, and a func field is not comparable). During a
+// load a dictation goes to the model that serves meanwhile (a CPU model
+// whose successor loads); when there is none, it tells the user why its
+// text is late and waits for the load.
 type gatedEngine struct {
 	Engine
 	gate    *modelGate
@@ -228,13 +230,19 @@ type gatedEngine struct {
 }
 
 func (e *gatedEngine) Transcribe(ctx context.Context, samples []float32, o whisper.Options) (*whisper.Result, error) {
-	if ch := e.gate.pending(); ch != nil {
-		e.waiting()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	ch := e.gate.pending()
+	if ch == nil {
+		return e.Engine.Transcribe(ctx, samples, o)
+	}
+	res, err := e.Engine.Transcribe(ctx, samples, o)
+	if !errors.Is(err, backend.ErrNoModel) {
+		return res, err
+	}
+	e.waiting()
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 	return e.Engine.Transcribe(ctx, samples, o)
 }
