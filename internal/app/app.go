@@ -309,7 +309,8 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 	}
 }
 
-// pending counts queued and running transcriptions.
+// idleOrBusy is the state to show after a recording ends without a job of
+// its own: Transcribing while earlier dictations are queued or running.
 func (a *App) idleOrBusy() State {
 	if len(a.jobs) > 0 || a.State() == Transcribing || a.State() == Output {
 		return Transcribing

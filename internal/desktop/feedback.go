@@ -155,7 +155,7 @@ func (d *desk) setHistory(cfg config.Config) {
 		}
 	}
 	for i := len(kept) - 1; i >= 0; i-- { // oldest first, so the newest stays on top
-		if _, err := h.Add(kept[i].Text, kept[i].At); err != nil {
+		if _, err := h.AddEntry(kept[i]); err != nil { // with its text as heard, profile and cleanup
 			d.log.Warn("could not keep a dictation on disk", "err", err)
 		}
 	}

@@ -106,29 +106,33 @@ func TestDictationShownOnIndicator(t *testing.T) {
 	}
 }
 
-// keep_on_disk moves the kept dictations into the file and back out, and
-// turning it off deletes the file.
+// keep_on_disk moves the kept dictations into the file and back out, whole
+// (text as heard, profile, cleanup mode), and turning it off deletes the file.
 func TestHistoryFollowsKeepOnDisk(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	d.opt.StateDir = t.TempDir()
 	d.svc = nil
 	d.setHistory(config.Defaults())
-	if _, err := d.feedback.recent.Add("kept in memory", time.Now()); err != nil {
+	kept := history.Entry{Text: "Kept in memory.", Raw: "kept in memory", Profile: "chat", Cleanup: "tidy", At: time.Now()}
+	if _, err := d.feedback.recent.AddEntry(kept); err != nil {
 		t.Fatal(err)
+	}
+	same := func(e history.Entry) bool {
+		return e.Text == kept.Text && e.Raw == kept.Raw && e.Profile == kept.Profile && e.Cleanup == kept.Cleanup
 	}
 	on := config.Defaults()
 	on.Feedback.KeepOnDisk = true
 	d.reconfigureFeedback(config.Defaults(), on)
 	got, err := history.Read(history.Path(d.opt.StateDir))
-	if err != nil || len(got) != 1 || got[0].Text != "kept in memory" {
-		t.Fatalf("file after keep_on_disk on: %v %v, want the one dictation", got, err)
+	if err != nil || len(got) != 1 || !same(got[0]) {
+		t.Fatalf("file after keep_on_disk on: %+v %v, want the one dictation whole", got, err)
 	}
 	d.reconfigureFeedback(on, config.Defaults())
 	if got, err := history.Read(history.Path(d.opt.StateDir)); err != nil || len(got) != 0 {
 		t.Fatalf("file after keep_on_disk off: %v %v, want none", got, err)
 	}
-	if n := len(d.feedback.recent.Entries()); n != 1 {
-		t.Errorf("%d dictations in memory after keep_on_disk off, want 1", n)
+	if e := d.feedback.recent.Entries(); len(e) != 1 || !same(e[0]) {
+		t.Errorf("in memory after keep_on_disk off: %+v, want the one dictation whole", e)
 	}
 }
 

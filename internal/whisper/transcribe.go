@@ -58,8 +58,9 @@ type Options struct {
 	// result looks wrong (see shortwindow.go). Not in faster-whisper.
 	ShortWindow bool
 	// DetectSpeech runs the Transcriber's speech detector, when it has one,
-	// before decoding: no speech means no decoding, and the silence before
-	// and after the speech is cut off. Not in faster-whisper.
+	// before decoding: no speech means no decoding, and with ShortWindow the
+	// silence after the speech may be cut (speech.go says when; the start is
+	// never cut). Not in faster-whisper.
 	DetectSpeech bool
 }
 
@@ -117,8 +118,9 @@ type Result struct {
 	Duration     float64   `json:"duration"`
 	Segments     []Segment `json:"segments"`
 	Timings      Timings   `json:"timings"`
-	// Path is how the text was decoded: PathShort, PathFull or
-	// PathShortThenFull; FallbackReason says why a short window was rejected.
+	// Path is how the text was decoded: PathShort, PathFull,
+	// PathShortThenFull, PathSilent or PathNoSpeech; FallbackReason says why a
+	// short window was rejected.
 	Path           string `json:"path"`
 	FallbackReason string `json:"fallback_reason,omitempty"`
 }
