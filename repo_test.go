@@ -88,7 +88,7 @@ var layers = map[string]layerRules{
 		"fyne.io/systray", "golang.design/x/clipboard", "golang.design/x/hotkey", "github.com/godbus/dbus/v5"}},
 }
 
-// purego loads the engine library (engine) and X11/XTest (output, hotkey) only.
+// purego loads the engine library (engine) and X11/XTest (output) only; hotkey may.
 var puregoUsers = []string{"internal/engine", "internal/output", "internal/hotkey"}
 
 func under(rel, prefix string) bool { return rel == prefix || strings.HasPrefix(rel, prefix+"/") }

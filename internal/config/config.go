@@ -18,7 +18,7 @@ type Config struct {
 	Decode        Decode
 	Text          Text // see words.go
 	Hotkeys       Hotkeys
-	Paste         string // PastePaste, PasteClipboard or PasteEnter
+	Paste         string // PastePaste, PasteClipboard, PasteEnter or PasteType
 	Audio         Audio
 	Sounds        bool
 	LogLevel      string // debug, info, warn or error

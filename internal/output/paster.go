@@ -45,7 +45,7 @@ func (m Mode) String() string {
 	return fmt.Sprintf("mode(%d)", int(m))
 }
 
-// ParseMode reads "paste" (also ""), "clipboard" or "paste-enter", case-insensitive.
+// ParseMode reads "paste" (also ""), "clipboard", "paste-enter" or "type", case-insensitive.
 func ParseMode(s string) (Mode, error) {
 	v := strings.ToLower(strings.TrimSpace(s))
 	if v == "" {
@@ -61,12 +61,12 @@ func ParseMode(s string) (Mode, error) {
 
 // Config says how text is delivered. Zero fields take the defaults.
 type Config struct {
-	// Mode is "paste" (default), "clipboard" or "paste-enter".
+	// Mode is "paste" (default), "clipboard", "paste-enter" or "type".
 	Mode string
 	// RestoreDelay is how long the target gets to read the clipboard after the paste
-	// keystroke before the previous content is put back. Nothing reports when the
-	// target has read it, so this is a bet; too short and a slow app pastes the old
-	// content. Default 500ms.
+	// keystroke before the previous content is put back, where nothing reports
+	// the read (X11 and Windows report it: see ReadTimeout). Too short and a slow
+	// app pastes the old content. Default 500ms.
 	RestoreDelay time.Duration
 	// KeyReleaseTimeout is how long to wait for the user to let go of every key (the
 	// hotkey's modifiers would otherwise turn Ctrl+V into, say, Ctrl+Shift+V). After it,
@@ -160,7 +160,7 @@ func New(cfg Config, log *slog.Logger) (*Paster, error) {
 	return &Paster{cfg: cfg, mode: mode, log: log, os: b, join: NewJoiner(cfg.JoinWindow)}, nil
 }
 
-// SetMode switches between "paste", "clipboard" and "paste-enter" for the
+// SetMode switches between "paste", "clipboard", "paste-enter" and "type" for the
 // next Output; an invalid mode changes nothing. A paste in progress finishes
 // in the mode it started with.
 func (p *Paster) SetMode(mode string) error {
@@ -187,8 +187,10 @@ func (p *Paster) Close() error {
 
 // Output puts text at the cursor of the focused window. In paste modes it saves the
 // clipboard, writes the text, waits until no key is held, sends Ctrl+V (and Enter),
-// gives the target RestoreDelay to read the clipboard, then restores the saved content
-// unless another program has written to the clipboard meanwhile. Whisper's leading
+// waits for the target to read the clipboard (up to ReadTimeout where the read is
+// seen, else RestoreDelay), then restores the saved content unless another program
+// has written to the clipboard meanwhile; a target that never read it leaves the text
+// on the clipboard and gets ErrNotRead. The type mode sends the text as keystrokes. Whisper's leading
 // space is trimmed, and a space is added when the text continues the previous dictation
 // (see Joiner). It returns ErrTargetElevated or ErrNoPaste, with the text left on the
 // clipboard, when the keystroke cannot reach the target.
