@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/whisperkey/whisperkey/internal/win32"
 )
 
 // Windows: a notification-area icon of our own, added for the balloon and removed
@@ -17,12 +19,10 @@ import (
 // locked OS thread because a window belongs to the thread that created it.
 
 var (
-	user32           = windows.NewLazySystemDLL("user32.dll")
-	shell32          = windows.NewLazySystemDLL("shell32.dll")
-	procCreateWindow = user32.NewProc("CreateWindowExW")
-	procDestroyWin   = user32.NewProc("DestroyWindow")
-	procLoadIcon     = user32.NewProc("LoadIconW")
-	procNotifyIcon   = shell32.NewProc("Shell_NotifyIconW")
+	user32         = windows.NewLazySystemDLL("user32.dll")
+	shell32        = windows.NewLazySystemDLL("shell32.dll")
+	procLoadIcon   = user32.NewProc("LoadIconW")
+	procNotifyIcon = shell32.NewProc("Shell_NotifyIconW")
 )
 
 const (
@@ -31,7 +31,6 @@ const (
 	niifInfo, niifWarning        = 0x1, 0x2
 	niifRespectQuietTime         = 0x80
 	idiApplication               = 32512
-	hwndMessage                  = ^uintptr(2) // (HWND)-3: a message-only window
 	iconLinger                   = 30 * time.Second
 )
 
@@ -80,13 +79,13 @@ func (o *osNotifier) run(app string, started chan<- error) {
 	defer close(o.done)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	class, _ := windows.UTF16PtrFromString("STATIC")
-	hwnd, _, err := procCreateWindow.Call(0, uintptr(unsafe.Pointer(class)), 0, 0, 0, 0, 0, 0, hwndMessage, 0, 0, 0)
-	if hwnd == 0 {
-		started <- fmt.Errorf("create the notification window: %w", err)
+	// A system class: the icon needs a window to belong to, not a procedure of ours.
+	hwnd, err := win32.CreateWindow("STATIC", 0, "", 0, 0, 0, 0, 0, win32.HWNDMessage)
+	if err != nil {
+		started <- fmt.Errorf("the notification window: %w", err)
 		return
 	}
-	defer procDestroyWin.Call(hwnd)
+	defer win32.DestroyWindow(hwnd)
 	icon, _, _ := procLoadIcon.Call(0, idiApplication)
 	nid := notifyIconData{HWnd: hwnd, UID: 1, UFlags: nifIcon | nifTip, HIcon: icon}
 	nid.CbSize = uint32(unsafe.Sizeof(nid))

@@ -144,19 +144,10 @@ type chords struct {
 
 // add registers c; its forwarder runs until Release.
 func (c *chords) add(combo hotkey.Combo) *hookGrab {
-	g := &hookGrab{
-		owner: c,
-		combo: combo,
-		vk:    combo.Key.WindowsVK(),
-		edges: make(chan hotkey.Edge),
-		wake:  make(chan struct{}, 1),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
-	}
+	g := &hookGrab{owner: c, combo: combo, vk: combo.Key.WindowsVK(), fwd: newForwarder()}
 	c.mu.Lock()
 	c.grabs = append(c.grabs, g)
 	c.mu.Unlock()
-	go g.forward()
 	return g
 }
 
@@ -301,68 +292,24 @@ func (c *chords) othersHeld() bool {
 	return slices.ContainsFunc(c.held, func(k heldKey) bool { return modOf(k.vk) == 0 })
 }
 
-// hookGrab is a combination registered with the hook. Its queue is unbounded, so the
-// hook never waits for the Listener, and its forwarder hands edges on in order.
+// hookGrab is a combination registered with the hook. Its forwarder queues edges, so
+// the hook never waits for the Listener.
 type hookGrab struct {
 	owner  *chords
 	combo  hotkey.Combo
 	vk     uint32 // of combo.Key; 0 for a modifier-only combination
 	active bool   // guarded by owner.mu
-
-	edges chan hotkey.Edge
-	mu    sync.Mutex
-	queue []hotkey.Edge
-	wake  chan struct{}
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
+	fwd    *forwarder
 }
 
-func (g *hookGrab) Edges() <-chan hotkey.Edge { return g.edges }
+func (g *hookGrab) Edges() <-chan hotkey.Edge { return g.fwd.Edges() }
 
 // push queues e without blocking.
-func (g *hookGrab) push(e hotkey.Edge) {
-	g.mu.Lock()
-	g.queue = append(g.queue, e)
-	g.mu.Unlock()
-	select {
-	case g.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (g *hookGrab) forward() {
-	defer close(g.done)
-	for {
-		select {
-		case <-g.wake:
-		case <-g.stop:
-			return
-		}
-		for {
-			g.mu.Lock()
-			if len(g.queue) == 0 {
-				g.mu.Unlock()
-				break
-			}
-			e := g.queue[0]
-			g.queue = g.queue[1:]
-			g.mu.Unlock()
-			select {
-			case g.edges <- e:
-			case <-g.stop:
-				return
-			}
-		}
-	}
-}
+func (g *hookGrab) push(e hotkey.Edge) { g.fwd.push(e) }
 
 // Release stops matching the combination and stops its forwarder. Idempotent.
 func (g *hookGrab) Release() error {
-	g.once.Do(func() {
-		g.owner.remove(g)
-		close(g.stop)
-		<-g.done
-	})
+	g.owner.remove(g)
+	g.fwd.close()
 	return nil
 }

@@ -345,8 +345,8 @@ func (s *osState) loop() {
 	}
 }
 
-// dispatch hands one key event to the grab it belongs to. Called with mu held; it may
-// wait for the grab's forwarder, which always takes edges promptly.
+// dispatch hands one key event to the grab it belongs to. Called with mu held; the
+// grab's forwarder queues it without waiting.
 func (s *osState) dispatch(ev C.wk_event, at time.Time) {
 	down := ev._type == C.KeyPress
 	code := uint8(ev.keycode)
@@ -372,7 +372,7 @@ func (s *osState) dispatch(ev C.wk_event, at time.Time) {
 		s.log.Debug("key event for no grab", "keycode", code, "down", down)
 		return
 	}
-	to.in <- hotkey.Edge{Down: down, At: at, Sure: sure}
+	to.fwd.push(hotkey.Edge{Down: down, At: at, Sure: sure})
 }
 
 // cleanMods is the modifier part of an event state without the lock modifiers.
@@ -588,10 +588,6 @@ func (s *osState) grab(c hotkey.Combo) (hotkey.Grab, error) {
 		s:     s,
 		combo: c,
 		keys:  s.comboKeys(c),
-		in:    make(chan hotkey.Edge),
-		edges: make(chan hotkey.Edge),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
 	}
 	var taken, other error
 	for _, r := range regs {
@@ -622,7 +618,7 @@ func (s *osState) grab(c hotkey.Combo) (hotkey.Grab, error) {
 	if len(gr.regs) < len(regs) {
 		s.log.Info("hotkey partly registered", "hotkey", c.String(), "registered", len(gr.regs), "of", len(regs))
 	}
-	go gr.forward()
+	gr.fwd = newForwarder() // mu is still held: dispatch cannot reach gr before this
 	return gr, nil
 }
 
@@ -678,48 +674,24 @@ func (s *osState) comboDown(c hotkey.Combo) (bool, error) {
 }
 
 // xgrab is a registered combination. Its forwarder queues edges, so the event loop
-// never waits for the Listener and downs and ups keep their order.
+// never waits for the Listener.
 type xgrab struct {
 	s     *osState
 	combo hotkey.Combo
 	regs  []keyMods      // guarded by s.mu: remap moves them
 	keys  map[uint8]bool // comboKeys; guarded by s.mu: remap renews them
-	in    chan hotkey.Edge
-	edges chan hotkey.Edge
-	stop  chan struct{}
-	done  chan struct{}
+	fwd   *forwarder
 	once  sync.Once
 	err   error
 }
 
-func (gr *xgrab) Edges() <-chan hotkey.Edge { return gr.edges }
-
-func (gr *xgrab) forward() {
-	defer close(gr.done)
-	var queue []hotkey.Edge
-	for {
-		var out chan<- hotkey.Edge
-		var first hotkey.Edge
-		if len(queue) > 0 {
-			out, first = gr.edges, queue[0]
-		}
-		select {
-		case e := <-gr.in:
-			queue = append(queue, e)
-		case out <- first:
-			queue = queue[1:]
-		case <-gr.stop:
-			return
-		}
-	}
-}
+func (gr *xgrab) Edges() <-chan hotkey.Edge { return gr.fwd.Edges() }
 
 // Release ungrabs the combination and stops its forwarder. Idempotent.
 func (gr *xgrab) Release() error {
 	gr.once.Do(func() {
-		gr.err = gr.s.ungrab(gr) // after this the event loop sends nothing more to gr.in
-		close(gr.stop)
-		<-gr.done
+		gr.err = gr.s.ungrab(gr) // after this the event loop pushes nothing more
+		gr.fwd.close()
 	})
 	return gr.err
 }

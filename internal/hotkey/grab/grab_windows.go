@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/win32"
 )
 
 // healthEvery is how often the window thread checks that the hook still sees
@@ -35,25 +36,11 @@ func deliver(v verdict) {
 var (
 	user32                       = windows.NewLazySystemDLL("user32.dll")
 	wtsapi32                     = windows.NewLazySystemDLL("wtsapi32.dll")
-	kernel32                     = windows.NewLazySystemDLL("kernel32.dll")
-	procRegisterClassExW         = user32.NewProc("RegisterClassExW")
-	procUnregisterClassW         = user32.NewProc("UnregisterClassW")
-	procCreateWindowExW          = user32.NewProc("CreateWindowExW")
-	procDestroyWindow            = user32.NewProc("DestroyWindow")
-	procDefWindowProcW           = user32.NewProc("DefWindowProcW")
-	procGetMessageW              = user32.NewProc("GetMessageW")
-	procTranslateMessage         = user32.NewProc("TranslateMessage")
-	procDispatchMessageW         = user32.NewProc("DispatchMessageW")
-	procPostMessageW             = user32.NewProc("PostMessageW")
-	procPostQuitMessage          = user32.NewProc("PostQuitMessage")
-	procPostThreadMessageW       = user32.NewProc("PostThreadMessageW")
-	procPeekMessageW             = user32.NewProc("PeekMessageW")
 	procSetWindowsHookExW        = user32.NewProc("SetWindowsHookExW")
 	procUnhookWindowsHookEx      = user32.NewProc("UnhookWindowsHookEx")
 	procCallNextHookEx           = user32.NewProc("CallNextHookEx")
 	procSendInput                = user32.NewProc("SendInput")
 	procGetAsyncKeyState         = user32.NewProc("GetAsyncKeyState")
-	procGetModuleHandleW         = kernel32.NewProc("GetModuleHandleW")
 	procRegisterRawInputDevices  = user32.NewProc("RegisterRawInputDevices")
 	procSetTimer                 = user32.NewProc("SetTimer")
 	procKillTimer                = user32.NewProc("KillTimer")
@@ -65,7 +52,6 @@ const (
 	wmDestroy           = 0x0002
 	wmClose             = 0x0010
 	wmStop              = 0x8000 + 1 // WM_APP+1: Close ends the window with it
-	wmQuit              = 0x0012
 	wmDisplayChange     = 0x007E
 	wmPowerBroadcast    = 0x0218
 	wmInput             = 0x00FF
@@ -82,8 +68,6 @@ const (
 	pbtAPMResumeSuspend = 0x7
 	pbtAPMResumeAuto    = 0x12
 	notifyForThisSess   = 0
-	pmNoRemove          = 0
-	hwndMessage         = ^uintptr(2) // HWND_MESSAGE, (HWND)-3
 
 	whKeyboardLL   = 13
 	hcAction       = 0
@@ -94,37 +78,12 @@ const (
 	keyeventfKeyUp = 0x0002
 )
 
-type wndClassEx struct {
-	size       uint32
-	style      uint32
-	wndProc    uintptr
-	clsExtra   int32
-	wndExtra   int32
-	instance   uintptr
-	icon       uintptr
-	cursor     uintptr
-	background uintptr
-	menuName   *uint16
-	className  *uint16
-	iconSm     uintptr
-}
-
 // rawInputDevice is RAWINPUTDEVICE.
 type rawInputDevice struct {
 	usagePage uint16
 	usage     uint16
 	flags     uint32
 	target    uintptr
-}
-
-type winMsg struct {
-	hwnd    uintptr
-	message uint32
-	wParam  uintptr
-	lParam  uintptr
-	time    uint32
-	pt      struct{ x, y int32 }
-	private uint32
 }
 
 // kbdLLHookStruct is KBDLLHOOKSTRUCT.
@@ -200,8 +159,8 @@ func (s *osState) loop(ready chan<- struct{}) {
 	defer close(s.done)
 
 	s.thread = windows.GetCurrentThreadId()
-	instance, _, _ := procGetModuleHandleW.Call(0)
-	closeWindow, err := s.openWindow(instance)
+	instance := win32.Instance()
+	closeWindow, err := s.openWindow()
 	if err != nil {
 		// The hook works without it; only its renewal after unlock and resume is lost.
 		s.log.Warn("no session watcher; the keyboard hook is not renewed after unlock or resume", "err", err)
@@ -213,49 +172,30 @@ func (s *osState) loop(ready chan<- struct{}) {
 		s.log.Warn("keyboard hook not installed; hotkeys do not work", "err", err)
 	}
 	defer s.unhook()
-	var m winMsg
 	// Makes sure the thread has a message queue before Close may post WM_QUIT to it.
-	procPeekMessageW.Call(uintptr(unsafe.Pointer(&m)), 0, 0, 0, pmNoRemove)
+	win32.MakeQueue()
 	close(ready)
-
-	for {
-		r, _, _ := procGetMessageW.Call(uintptr(unsafe.Pointer(&m)), 0, 0, 0)
-		if int32(r) <= 0 { // 0: WM_QUIT, -1: error
-			return
-		}
-		procTranslateMessage.Call(uintptr(unsafe.Pointer(&m)))
-		procDispatchMessageW.Call(uintptr(unsafe.Pointer(&m)))
-	}
+	win32.MessageLoop()
 }
 
 // openWindow creates the hidden window that hears about unlock, resume and display
 // changes. The returned func unregisters its class once the window is gone.
-func (s *osState) openWindow(instance uintptr) (func(), error) {
+func (s *osState) openWindow() (func(), error) {
 	// One class per watcher, since a class carries its window procedure.
-	name, err := windows.UTF16PtrFromString(fmt.Sprintf("WhisperKeySessionWatcher-%p", s))
+	name := fmt.Sprintf("WhisperKeySessionWatcher-%p", s)
+	if err := win32.RegisterClass(win32.Class{Name: name, WndProc: windows.NewCallback(s.wndProc)}); err != nil {
+		return func() {}, fmt.Errorf("session watcher: %w", err)
+	}
+	unregister := func() { win32.UnregisterClass(name) }
+	hwnd, err := win32.CreateWindow(name, 0, name, 0, 0, 0, 0, 0, 0)
 	if err != nil {
-		return func() {}, err
-	}
-	wc := wndClassEx{wndProc: windows.NewCallback(s.wndProc), instance: instance, className: name}
-	wc.size = uint32(unsafe.Sizeof(wc))
-	if r, _, err := procRegisterClassExW.Call(uintptr(unsafe.Pointer(&wc))); r == 0 {
-		return func() {}, fmt.Errorf("register the session watcher window class: %w", err)
-	}
-	unregister := func() { procUnregisterClassW.Call(uintptr(unsafe.Pointer(name)), instance) }
-	create := func(parent uintptr) (uintptr, error) {
-		hwnd, _, err := procCreateWindowExW.Call(0, uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(name)),
-			0, 0, 0, 0, 0, parent, 0, instance, 0)
-		return hwnd, err
-	}
-	hwnd, err := create(0)
-	if hwnd == 0 {
 		// A message-only window still hears about unlock, though not about resume or display changes.
 		s.log.Warn("no session watcher window; watching unlock only", "err", err)
-		hwnd, err = create(hwndMessage)
+		hwnd, err = win32.CreateWindow(name, 0, name, 0, 0, 0, 0, 0, win32.HWNDMessage)
 	}
-	if hwnd == 0 {
+	if err != nil {
 		unregister()
-		return func() {}, fmt.Errorf("create the session watcher window: %w", err)
+		return func() {}, fmt.Errorf("session watcher: %w", err)
 	}
 	if r, _, err := procWTSRegisterSessionNotif.Call(hwnd, notifyForThisSess); r == 0 {
 		s.log.Warn("no session notifications; the keyboard hook is not renewed after unlock", "err", err)
@@ -417,21 +357,19 @@ func (s *osState) wndProc(hwnd, msg, wParam, lParam uintptr) uintptr {
 		if s.sessionNotify {
 			procWTSUnRegisterSessionNoti.Call(hwnd)
 		}
-		procDestroyWindow.Call(hwnd)
+		win32.DestroyWindow(hwnd)
 		return 0
 	case wmDestroy:
-		procPostQuitMessage.Call(0)
+		win32.PostQuitMessage()
 		return 0
 	}
-	r, _, _ := procDefWindowProcW.Call(hwnd, msg, wParam, lParam)
-	return r
+	return win32.DefWindowProc(hwnd, msg, wParam, lParam)
 }
 
 // renew reinstalls the hook, forgets keys whose ups were lost while the session was
 // away, and tells the Listener, which registers its hotkeys again.
 func (s *osState) renew(r hotkey.Renewal) {
-	instance, _, _ := procGetModuleHandleW.Call(0)
-	if err := s.installHook(instance); err != nil {
+	if err := s.installHook(win32.Instance()); err != nil {
 		s.log.Warn("keyboard hook not reinstalled", "reason", r.Reason, "err", err)
 	} else {
 		s.log.Info("keyboard hook reinstalled", "reason", r.Reason)
@@ -452,9 +390,9 @@ func (s *osState) resumed() <-chan hotkey.Renewal { return s.changes }
 func (s *osState) close() error {
 	s.once.Do(func() {
 		if s.hwnd != 0 {
-			procPostMessageW.Call(s.hwnd, wmStop, 0, 0) // the window ends the loop when destroyed
+			win32.PostMessage(s.hwnd, wmStop, 0, 0) // the window ends the loop when destroyed
 		} else {
-			procPostThreadMessageW.Call(uintptr(s.thread), wmQuit, 0, 0)
+			win32.PostQuit(s.thread)
 		}
 		<-s.done
 	})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/win32"
 )
 
 // These tests type with SendInput into the real hook; they run under wine too
@@ -153,7 +154,7 @@ func TestHookRenewedOnUnlockAndResume(t *testing.T) {
 			if g.os.hwnd == 0 {
 				t.Fatal("no session watcher window")
 			}
-			procPostMessageW.Call(g.os.hwnd, tt.msg, tt.param, 0)
+			win32.PostMessage(g.os.hwnd, tt.msg, tt.param, 0)
 			select {
 			case r := <-g.Resumed():
 				if r.Reason != tt.reason || !r.Session {
@@ -183,7 +184,7 @@ func TestHookRenewedOnUnlockAndResume(t *testing.T) {
 // hotkeys must survive it (the tray decides whether the app quits).
 func TestHookSurvivesWMClose(t *testing.T) {
 	g := hookGrabber(t)
-	procPostMessageW.Call(g.os.hwnd, wmClose, 0, 0)
+	win32.PostMessage(g.os.hwnd, wmClose, 0, 0)
 	time.Sleep(200 * time.Millisecond)
 	gr, err := g.Grab(hotkey.MustParse("ctrl+win"))
 	if err != nil {

@@ -24,7 +24,7 @@ type reg struct {
 
 // grabRegs registers regs for c. It succeeds when at least one registration did.
 func grabRegs(log *slog.Logger, c hotkey.Combo, regs []reg) (hotkey.Grab, error) {
-	gr := &grab{edges: make(chan hotkey.Edge), stop: make(chan struct{})}
+	gr := &grab{fwd: newForwarder()}
 	var taken, other error
 	for _, r := range regs {
 		hk := xhotkey.New(r.mods, r.key)
@@ -42,9 +42,10 @@ func grabRegs(log *slog.Logger, c hotkey.Combo, regs []reg) (hotkey.Grab, error)
 		down, up := hk.Keydown(), hk.Keyup()
 		gr.hks = append(gr.hks, hk)
 		gr.wg.Add(1)
-		go gr.forward(down, up)
+		go gr.take(down, up)
 	}
 	if len(gr.hks) == 0 {
+		gr.fwd.close()
 		if taken != nil {
 			return nil, fmt.Errorf("register %s: %w", c, taken)
 		}
@@ -56,49 +57,39 @@ func grabRegs(log *slog.Logger, c hotkey.Combo, regs []reg) (hotkey.Grab, error)
 	return gr, nil
 }
 
-// grab is a registered combination: one forwarding goroutine per x/hotkey registration.
+// grab is a registered combination: one goroutine per x/hotkey registration takes its
+// events, and one forwarder hands them to the Listener.
 type grab struct {
-	hks   []*xhotkey.Hotkey
-	edges chan hotkey.Edge
-	stop  chan struct{}
-	wg    sync.WaitGroup
-	once  sync.Once
-	err   error
+	hks  []*xhotkey.Hotkey
+	fwd  *forwarder
+	wg   sync.WaitGroup
+	once sync.Once
+	err  error
 }
 
-func (gr *grab) Edges() <-chan hotkey.Edge { return gr.edges }
+func (gr *grab) Edges() <-chan hotkey.Edge { return gr.fwd.Edges() }
 
-// forward turns x/hotkey's events into edges until Unregister closes its channels.
+// take turns x/hotkey's events into edges until Unregister closes its channels.
 // x/hotkey reports downs and ups on two channels, so their order survives only if they
-// are taken the moment they arrive: forward keeps receiving into a queue while the
-// Listener is busy. After Release it drains them, since x/hotkey blocks until read.
-func (gr *grab) forward(down, up <-chan xhotkey.Event) {
+// are taken the moment they arrive: the forwarder queues them while the Listener is
+// busy. After Release take keeps draining (the forwarder drops what it gets), since
+// x/hotkey blocks until read.
+func (gr *grab) take(down, up <-chan xhotkey.Event) {
 	defer gr.wg.Done()
-	var queue []hotkey.Edge
-	stop := gr.stop
 	for down != nil || up != nil {
-		var out chan<- hotkey.Edge
-		var first hotkey.Edge
-		if len(queue) > 0 {
-			out, first = gr.edges, queue[0]
-		}
 		select {
 		case _, ok := <-down:
 			if !ok {
 				down = nil
-			} else if stop != nil {
-				queue = append(queue, hotkey.Edge{Down: true, At: time.Now()})
+			} else {
+				gr.fwd.push(hotkey.Edge{Down: true, At: time.Now()})
 			}
 		case _, ok := <-up:
 			if !ok {
 				up = nil
-			} else if stop != nil {
-				queue = append(queue, hotkey.Edge{Down: false, At: time.Now()})
+			} else {
+				gr.fwd.push(hotkey.Edge{Down: false, At: time.Now()})
 			}
-		case out <- first:
-			queue = queue[1:]
-		case <-stop:
-			stop, queue = nil, nil // released: drop what is left, keep draining
 		}
 	}
 }
@@ -106,7 +97,7 @@ func (gr *grab) forward(down, up <-chan xhotkey.Event) {
 // Release unregisters the combination and waits for its goroutines. Idempotent.
 func (gr *grab) Release() error {
 	gr.once.Do(func() {
-		close(gr.stop)
+		gr.fwd.close() // first: edges still arriving are dropped, as before
 		var errs []error
 		for _, hk := range gr.hks {
 			if err := hk.Unregister(); err != nil {
