@@ -83,13 +83,11 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				tg.clear(b)
 				before := len(records(a.log, "dictated"))
-				xdo(b, "keydown", "ctrl+shift+F9")
-				time.Sleep(200 * time.Millisecond)
-				if out, err := exec.Command("paplay", "--latency-msec=1000", "-d", "vmic", wav).CombinedOutput(); err != nil {
-					b.Fatalf("paplay: %v %s", err, out)
-				}
-				time.Sleep(200 * time.Millisecond)
-				xdo(b, "keyup", "ctrl+shift+F9")
+				holdWhile(b, 200*time.Millisecond, func() {
+					if out, err := exec.Command("paplay", "--latency-msec=1000", "-d", "vmic", wav).CombinedOutput(); err != nil {
+						b.Fatalf("paplay: %v %s", err, out)
+					}
+				})
 				r := waitRecord(b, a.log, "dictated", before, 60*time.Second)
 				got := tg.waitText(b, 10*time.Second)
 				wer := whisper.WordErrorRate(text, got)

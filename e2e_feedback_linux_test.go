@@ -279,11 +279,7 @@ func TestIndicatorRecentNotificationsAndLogin(t *testing.T) {
 		t.Fatalf("the app is gone after the microphone came back: %v", err)
 	}
 	tg2 := openTarget(t)
-	xdo(t, "keydown", "ctrl+shift+F9")
-	time.Sleep(300 * time.Millisecond)
-	m.say(t, wav)
-	time.Sleep(300 * time.Millisecond)
-	xdo(t, "keyup", "ctrl+shift+F9")
+	holdWhile(t, 300*time.Millisecond, func() { m.say(t, wav) })
 	got2 := tg2.waitText(t, 40*time.Second)
 	if wer := whisper.WordErrorRate(dictated, got2); got2 == "" || wer > 0.15 {
 		t.Fatalf("after the microphone came back the target got %q (WER %.2f), want %q", got2, wer, dictated)

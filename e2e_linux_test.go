@@ -280,10 +280,16 @@ const (
 
 // holdAndSay holds the hotkey, speaks, and releases.
 func holdAndSay(t testing.TB, wav string) {
+	holdWhile(t, 300*time.Millisecond, func() { say(t, wav) })
+}
+
+// holdWhile holds the test hotkey while speak plays, with pause before and
+// after it, as a person leaves around what they say.
+func holdWhile(t testing.TB, pause time.Duration, speak func()) {
 	xdo(t, "keydown", "ctrl+shift+F9")
-	time.Sleep(300 * time.Millisecond)
-	say(t, wav)
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(pause)
+	speak()
+	time.Sleep(pause)
 	xdo(t, "keyup", "ctrl+shift+F9")
 }
 

@@ -98,11 +98,7 @@ func BenchmarkSoak(b *testing.B) {
 	for i := 1; i <= n; i++ {
 		tg.clear(b)
 		before := len(records(a.log, "dictated"))
-		xdo(b, "keydown", "ctrl+shift+F9")
-		time.Sleep(200 * time.Millisecond)
-		m.say(b, wav)
-		time.Sleep(200 * time.Millisecond)
-		xdo(b, "keyup", "ctrl+shift+F9")
+		holdWhile(b, 200*time.Millisecond, func() { m.say(b, wav) })
 		got := tg.waitText(b, 30*time.Second)
 		if wer := whisper.WordErrorRate(soakSentence, got); got == "" || wer > 0.5 {
 			failed++
