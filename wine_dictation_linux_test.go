@@ -299,14 +299,15 @@ func TestWineDictation(t *testing.T) {
 	served := func() int { return strings.Count(srv.stderr.String(), "path=/v1/audio/transcriptions") }
 	var app *wineApp // the case's app, for acts that read its log
 	// comeBack posts what Windows sends when the session returns, and waits
-	// until the app has re-armed its hook and checked the microphone.
+	// until the app has re-armed its hook and checked the microphone and the
+	// engine (a short transcription: seconds under wine on a loaded machine).
 	comeBack := func(t *testing.T, what, reason string) {
 		t.Helper()
 		before := strings.Count(app.logText(t), "resume checks done")
 		if r := w.run(t, filepath.Join(tools, "sessionmsg.exe"), what); r.code != 0 {
 			t.Fatalf("sessionmsg %s: exit %d %s%s", what, r.code, r.stdout, r.stderr)
 		}
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(45 * time.Second)
 		for {
 			log := app.logText(t)
 			if regexp.MustCompile(`msg="keyboard hook reinstalled" .*reason="`+reason+`"`).MatchString(log) &&
@@ -314,7 +315,7 @@ func TestWineDictation(t *testing.T) {
 				return
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("no hook re-arm and resume checks within 20 s of %s:\n%s", what, log)
+				t.Fatalf("no hook re-arm and resume checks within 45 s of %s:\n%s", what, log)
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
