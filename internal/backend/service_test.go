@@ -77,11 +77,11 @@ func TestTwentyModelSwitches(t *testing.T) {
 	}
 	log := testlog.New(t, slog.LevelWarn)
 	ctx := context.Background()
-	s, err := backend.NewService(ctx, base, opt, log)
-	if err != nil {
+	s := backend.NewEmpty(opt, log) // as the app starts
+	defer s.Close()
+	if _, err := s.Switch(ctx, base, opt); err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
 	settle := func() int {
 		runtime.GC()
 		debug.FreeOSMemory()
@@ -140,15 +140,15 @@ func TestSwitchWithNoWayBack(t *testing.T) {
 	opt := backend.Options{EngineRoot: filepath.Dir(testenv.EngineDir(t)), Device: "cpu", Engine: testenv.WorkerOptions()}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx := context.Background()
-	s, err := backend.NewService(ctx, old, opt, log)
-	if err != nil {
+	s := backend.NewEmpty(opt, log) // as the app starts
+	defer s.Close()
+	if _, err := s.Switch(ctx, old, opt); err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
 	if err := os.RemoveAll(old); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Switch(ctx, filepath.Join(t.TempDir(), "missing"), opt)
+	_, err := s.Switch(ctx, filepath.Join(t.TempDir(), "missing"), opt)
 	if !errors.Is(err, backend.ErrNoModel) {
 		t.Fatalf("Switch with no way back: err = %v, want ErrNoModel", err)
 	}
