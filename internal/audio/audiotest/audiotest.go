@@ -168,7 +168,7 @@ func FloatWAV(samples []float32, rate, channels int) []byte {
 	b = le.AppendUint16(b, uint16(4*channels))
 	b = le.AppendUint16(b, 32)
 	b = le.AppendUint16(b, 0) // cbSize
-	b = append(b, "fact"...)  // and non-PCM formats a fact chunk: the frame count
+	b = append(b, "fact"...)  // non-PCM formats also carry a fact chunk: the frame count
 	b = le.AppendUint32(b, 4)
 	b = le.AppendUint32(b, uint32(len(samples)/channels))
 	b = append(b, "data"...)
