@@ -17,9 +17,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/audio/audiotest"
 	"github.com/whisperkey/whisperkey/internal/backend"
-	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin/ct2bintest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -144,14 +144,10 @@ func TestTranscribeBadInputs(t *testing.T) {
 	}
 	f.Close()
 	write("truncated/model.bin", head)
-	var nanWAV bytes.Buffer
-	if err := audio.EncodeWAVFloat(&nanWAV, []float32{float32(math.NaN()), float32(math.Inf(1))}, 16000, 1); err != nil {
-		t.Fatal(err)
-	}
-	nan := write("nan.wav", nanWAV.Bytes())
+	nan := write("nan.wav", audiotest.FloatWAV([]float32{float32(math.NaN()), float32(math.Inf(1))}, 16000, 1))
 	// A model whose decoder has 0 attention heads: CTranslate2 would divide by it.
 	noHeads := filepath.Join(dir, "noheads")
-	if err := ct2bin.GenerateTiny(noHeads, ct2bin.TinyOptions{}); err != nil {
+	if err := ct2bintest.GenerateTiny(noHeads, ct2bintest.TinyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	bin, err := os.ReadFile(filepath.Join(noHeads, "model.bin"))

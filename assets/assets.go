@@ -3,7 +3,6 @@ package assets
 import (
 	"embed"
 	"runtime"
-	"strconv"
 )
 
 //go:generate go run ./gen
@@ -24,7 +23,9 @@ const (
 	SoundDone  = "done"  // text delivered: soft tick, 60 ms
 )
 
-//go:embed icons sounds whisperkey.ico
+// whisperkey.ico is not embedded: windres and the installer read the file.
+//
+//go:embed icons sounds
 var files embed.FS
 
 // Icon returns the tray icon for state in the format the OS tray wants: a
@@ -46,15 +47,6 @@ func icon(goos, state string) []byte {
 	return read("icons/" + state + "-64.png")
 }
 
-// IconPNG returns a state's icon, or the app's with name "app", as a PNG of
-// size 32 or 64; nil for anything else.
-func IconPNG(name string, size int) []byte {
-	if (name != "app" && icon("linux", name) == nil) || (size != 32 && size != 64) {
-		return nil
-	}
-	return read("icons/" + name + "-" + strconv.Itoa(size) + ".png")
-}
-
 // Sound returns a 16-bit mono 22050 Hz WAV file by name (SoundStart,
 // SoundStop, SoundDone), or nil for an unknown name.
 func Sound(name string) []byte {
@@ -63,12 +55,6 @@ func Sound(name string) []byte {
 		return read("sounds/" + name + ".wav")
 	}
 	return nil
-}
-
-// AppIcon returns whisperkey.ico (16 to 256 px) for the Windows executable,
-// the installer and windows.
-func AppIcon() []byte {
-	return read("whisperkey.ico")
 }
 
 func read(name string) []byte {

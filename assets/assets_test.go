@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"image"
 	"image/png"
+	"os"
 	"testing"
 )
 
@@ -44,35 +45,13 @@ func TestIcon(t *testing.T) {
 	}
 }
 
-func TestIconPNG(t *testing.T) {
-	tests := []struct {
-		name  string
-		icon  string
-		size  int
-		valid bool
-	}{
-		{name: "state 32", icon: StateRecording, size: 32, valid: true},
-		{name: "state 64", icon: StateIdle, size: 64, valid: true},
-		{name: "app 32", icon: "app", size: 32, valid: true},
-		{name: "unknown size", icon: StateIdle, size: 48},
-		{name: "unknown name", icon: "nope", size: 32},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b := IconPNG(tt.icon, tt.size)
-			if !tt.valid {
-				if b != nil {
-					t.Fatalf("IconPNG(%q, %d) = %d bytes, want nil", tt.icon, tt.size, len(b))
-				}
-				return
-			}
-			checkPNG(t, b, tt.size)
-		})
-	}
-}
-
+// whisperkey.ico is read from disk by windres and the installer, not embedded.
 func TestAppIcon(t *testing.T) {
-	checkICO(t, AppIcon(), []int{16, 20, 24, 32, 48, 64, 128, 256})
+	b, err := os.ReadFile("whisperkey.ico")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkICO(t, b, []int{16, 20, 24, 32, 48, 64, 128, 256})
 }
 
 func TestSound(t *testing.T) {

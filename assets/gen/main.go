@@ -44,12 +44,13 @@ func generate(dir string) error {
 func render() (map[string][]byte, error) {
 	files := map[string][]byte{}
 	for _, ic := range icons() {
-		for _, size := range []int{32, 64} {
-			b, err := encodePNG(ic.draw(size))
+		// Linux's tray takes a 64 px PNG; the app icon is only the ICO.
+		if ic.name != "app" {
+			b, err := encodePNG(ic.draw(64))
 			if err != nil {
-				return nil, fmt.Errorf("icon %s %d: %w", ic.name, size, err)
+				return nil, fmt.Errorf("icon %s: %w", ic.name, err)
 			}
-			files[fmt.Sprintf("icons/%s-%d.png", ic.name, size)] = b
+			files["icons/"+ic.name+"-64.png"] = b
 		}
 		// Windows picks 16/20/24/32 for the tray by DPI, 48 and up for Explorer.
 		sizes := []int{16, 20, 24, 32, 48, 64}

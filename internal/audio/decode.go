@@ -19,7 +19,7 @@ import (
 	"github.com/mewkiz/flac"
 )
 
-// Errors of Decode besides the WAV ones; the messages built around them say what to do.
+// Errors of DecodeNamed and DecodeFile besides the WAV ones; the messages built around them say what to do.
 var (
 	// ErrUnsupportedFormat means audio that only ffmpeg reads, and ffmpeg is not installed,
 	// or input that neither WhisperKey nor ffmpeg recognises as audio.
@@ -31,7 +31,7 @@ var (
 	ErrTooLong = errors.New("audio too long")
 )
 
-// Format names as Decode sniffs them.
+// Format names as Sniff gives them.
 const (
 	FormatWAV    = "WAV"
 	FormatFLAC   = "FLAC"
@@ -49,21 +49,17 @@ type Limits struct {
 	FFmpegTimeout time.Duration
 }
 
-// Decode reads audio from r and returns it as mono 16 kHz samples, the input
-// Whisper expects. WAV, FLAC, MP3 and Ogg Vorbis are decoded in Go; the format
-// is told by the content, never a file name. Other formats go through ffmpeg
-// when it is on the PATH.
-func Decode(r io.Reader) ([]float32, error) {
-	return decode(r, "input", "", Limits{})
-}
-
-// DecodeNamed is Decode with name (an upload's file name, say) in its error
-// messages, within lim: memory grows with lim.MaxAudio, not with the input.
+// DecodeNamed reads audio from r and returns it as mono 16 kHz samples, the
+// input Whisper expects. WAV, FLAC, MP3 and Ogg Vorbis are decoded in Go; the
+// format is told by the content, never a file name. Other formats go through
+// ffmpeg when it is on the PATH. Error messages call the input name (an
+// upload's file name, say); decoding stays within lim: memory grows with
+// lim.MaxAudio, not with the input.
 func DecodeNamed(r io.Reader, name string, lim Limits) ([]float32, error) {
 	return decode(r, name, "", lim)
 }
 
-// DecodeFile is Decode for the file at path, which must be a regular file: a
+// DecodeFile is DecodeNamed for the file at path, which must be a regular file: a
 // FIFO or a device could block forever or never end.
 func DecodeFile(path string) ([]float32, error) {
 	// Checked before opening: opening a FIFO blocks until a writer comes.

@@ -101,12 +101,12 @@ func TestDecodeFormats(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			fromReader, err := Decode(f) // a stream, as an upload arrives
+			fromReader, err := DecodeNamed(f, "input", Limits{}) // a stream, as an upload arrives
 			if err != nil {
 				t.Fatal(err)
 			}
 			if math.Abs(float64(len(fromReader)-len(got))) > float64(len(got))/50 {
-				t.Errorf("Decode(reader) gave %d samples, DecodeFile %d", len(fromReader), len(got))
+				t.Errorf("DecodeNamed(reader) gave %d samples, DecodeFile %d", len(fromReader), len(got))
 			}
 		})
 	}

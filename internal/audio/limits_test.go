@@ -146,11 +146,8 @@ func TestStreamResampleMatchesWhole(t *testing.T) {
 	for _, rate := range []int{8000, 11025, 22050, 44100, 48000, 44101, 1000, 1_000_000} {
 		want := audio.Resample(in, rate, audio.SampleRate)
 		for _, chunk := range []int{1, 333, 4096, len(in)} {
-			var b bytes.Buffer
-			if err := audio.EncodeWAVFloat(&b, in, rate, 1); err != nil {
-				t.Fatal(err)
-			}
-			got, err := audio.DecodeNamed(&chunkReader{b: b.Bytes(), n: chunk * 4}, "x", audio.Limits{})
+			wav := audiotest.FloatWAV(in, rate, 1)
+			got, err := audio.DecodeNamed(&chunkReader{b: wav, n: chunk * 4}, "x", audio.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,14 +1,12 @@
 package audio
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 )
 
 // SampleRate is the rate Whisper expects and the rate of every clip the
@@ -69,24 +67,6 @@ func (c *Clip) Mono() []float32 {
 		out[i] = s * scale
 	}
 	return out
-}
-
-// LoadWAV16k reads the WAV file at path and returns it as mono 16 kHz
-// samples, the input Whisper expects.
-func LoadWAV16k(path string) ([]float32, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open audio file: %w", err)
-	}
-	defer f.Close()
-	out := newMonoSink(path, 0)
-	if err := decodeWAV(bufio.NewReaderSize(f, 64<<10), path, out); err != nil {
-		return nil, err
-	}
-	if out.frames == 0 {
-		return nil, kindErr(ErrCorruptWAV, "%s holds no audio (its data chunk is empty)", path)
-	}
-	return out.finish(), nil
 }
 
 // DecodeWAV reads a RIFF/WAVE stream: PCM with 8, 16, 24 or 32-bit integer
@@ -380,53 +360,29 @@ func (f *wavFormat) convert(dst []float32, b []byte) []float32 {
 // EncodeWAV writes samples (interleaved frames) as a 16-bit PCM WAV file,
 // clipping values outside [-1, 1].
 func EncodeWAV(w io.Writer, samples []float32, rate, channels int) error {
-	return encodeWAV(w, samples, rate, channels, false)
-}
-
-// EncodeWAVFloat writes samples (interleaved frames) as a 32-bit IEEE float
-// WAV file, which keeps them exactly.
-func EncodeWAVFloat(w io.Writer, samples []float32, rate, channels int) error {
-	return encodeWAV(w, samples, rate, channels, true)
-}
-
-func encodeWAV(w io.Writer, samples []float32, rate, channels int, float bool) error {
 	if rate <= 0 || channels <= 0 || channels > 0xFFFF {
 		return fmt.Errorf("encode WAV: invalid format (%d Hz, %d channels)", rate, channels)
 	}
 	if len(samples)%channels != 0 {
 		return fmt.Errorf("encode WAV: %d samples is not a whole number of %d-channel frames", len(samples), channels)
 	}
-	bps := 2
-	code := wavPCM
-	fmtSize := 16
-	if float {
-		bps, code, fmtSize = 4, wavFloat, 18 // non-PCM formats carry cbSize and a fact chunk
-	}
+	const bps = 2
 	dataSize := len(samples) * bps
-	riffSize := 4 + 8 + fmtSize + 8 + dataSize
-	if float {
-		riffSize += 12
-	}
+	riffSize := 4 + 8 + 16 + 8 + dataSize
 	if int64(riffSize) > math.MaxUint32 {
 		return fmt.Errorf("encode WAV: %d samples exceed the 4 GiB WAV limit", len(samples))
 	}
-	h := make([]byte, 0, 58)
+	h := make([]byte, 0, 44)
 	h = append(h, "RIFF"...)
 	h = binary.LittleEndian.AppendUint32(h, uint32(riffSize))
 	h = append(h, "WAVEfmt "...)
-	h = binary.LittleEndian.AppendUint32(h, uint32(fmtSize))
-	h = binary.LittleEndian.AppendUint16(h, uint16(code))
+	h = binary.LittleEndian.AppendUint32(h, 16)
+	h = binary.LittleEndian.AppendUint16(h, wavPCM)
 	h = binary.LittleEndian.AppendUint16(h, uint16(channels))
 	h = binary.LittleEndian.AppendUint32(h, uint32(rate))
 	h = binary.LittleEndian.AppendUint32(h, uint32(rate*channels*bps))
 	h = binary.LittleEndian.AppendUint16(h, uint16(channels*bps))
-	h = binary.LittleEndian.AppendUint16(h, uint16(8*bps))
-	if float {
-		h = binary.LittleEndian.AppendUint16(h, 0) // cbSize
-		h = append(h, "fact"...)
-		h = binary.LittleEndian.AppendUint32(h, 4)
-		h = binary.LittleEndian.AppendUint32(h, uint32(len(samples)/channels))
-	}
+	h = binary.LittleEndian.AppendUint16(h, 8*bps)
 	h = append(h, "data"...)
 	h = binary.LittleEndian.AppendUint32(h, uint32(dataSize))
 	if _, err := w.Write(h); err != nil {
@@ -434,11 +390,7 @@ func encodeWAV(w io.Writer, samples []float32, rate, channels int, float bool) e
 	}
 	buf := make([]byte, 0, 32<<10)
 	for i, v := range samples {
-		if float {
-			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
-		} else {
-			buf = binary.LittleEndian.AppendUint16(buf, uint16(pcm16(v)))
-		}
+		buf = binary.LittleEndian.AppendUint16(buf, uint16(pcm16(v)))
 		if len(buf) == cap(buf) || i == len(samples)-1 {
 			if _, err := w.Write(buf); err != nil {
 				return fmt.Errorf("write WAV data: %w", err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/whisperkey/whisperkey/internal/audio/audiotest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
@@ -77,15 +78,15 @@ func TestDecodeWAVFromSox(t *testing.T) {
 				}
 			}
 
-			mono, err := LoadWAV16k(path)
+			mono, err := DecodeFile(path)
 			if err != nil {
-				t.Fatalf("LoadWAV16k: %v", err)
+				t.Fatalf("DecodeFile: %v", err)
 			}
 			if len(mono) != SampleRate/2 {
-				t.Fatalf("LoadWAV16k: %d samples, want %d", len(mono), SampleRate/2)
+				t.Fatalf("DecodeFile: %d samples, want %d", len(mono), SampleRate/2)
 			}
 			if got := toneLevel(mono, 1000, SampleRate); math.Abs(20*math.Log10(got/0.5)) > 0.5 {
-				t.Errorf("LoadWAV16k: tone amplitude %.4f, want 0.5 within 0.5 dB", got)
+				t.Errorf("DecodeFile: tone amplitude %.4f, want 0.5 within 0.5 dB", got)
 			}
 		})
 	}
@@ -211,7 +212,9 @@ func TestDecodeWAVHandMade(t *testing.T) {
 	}
 }
 
-func TestLoadWAV16kErrors(t *testing.T) {
+// A broken WAV file fails with one whole message that names it; the
+// ffmpeg-dependent cases are in TestDecodeBadFiles.
+func TestDecodeFileWAVErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, data []byte) string {
 		p := filepath.Join(dir, name)
@@ -226,17 +229,15 @@ func TestLoadWAV16kErrors(t *testing.T) {
 		wantErr error
 		want    string // the whole message, so it stays one clear line
 	}{
-		{name: "text file", path: write("notes.txt", []byte("just some words, no audio")), wantErr: ErrNotWAV,
-			want: `DIR/notes.txt is not a WAV file (starts with "just some wo"); convert it with: ffmpeg -i DIR/notes.txt -ar 16000 -ac 1 out.wav`},
 		{name: "empty file", path: write("empty.wav", nil), wantErr: ErrNotWAV, want: "DIR/empty.wav is empty (0 bytes)"},
 		{name: "header only", path: write("hdr.wav", riff(chunk("fmt ", fmtBody(1, 1, 16000, 16)))), wantErr: ErrCorruptWAV,
 			want: "DIR/hdr.wav has a WAV header but no audio (no data chunk); re-export or re-record it"},
-		{name: "no frames", path: write("zero.wav", riff(chunk("fmt ", fmtBody(1, 1, 16000, 16)), chunk("data", nil))), wantErr: ErrCorruptWAV,
-			want: "DIR/zero.wav holds no audio (its data chunk is empty)"},
+		{name: "no frames", path: write("zero.wav", riff(chunk("fmt ", fmtBody(1, 1, 16000, 16)), chunk("data", nil))), wantErr: ErrCorruptAudio,
+			want: "DIR/zero.wav holds no audio (a WAV file without samples)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadWAV16k(tc.path)
+			_, err := DecodeFile(tc.path)
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tc.wantErr)
 			}
@@ -245,7 +246,7 @@ func TestLoadWAV16kErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := LoadWAV16k(filepath.Join(dir, "missing.wav")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := DecodeFile(filepath.Join(dir, "missing.wav")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing file: err = %v, want os.ErrNotExist", err)
 	}
 }
@@ -263,7 +264,7 @@ func TestEncodeWAVRoundTrip(t *testing.T) {
 			want: []float32{0, 0.25, -0.25, 0.999, -1, 32767.0 / 32768, -1, 0.1}},
 		{name: "16-bit stereo", encode: func(b *bytes.Buffer) error { return EncodeWAV(b, in, 16000, 2) }, channels: 2, tol: 1.0 / 32768,
 			want: []float32{0, 0.25, -0.25, 0.999, -1, 32767.0 / 32768, -1, 0.1}},
-		{name: "float", encode: func(b *bytes.Buffer) error { return EncodeWAVFloat(b, in, 16000, 1) }, channels: 1, tol: 0, want: in},
+		{name: "float", encode: func(b *bytes.Buffer) error { _, err := b.Write(audiotest.FloatWAV(in, 16000, 1)); return err }, channels: 1, tol: 0, want: in},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

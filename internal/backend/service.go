@@ -43,17 +43,6 @@ type Switched struct {
 	Load     time.Duration
 }
 
-// NewService opens modelDir and warms it up.
-func NewService(ctx context.Context, modelDir string, opt Options, log *slog.Logger) (*Service, error) {
-	l, err := Open(ctx, modelDir, opt, log)
-	if err != nil {
-		return nil, err
-	}
-	s := &Service{log: log.With("pkg", "backend"), cur: l, dir: modelDir, opt: opt}
-	s.warm(ctx, l, opt.Sample)
-	return s, nil
-}
-
 // warm runs one short transcription so the first real dictation is as fast
 // as the rest (first-call allocations, thread pools, page faults).
 func (s *Service) warm(ctx context.Context, l *Loaded, sample []float32) {

@@ -77,11 +77,11 @@ func TestTwentyModelSwitches(t *testing.T) {
 	}
 	log := testlog.New(t, slog.LevelWarn)
 	ctx := context.Background()
-	s, err := backend.NewService(ctx, base, opt, log)
-	if err != nil {
+	s := backend.NewEmpty(opt, log) // as the app starts
+	defer s.Close()
+	if _, err := s.Switch(ctx, base, opt); err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
 	settle := func() int {
 		runtime.GC()
 		debug.FreeOSMemory()
@@ -140,16 +140,16 @@ func TestSwitchWithNoWayBack(t *testing.T) {
 	opt := backend.Options{EngineRoot: filepath.Dir(testenv.EngineDir(t)), Device: "cpu", Engine: testenv.WorkerOptions()}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx := context.Background()
-	s, err := backend.NewService(ctx, old, opt, log)
-	if err != nil {
+	s := backend.NewEmpty(opt, log) // as the app starts
+	defer s.Close()
+	if _, err := s.Switch(ctx, old, opt); err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
 	backend.SetSwitchSeams(s, func(*backend.Loaded) bool { return false }, nil) // closed first, as on a GPU
 	if err := os.RemoveAll(old); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Switch(ctx, filepath.Join(t.TempDir(), "missing"), opt)
+	_, err := s.Switch(ctx, filepath.Join(t.TempDir(), "missing"), opt)
 	if !errors.Is(err, backend.ErrNoModel) {
 		t.Fatalf("Switch with no way back: err = %v, want ErrNoModel", err)
 	}
@@ -191,11 +191,11 @@ func TestSwitchServesMeanwhile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := backend.NewService(ctx, tiny, opt, testlog.New(t, slog.LevelWarn))
-			if err != nil {
+			s := backend.NewEmpty(opt, testlog.New(t, slog.LevelWarn)) // as the app starts
+			defer s.Close()
+			if _, err := s.Switch(ctx, tiny, opt); err != nil {
 				t.Fatal(err)
 			}
-			defer s.Close()
 			old := s.Current()
 			var during string
 			backend.SetSwitchSeams(s, tt.keep, func() {
@@ -227,7 +227,7 @@ func TestSwitchServesMeanwhile(t *testing.T) {
 			// A switch that fails leaves the model in use serving.
 			before := s.Current()
 			backend.SetSwitchSeams(s, nil, nil)
-			_, err = s.Switch(ctx, filepath.Join(t.TempDir(), "missing"), opt)
+			_, err := s.Switch(ctx, filepath.Join(t.TempDir(), "missing"), opt)
 			if err == nil || !strings.Contains(err.Error(), "still using") || s.Current() != before {
 				t.Fatalf("failed switch: err %v, current kept: %v", err, s.Current() == before)
 			}

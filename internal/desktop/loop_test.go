@@ -230,8 +230,16 @@ func TestHotkeyProblemToldOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- d.serve(ctx, sources{hotkeys: keys}) }()
-	taken := &hotkey.RegisterError{Key: hotkey.ConfigRecord, Combo: hotkey.MustParse("ctrl+shift+f9"), Err: hotkey.ErrTaken}
-	other := &hotkey.RegisterError{Key: hotkey.ConfigAutoSend, Combo: hotkey.MustParse("ctrl+shift+f10"), Err: hotkey.ErrTaken}
+	f9, err := hotkey.Parse("ctrl+shift+f9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f10, err := hotkey.Parse("ctrl+shift+f10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := &hotkey.RegisterError{Key: hotkey.ConfigRecord, Combo: f9, Err: hotkey.ErrTaken}
+	other := &hotkey.RegisterError{Key: hotkey.ConfigAutoSend, Combo: f10, Err: hotkey.ErrTaken}
 	for _, err := range []error{taken, taken, other, taken} {
 		keys <- hotkey.Event{Kind: hotkey.Problem, Err: err}
 	}

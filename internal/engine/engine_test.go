@@ -14,7 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/whisperkey/whisperkey/internal/engine"
-	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin/ct2bintest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -245,7 +245,7 @@ func TestTinyRandomModel(t *testing.T) {
 	for _, mels := range []int{80, 128} {
 		t.Run(fmt.Sprint(mels, " mels"), func(t *testing.T) {
 			dir := t.TempDir()
-			if err := ct2bin.GenerateTiny(dir, ct2bin.TinyOptions{NMels: mels}); err != nil {
+			if err := ct2bintest.GenerateTiny(dir, ct2bintest.TinyOptions{NMels: mels}); err != nil {
 				t.Fatal(err)
 			}
 			spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: dir, Device: "cpu", ComputeType: "float32"}
@@ -292,7 +292,7 @@ func TestTinyRandomModel(t *testing.T) {
 // (ct2e_close) before it exits; the worker's own log says so.
 func TestQuitClosesCPUModel(t *testing.T) {
 	dir := t.TempDir()
-	if err := ct2bin.GenerateTiny(dir, ct2bin.TinyOptions{NMels: 80}); err != nil {
+	if err := ct2bintest.GenerateTiny(dir, ct2bintest.TinyOptions{NMels: 80}); err != nil {
 		t.Fatal(err)
 	}
 	var logs testenv.Buffer

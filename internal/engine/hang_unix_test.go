@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/engine"
-	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin/ct2bintest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -23,7 +23,7 @@ import (
 // re-sent: the caller gets the same tokens as from a healthy worker.
 func TestHungWorkerIsRestarted(t *testing.T) {
 	dir := t.TempDir()
-	if err := ct2bin.GenerateTiny(dir, ct2bin.TinyOptions{NMels: 80}); err != nil {
+	if err := ct2bintest.GenerateTiny(dir, ct2bintest.TinyOptions{NMels: 80}); err != nil {
 		t.Fatal(err)
 	}
 	opt := testOptions()

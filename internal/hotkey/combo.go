@@ -162,15 +162,6 @@ func Parse(s string) (Combo, error) {
 	return c, nil
 }
 
-// MustParse is Parse for constants in code and tests; it panics on a bad combination.
-func MustParse(s string) Combo {
-	c, err := Parse(s)
-	if err != nil {
-		panic(err)
-	}
-	return c
-}
-
 func lookupMod(name string) (Mods, bool) {
 	for _, d := range modTable {
 		if d.name == name || contains(d.aliases, name) {

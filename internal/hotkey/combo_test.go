@@ -181,3 +181,12 @@ func equalU32(a, b []uint32) bool {
 	}
 	return true
 }
+
+// mustParse is Parse for the combinations written in tests; it panics on a bad one.
+func mustParse(s string) Combo {
+	c, err := Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}

@@ -33,7 +33,7 @@ type chanGrab struct {
 func newChanGrabber(taken ...string) *chanGrabber {
 	g := &chanGrabber{t0: time.Now(), taken: map[Combo]bool{}, active: map[Combo]*chanGrab{}}
 	for _, s := range taken {
-		g.taken[MustParse(s)] = true
+		g.taken[mustParse(s)] = true
 	}
 	return g
 }
@@ -72,7 +72,7 @@ func (g *chanGrabber) edge(t *testing.T, s string, down bool, ms int) {
 func (g *chanGrabber) send(t *testing.T, s string, e Edge) {
 	t.Helper()
 	g.mu.Lock()
-	gr := g.active[MustParse(s)]
+	gr := g.active[mustParse(s)]
 	g.mu.Unlock()
 	if gr == nil {
 		t.Fatalf("%s is not registered; calls: %v", s, g.log())
@@ -87,7 +87,7 @@ func (g *chanGrabber) send(t *testing.T, s string, e Edge) {
 func (g *chanGrabber) registered(s string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.active[MustParse(s)] != nil
+	return g.active[mustParse(s)] != nil
 }
 
 func (g *chanGrabber) log() []string {
@@ -112,7 +112,7 @@ func (k *keyboardGrabber) ComboDown(c Combo) (bool, error) {
 func (k *keyboardGrabber) set(s string, down bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.down[MustParse(s)] = down
+	k.down[mustParse(s)] = down
 }
 
 func testLogger(t *testing.T) *slog.Logger { return testlog.New(t, slog.LevelDebug) }
@@ -373,7 +373,7 @@ func TestListenerReconfigure(t *testing.T) {
 		t.Fatalf("Reconfigure: %v", err)
 	}
 	g.mu.Lock()
-	g.taken[MustParse("ctrl+alt+q")] = true
+	g.taken[mustParse("ctrl+alt+q")] = true
 	g.mu.Unlock()
 	err := l.Reconfigure(Config{Record: "ctrl+alt+q"})
 	var re *RegisterError

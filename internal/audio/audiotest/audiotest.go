@@ -3,6 +3,7 @@ package audiotest
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,5 +148,33 @@ func HideLength(flac []byte) []byte {
 	b := bytes.Clone(flac)
 	v := binary.BigEndian.Uint64(b[18:])
 	binary.BigEndian.PutUint64(b[18:], v&^(1<<36-1))
+	return b
+}
+
+// FloatWAV is samples (interleaved frames) as a 32-bit IEEE float WAV file,
+// which keeps every value exactly, NaN and infinity included; the app itself
+// writes only 16-bit PCM.
+func FloatWAV(samples []float32, rate, channels int) []byte {
+	le := binary.LittleEndian
+	data := 4 * len(samples)
+	b := []byte("RIFF")
+	b = le.AppendUint32(b, uint32(4+8+18+12+8+data))
+	b = append(b, "WAVEfmt "...)
+	b = le.AppendUint32(b, 18) // a non-PCM fmt chunk carries cbSize
+	b = le.AppendUint16(b, 3)  // WAVE_FORMAT_IEEE_FLOAT
+	b = le.AppendUint16(b, uint16(channels))
+	b = le.AppendUint32(b, uint32(rate))
+	b = le.AppendUint32(b, uint32(4*rate*channels))
+	b = le.AppendUint16(b, uint16(4*channels))
+	b = le.AppendUint16(b, 32)
+	b = le.AppendUint16(b, 0) // cbSize
+	b = append(b, "fact"...)  // non-PCM formats also carry a fact chunk: the frame count
+	b = le.AppendUint32(b, 4)
+	b = le.AppendUint32(b, uint32(len(samples)/channels))
+	b = append(b, "data"...)
+	b = le.AppendUint32(b, uint32(data))
+	for _, v := range samples {
+		b = le.AppendUint32(b, math.Float32bits(v))
+	}
 	return b
 }

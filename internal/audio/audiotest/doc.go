@@ -1,3 +1,2 @@
-// Package audiotest builds hostile audio files for tests: files small
-// on disk that declare absurd rates or hours of audio.
+// Package audiotest builds audio files for tests: hostile ones (absurd rates, hours of audio in a few bytes on disk) and float WAVs that keep every sample exactly.
 package audiotest

@@ -78,7 +78,7 @@ func newChords(t *testing.T, combos ...string) *chords {
 	t.Helper()
 	c := &chords{}
 	for _, s := range combos {
-		g := c.add(hotkey.MustParse(s))
+		g := c.add(mustParse(s))
 		t.Cleanup(func() { g.Release() })
 	}
 	return c
@@ -195,7 +195,7 @@ func TestChordsComboDown(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newChords(t, "ctrl+win")
 			play(t, c, tt.seq)
-			if got := c.comboDown(hotkey.MustParse(tt.combo)); got != tt.want {
+			if got := c.comboDown(mustParse(tt.combo)); got != tt.want {
 				t.Fatalf("after %q comboDown(%s) = %v, want %v", tt.seq, tt.combo, got, tt.want)
 			}
 		})
@@ -243,7 +243,7 @@ func TestSidedVK(t *testing.T) {
 
 func TestHookGrabOrderAndRelease(t *testing.T) {
 	c := &chords{}
-	g := c.add(hotkey.MustParse("ctrl+win"))
+	g := c.add(mustParse("ctrl+win"))
 	// Queued before anyone reads: the hook never waits for the reader.
 	at := time.Unix(1000, 0)
 	const n = 50
@@ -290,4 +290,13 @@ func TestHookStale(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustParse is Parse for the combinations written in tests; it panics on a bad one.
+func mustParse(s string) hotkey.Combo {
+	c, err := hotkey.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

@@ -163,14 +163,14 @@ func TestHookRenewedOnUnlockAndResume(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Fatalf("no Resumed after %s", tt.name)
 			}
-			gr, err := g.Grab(hotkey.MustParse("ctrl+win"))
+			gr, err := g.Grab(mustParse("ctrl+win"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer gr.Release()
 			send(t, "+lwin", "+lctrl")
 			expectEdge(t, gr, true)
-			if down, err := g.ComboDown(hotkey.MustParse("ctrl+win")); !down || err != nil {
+			if down, err := g.ComboDown(mustParse("ctrl+win")); !down || err != nil {
 				t.Errorf("ComboDown(ctrl+win) = %v, %v while held", down, err)
 			}
 			send(t, "-lctrl")
@@ -186,7 +186,7 @@ func TestHookSurvivesWMClose(t *testing.T) {
 	g := hookGrabber(t)
 	win32.PostMessage(g.os.hwnd, wmClose, 0, 0)
 	time.Sleep(200 * time.Millisecond)
-	gr, err := g.Grab(hotkey.MustParse("ctrl+win"))
+	gr, err := g.Grab(mustParse("ctrl+win"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestHookRearmedWhenDeaf(t *testing.T) {
 	if r, _, err := procUnhookWindowsHookEx.Call(g.os.hook); r == 0 { // set before New returned; no renew since
 		t.Fatalf("remove the hook: %v", err)
 	}
-	gr, err := g.Grab(hotkey.MustParse("ctrl+win"))
+	gr, err := g.Grab(mustParse("ctrl+win"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -223,12 +223,12 @@ func TestSameComboTwiceUnderX11(t *testing.T) {
 	// complaint: the second Grab must still say the combination is taken.
 	g := newGrabber(t)
 	defer g.Close()
-	first, err := g.Grab(hotkey.MustParse("ctrl+shift+f8"))
+	first, err := g.Grab(mustParse("ctrl+shift+f8"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer first.Release()
-	if second, err := g.Grab(hotkey.MustParse("ctrl+shift+f8")); !errors.Is(err, hotkey.ErrTaken) {
+	if second, err := g.Grab(mustParse("ctrl+shift+f8")); !errors.Is(err, hotkey.ErrTaken) {
 		if second != nil {
 			second.Release()
 		}
@@ -261,7 +261,7 @@ func TestHelperHoldGrab(t *testing.T) {
 	}
 	g := newGrabber(t)
 	defer g.Close()
-	gr, err := g.Grab(hotkey.MustParse(combo))
+	gr, err := g.Grab(mustParse(combo))
 	if err != nil {
 		t.Fatal(err)
 	}

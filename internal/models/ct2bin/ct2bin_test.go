@@ -1,44 +1,46 @@
-package ct2bin
+package ct2bin_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin/ct2bintest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
-func tiny(t *testing.T, opt TinyOptions) string {
+func tiny(t *testing.T, opt ct2bintest.TinyOptions) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "tiny")
-	if err := GenerateTiny(dir, opt); err != nil {
+	if err := ct2bintest.GenerateTiny(dir, opt); err != nil {
 		t.Fatal(err)
 	}
 	return dir
 }
 
-func TestGenerateTinyRoundTrip(t *testing.T) {
+// Inspect reads back what the generator writes, shape for shape.
+func TestInspectTiny(t *testing.T) {
 	tests := []struct {
 		name string
-		opt  TinyOptions
-		want Info
+		opt  ct2bintest.TinyOptions
+		want ct2bin.Info
 	}{
-		{"defaults", TinyOptions{}, Info{BinaryVersion: 6, Spec: "WhisperSpec", Revision: 3, NMels: 80, DModel: 64,
+		{"defaults", ct2bintest.TinyOptions{}, ct2bin.Info{BinaryVersion: 6, Spec: "WhisperSpec", Revision: 3, NMels: 80, DModel: 64,
 			EncoderLayers: 1, DecoderLayers: 2, Heads: 2, VocabSize: 256 + 9 + 1 + 2 + 5 + 6 + 1501, Multilingual: true, DType: "float32", Variables: 74}},
-		{"128 mels English-only", TinyOptions{NMels: 128, EnglishOnly: true, Languages: []string{"en"}, DModel: 32, Heads: 4, EncoderLayers: 2, DecoderLayers: 1},
-			Info{BinaryVersion: 6, Spec: "WhisperSpec", Revision: 3, NMels: 128, DModel: 32, EncoderLayers: 2, DecoderLayers: 1, Heads: 4,
+		{"128 mels English-only", ct2bintest.TinyOptions{NMels: 128, EnglishOnly: true, Languages: []string{"en"}, DModel: 32, Heads: 4, EncoderLayers: 2, DecoderLayers: 1},
+			ct2bin.Info{BinaryVersion: 6, Spec: "WhisperSpec", Revision: 3, NMels: 128, DModel: 32, EncoderLayers: 2, DecoderLayers: 1, Heads: 4,
 				VocabSize: 256 + 9 + 2 + 1 + 6 + 1501, DType: "float32", Variables: 8 + 12*2 + 14 + 20}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := tiny(t, tt.opt)
-			got, err := Inspect(dir)
+			got, err := ct2bin.Inspect(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,23 +51,6 @@ func TestGenerateTinyRoundTrip(t *testing.T) {
 				t.Errorf("Inspect = %+v\nwant      %+v", *got, tt.want)
 			}
 		})
-	}
-}
-
-func TestGenerateTinyDeterministic(t *testing.T) {
-	read := func(dir string) []byte {
-		b, err := os.ReadFile(filepath.Join(dir, "model.bin"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	a, b, c := read(tiny(t, TinyOptions{Seed: 7})), read(tiny(t, TinyOptions{Seed: 7})), read(tiny(t, TinyOptions{Seed: 8}))
-	if !bytes.Equal(a, b) {
-		t.Error("same seed gave different model.bin")
-	}
-	if bytes.Equal(a, c) || len(a) != len(c) {
-		t.Error("different seeds should give different weights of the same layout")
 	}
 }
 
@@ -102,14 +87,12 @@ func TestInspectInvalid(t *testing.T) {
 	remove := func(name string) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) { check(t, os.Remove(filepath.Join(dir, name))) }
 	}
-	rewriteModel := func(edit func([]Variable, map[string]string) []Variable) func(t *testing.T, dir string) {
+	rewriteModel := func(edit func([]ct2bintest.Variable, map[string]string) []ct2bintest.Variable) func(t *testing.T, dir string) {
 		return func(t *testing.T, dir string) {
-			o := TinyOptions{}.withDefaults()
-			vocab, _ := tinyVocab(o)
-			vars, aliases := tinyVars(o, len(vocab))
+			vars, aliases := ct2bintest.Variables(ct2bintest.TinyOptions{})
 			vars = edit(vars, aliases)
 			var buf bytes.Buffer
-			check(t, WriteModel(&buf, vars, aliases))
+			check(t, ct2bintest.WriteModel(&buf, vars, aliases))
 			check(t, os.WriteFile(filepath.Join(dir, "model.bin"), buf.Bytes(), 0o644))
 		}
 	}
@@ -161,10 +144,10 @@ func TestInspectInvalid(t *testing.T) {
 		}, want: []string{"4 unexpected bytes after the end of the model (offset 1804159)"}},
 		{name: "unknown dtype", setup: patch(48, 9), want: []string{`"decoder/activation" has unknown dtype id 9`}},
 		{name: "byte count mismatch", setup: patch(49, 2), want: []string{`"decoder/activation" of shape [] int8 needs 1 bytes but declares 2`}},
-		{name: "missing activation scalar", setup: rewriteModel(func(v []Variable, _ map[string]string) []Variable {
-			return slices.DeleteFunc(v, func(v Variable) bool { return v.Name == "decoder/activation" })
+		{name: "missing activation scalar", setup: rewriteModel(func(v []ct2bintest.Variable, _ map[string]string) []ct2bintest.Variable {
+			return slices.DeleteFunc(v, func(v ct2bintest.Variable) bool { return v.Name == "decoder/activation" })
 		}), want: []string{`lacks variable "decoder/activation"`}},
-		{name: "zero attention heads", setup: rewriteModel(func(v []Variable, _ map[string]string) []Variable {
+		{name: "zero attention heads", setup: rewriteModel(func(v []ct2bintest.Variable, _ map[string]string) []ct2bintest.Variable {
 			for i := range v {
 				if v[i].Name == "decoder/num_heads" {
 					v[i].Data = []byte{0, 0}
@@ -172,7 +155,7 @@ func TestInspectInvalid(t *testing.T) {
 			}
 			return v
 		}), want: []string{`decoder/num_heads is 0`, "at least one attention head", "re-download or reconvert"}},
-		{name: "heads not dividing d_model", setup: rewriteModel(func(v []Variable, _ map[string]string) []Variable {
+		{name: "heads not dividing d_model", setup: rewriteModel(func(v []ct2bintest.Variable, _ map[string]string) []ct2bintest.Variable {
 			for i := range v {
 				if v[i].Name == "encoder/num_heads" {
 					v[i].Data = []byte{3, 0}
@@ -180,9 +163,9 @@ func TestInspectInvalid(t *testing.T) {
 			}
 			return v
 		}), want: []string{`encoder/num_heads is 3`, "d_model 64"}},
-		{name: "no projection alias", setup: rewriteModel(func(v []Variable, a map[string]string) []Variable { clear(a); return v }),
+		{name: "no projection alias", setup: rewriteModel(func(v []ct2bintest.Variable, a map[string]string) []ct2bintest.Variable { clear(a); return v }),
 			want: []string{`lacks variable "decoder/projection/weight"`}},
-		{name: "alias to missing variable", setup: rewriteModel(func(v []Variable, a map[string]string) []Variable {
+		{name: "alias to missing variable", setup: rewriteModel(func(v []ct2bintest.Variable, a map[string]string) []ct2bintest.Variable {
 			a["decoder/projection/weight"] = "decoder/nothing"
 			return v
 		}), want: []string{`alias "decoder/projection/weight" points to missing variable "decoder/nothing"`}},
@@ -210,19 +193,19 @@ func TestInspectInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := tiny(t, TinyOptions{})
+			dir := tiny(t, ct2bintest.TinyOptions{})
 			if tt.setup != nil {
 				tt.setup(t, dir)
 			}
 			if tt.dir != nil {
 				dir = tt.dir(dir)
 			}
-			info, err := Inspect(dir)
+			info, err := ct2bin.Inspect(dir)
 			if err == nil {
 				t.Fatalf("Inspect = %+v, want an error", info)
 			}
-			if !errors.Is(err, ErrInvalidModel) {
-				t.Errorf("error %q is not ErrInvalidModel", err)
+			if !errors.Is(err, ct2bin.ErrInvalidModel) {
+				t.Errorf("error %q is not ct2bin.ErrInvalidModel", err)
 			}
 			msg := err.Error()
 			if strings.Contains(msg, "\n") {
@@ -243,14 +226,14 @@ func TestInspectVocabularyTxt(t *testing.T) {
 	}{{"LF", "\n"}, {"CRLF", "\r\n"}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := tiny(t, TinyOptions{})
+			dir := tiny(t, ct2bintest.TinyOptions{})
 			var v []string
 			b, err := os.ReadFile(filepath.Join(dir, "vocabulary.json"))
 			check(t, err)
 			check(t, json.Unmarshal(b, &v))
 			check(t, os.Remove(filepath.Join(dir, "vocabulary.json")))
 			check(t, os.WriteFile(filepath.Join(dir, "vocabulary.txt"), []byte(strings.Join(v, tt.eol)+tt.eol), 0o644))
-			info, err := Inspect(dir)
+			info, err := ct2bin.Inspect(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -261,132 +244,17 @@ func TestInspectVocabularyTxt(t *testing.T) {
 	}
 }
 
-func TestWriteModelRejects(t *testing.T) {
-	tests := []struct {
-		name    string
-		vars    []Variable
-		aliases map[string]string
-		want    string
-	}{
-		{"short data", []Variable{{Name: "a", Shape: []int{2, 3}, DType: Float16, Data: make([]byte, 11)}}, nil, `"a": shape [2 3] of float16 needs 12 bytes, data has 11`},
-		{"duplicate", []Variable{{Name: "a", DType: Int8, Data: []byte{1}}, {Name: "a", DType: Int8, Data: []byte{1}}}, nil, `duplicate variable "a"`},
-		{"bad dtype", []Variable{{Name: "a", DType: 6, Data: []byte{1}}}, nil, "unknown dtype id 6"},
-		{"NUL in name", []Variable{{Name: "a\x00b", DType: Int8, Data: []byte{1}}}, nil, "contains NUL"},
-		{"empty alias target", []Variable{{Name: "a", DType: Int8, Data: []byte{1}}}, map[string]string{"b": ""}, "empty"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := WriteModel(&bytes.Buffer{}, tt.vars, tt.aliases)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("WriteModel error = %v, want it to contain %q", err, tt.want)
-			}
-		})
-	}
-}
-
 func TestInspectRealBase(t *testing.T) {
 	dir := testenv.Model(t, "base")
-	got, err := Inspect(dir)
+	got, err := ct2bin.Inspect(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(filepath.Join(dir, "model.bin"))
 	check(t, err)
-	want := Info{BinaryVersion: 6, Spec: "WhisperSpec", Revision: 3, NMels: 80, DModel: 512, EncoderLayers: 6, DecoderLayers: 6,
+	want := ct2bin.Info{BinaryVersion: 6, Spec: "WhisperSpec", Revision: 3, NMels: 80, DModel: 512, EncoderLayers: 6, DecoderLayers: 6,
 		Heads: 8, VocabSize: 51865, Multilingual: true, DType: "float16", Variables: 214, Bytes: st.Size()}
 	if *got != want {
 		t.Errorf("Inspect = %+v\nwant      %+v", *got, want)
-	}
-
-	// The tiny vocabulary keeps the real ids of the byte tokens and merges, the "" token just
-	// before <|endoftext|>, and the real timestamp strings.
-	var real []string
-	b, err := os.ReadFile(filepath.Join(dir, "vocabulary.json"))
-	check(t, err)
-	check(t, json.Unmarshal(b, &real))
-	small, text := tinyVocab(TinyOptions{}.withDefaults())
-	if !slices.Equal(small[:text-1], real[:text-1]) {
-		t.Error("tiny byte tokens and merges differ from the real vocabulary's first ids")
-	}
-	if small[text-1] != "" || real[50256] != "" || real[50257] != "<|endoftext|>" {
-		t.Error(`"" is not the last text token`)
-	}
-	if !slices.Equal(small[len(small)-1501:], real[len(real)-1501:]) {
-		t.Error("timestamp tokens differ from the real vocabulary")
-	}
-}
-
-// TestTinyLoadsInCTranslate2 proves the generated directory is a valid model: the real
-// CTranslate2 (the venv's wheel) loads it, detects a language and generates, and HF tokenizers
-// reads tokenizer.json.
-func TestTinyLoadsInCTranslate2(t *testing.T) {
-	py := testenv.Python(t)
-	if err := exec.Command(py, "-c", "import ctranslate2, tokenizers, numpy").Run(); err != nil {
-		testenv.Require(t, "ctranslate2, tokenizers and numpy in the venv", "scripts/pyenv.sh")
-	}
-	const script = `
-import sys, json, numpy as np, ctranslate2, tokenizers
-d = sys.argv[1]
-m = ctranslate2.models.Whisper(d, device="cpu")
-feat = ctranslate2.StorageView.from_array(np.zeros((1, m.n_mels, 3000), np.float32))
-langs = [l for l, _ in m.detect_language(feat)[0]] if m.is_multilingual else []
-r = m.generate(feat, [["<|startoftranscript|>", "<|en|>", "<|transcribe|>", "<|notimestamps|>"]], max_length=8)[0]
-tk = tokenizers.Tokenizer.from_file(d + "/tokenizer.json")
-ids = tk.encode(" the cat", add_special_tokens=False).ids
-print(json.dumps({"multilingual": m.is_multilingual, "n_mels": m.n_mels, "num_languages": m.num_languages,
-  "langs": langs, "generated": len(r.sequences_ids[0]), "ids": ids, "decoded": tk.decode(ids),
-  "eot": tk.token_to_id("<|endoftext|>"), "t1": tk.token_to_id("<|1.00|>")}))
-`
-	tests := []struct {
-		name  string
-		opt   TinyOptions
-		mels  int
-		multi bool
-	}{
-		{"multilingual 80 mels", TinyOptions{}, 80, true},
-		{"English-only 128 mels", TinyOptions{NMels: 128, EnglishOnly: true}, 128, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := tiny(t, tt.opt)
-			out, err := exec.Command(py, "-c", script, dir).Output()
-			if err != nil {
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					t.Fatalf("ctranslate2 rejected the tiny model: %v\n%s", err, ee.Stderr)
-				}
-				t.Fatal(err)
-			}
-			var got struct {
-				Multilingual bool     `json:"multilingual"`
-				NMels        int      `json:"n_mels"`
-				NumLanguages int      `json:"num_languages"`
-				Langs        []string `json:"langs"`
-				Generated    int      `json:"generated"`
-				IDs          []int    `json:"ids"`
-				Decoded      string   `json:"decoded"`
-				EOT, T1      int
-			}
-			if err := json.Unmarshal(out, &got); err != nil {
-				t.Fatalf("%v: %s", err, out)
-			}
-			vocab, text := tinyVocab(tt.opt.withDefaults())
-			if got.Multilingual != tt.multi || got.NMels != tt.mels || got.NumLanguages != 5 {
-				t.Errorf("ctranslate2 sees %+v, want multilingual=%v n_mels=%d 5 languages", got, tt.multi, tt.mels)
-			}
-			if tt.multi && len(got.Langs) != 5 {
-				t.Errorf("detect_language returned %v, want 5 languages", got.Langs)
-			}
-			if got.Generated == 0 {
-				t.Error("generate returned no tokens")
-			}
-			// " the cat" = "Ġthe" (merges) + "Ġ" (220, as in GPT-2) + bytes c, a, t.
-			if want := []int{264, 220, 'c' - '!', 'a' - '!', 't' - '!'}; !slices.Equal(got.IDs, want) || got.Decoded != " the cat" {
-				t.Errorf("tokenizer.json encodes %v → %q, want %v → \" the cat\"", got.IDs, got.Decoded, want)
-			}
-			if got.EOT != text || vocab[got.T1] != "<|1.00|>" {
-				t.Errorf("tokenizer.json ids: eot %d (want %d), <|1.00|> %d", got.EOT, text, got.T1)
-			}
-		})
 	}
 }

@@ -1,15 +1,8 @@
 package ct2bin
 
-import (
-	"bufio"
-	"encoding/binary"
-	"fmt"
-	"io"
-	"sort"
-	"strings"
-)
+import "fmt"
 
-// The model.bin constants this package reads and writes (CTranslate2 4.x).
+// The model.bin constants this package reads (CTranslate2 4.x).
 const (
 	BinaryVersion = 6
 	SpecName      = "WhisperSpec"
@@ -47,14 +40,6 @@ func (d DType) Size() int {
 	return [...]int{4, 1, 2, 4, 2, 2}[d]
 }
 
-// Variable is one named tensor of model.bin; Data is raw little-endian C-order bytes.
-type Variable struct {
-	Name  string
-	Shape []int // empty for a scalar
-	DType DType
-	Data  []byte
-}
-
 // numBytes is the byte count Shape and DType call for, or -1 if it cannot be stored (u32 count).
 func numBytes(shape []int, d DType) int64 {
 	n := int64(d.Size())
@@ -67,72 +52,4 @@ func numBytes(shape []int, d DType) int64 {
 		}
 	}
 	return n
-}
-
-// WriteModel writes a binary-version-6 WhisperSpec (revision 3) model.bin: variables sorted by
-// name, then the aliases (alias name → target variable), as CTranslate2's converter does.
-func WriteModel(w io.Writer, vars []Variable, aliases map[string]string) error {
-	sorted := append([]Variable(nil), vars...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	names := make(map[string]bool, len(sorted))
-	for _, v := range sorted {
-		switch n := numBytes(v.Shape, v.DType); {
-		case names[v.Name]:
-			return fmt.Errorf("write model: duplicate variable %q", v.Name)
-		case !v.DType.valid():
-			return fmt.Errorf("write model: variable %q has unknown dtype id %d", v.Name, v.DType)
-		case len(v.Shape) > 255:
-			return fmt.Errorf("write model: variable %q has rank %d (max 255)", v.Name, len(v.Shape))
-		case n < 0 || n != int64(len(v.Data)):
-			return fmt.Errorf("write model: variable %q: shape %v of %s needs %d bytes, data has %d", v.Name, v.Shape, v.DType, n, len(v.Data))
-		}
-		names[v.Name] = true
-	}
-	akeys := make([]string, 0, len(aliases))
-	for a := range aliases {
-		akeys = append(akeys, a)
-	}
-	sort.Strings(akeys)
-
-	// bufio.Writer keeps its first error, so only string validation and Flush are checked.
-	bw := bufio.NewWriter(w)
-	le := binary.LittleEndian
-	u32 := func(x uint32) { _, _ = bw.Write(le.AppendUint32(nil, x)) }
-	str := func(s string) error {
-		if len(s)+1 > 0xffff || strings.IndexByte(s, 0) >= 0 || s == "" {
-			return fmt.Errorf("write model: name %.40q is empty, too long or contains NUL", s)
-		}
-		_, _ = bw.Write(le.AppendUint16(nil, uint16(len(s)+1)))
-		_, _ = bw.WriteString(s)
-		return bw.WriteByte(0)
-	}
-	u32(BinaryVersion)
-	_ = str(SpecName)
-	u32(SpecRevision)
-	u32(uint32(len(sorted)))
-	for _, v := range sorted {
-		if err := str(v.Name); err != nil {
-			return err
-		}
-		_ = bw.WriteByte(uint8(len(v.Shape)))
-		for _, s := range v.Shape {
-			u32(uint32(s))
-		}
-		_ = bw.WriteByte(uint8(v.DType))
-		u32(uint32(len(v.Data)))
-		_, _ = bw.Write(v.Data)
-	}
-	u32(uint32(len(akeys)))
-	for _, a := range akeys {
-		if err := str(a); err != nil {
-			return err
-		}
-		if err := str(aliases[a]); err != nil {
-			return err
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write model: %w", err)
-	}
-	return nil
 }

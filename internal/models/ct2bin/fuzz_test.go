@@ -1,10 +1,13 @@
-package ct2bin
+package ct2bin_test
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin/ct2bintest"
 )
 
 // FuzzInspectModelBin gives Inspect arbitrary model.bin bytes beside a valid
@@ -12,7 +15,7 @@ import (
 // what it accepts has the facts the engine divides by.
 func FuzzInspectModelBin(f *testing.F) {
 	base := f.TempDir()
-	if err := GenerateTiny(base, TinyOptions{}); err != nil {
+	if err := ct2bintest.GenerateTiny(base, ct2bintest.TinyOptions{}); err != nil {
 		f.Fatal(err)
 	}
 	good, err := os.ReadFile(filepath.Join(base, "model.bin"))
@@ -32,7 +35,7 @@ func FuzzInspectModelBin(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, "model.bin"), bin, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		info, err := Inspect(dir)
+		info, err := ct2bin.Inspect(dir)
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error is not one line: %q", err)

@@ -54,16 +54,6 @@ type Info struct {
 	Bytes         int64 // size of model.bin
 }
 
-// String is a one-line summary for `models inspect`.
-func (i *Info) String() string {
-	lang := "English-only"
-	if i.Multilingual {
-		lang = "multilingual"
-	}
-	return fmt.Sprintf("%s rev %d (binary v%d): %d mels, d_model %d, %d encoder + %d decoder layers, %d heads, vocab %d %s, %s, %d variables, %d bytes",
-		i.Spec, i.Revision, i.BinaryVersion, i.NMels, i.DModel, i.EncoderLayers, i.DecoderLayers, i.Heads, i.VocabSize, lang, i.DType, i.Variables, i.Bytes)
-}
-
 // Inspect checks a CTranslate2 Whisper model directory without loading its weights: it walks
 // every model.bin header (seeking past the data), then config.json and the vocabulary.
 func Inspect(modelDir string) (*Info, error) {

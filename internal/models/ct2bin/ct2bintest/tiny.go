@@ -1,4 +1,4 @@
-package ct2bin
+package ct2bintest
 
 import (
 	"encoding/binary"
@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 )
 
 // TinyOptions shape the random-weight model GenerateTiny writes; zero fields mean the defaults.
@@ -98,19 +100,19 @@ func tinyVars(o TinyOptions, vocab int) ([]Variable, map[string]string) {
 		for range n {
 			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(fill()))
 		}
-		vars = append(vars, Variable{Name: name, Shape: shape, DType: Float32, Data: b})
+		vars = append(vars, Variable{Name: name, Shape: shape, DType: ct2bin.Float32, Data: b})
 	}
 	rnd := func() float32 { return float32(rng.NormFloat64() * 0.02) }
 	one := func() float32 { return 1 }
 	zero := func() float32 { return 0 }
-	scalar := func(name string, dt DType, v int) {
+	scalar := func(name string, dt ct2bin.DType, v int) {
 		b := binary.LittleEndian.AppendUint16(nil, uint16(int16(v)))
 		vars = append(vars, Variable{Name: name, Shape: []int{}, DType: dt, Data: b[:dt.Size()]})
 	}
 	norm := func(p string) { tensor(p+"/gamma", one, d); tensor(p+"/beta", zero, d) }
 	linear := func(p string, out, in int) { tensor(p+"/weight", rnd, out, in); tensor(p+"/bias", rnd, out) }
 
-	scalar("encoder/num_heads", Int16, o.Heads)
+	scalar("encoder/num_heads", ct2bin.Int16, o.Heads)
 	tensor("encoder/conv1/weight", rnd, d, o.NMels, 3)
 	tensor("encoder/conv1/bias", rnd, d)
 	tensor("encoder/conv2/weight", rnd, d, d, 3)
@@ -128,16 +130,16 @@ func tinyVars(o TinyOptions, vocab int) ([]Variable, map[string]string) {
 	}
 	// Every decoder scalar is written: CTranslate2's defaults for missing ones (ReLU, √d
 	// embedding scale) would silently change the network.
-	scalar("decoder/num_heads", Int16, o.Heads)
-	scalar("decoder/pre_norm", Int8, 1)
-	scalar("decoder/activation", Int8, 3) // GELU
-	scalar("decoder/alignment_layer", Int16, -1)
-	scalar("decoder/alignment_heads", Int16, 1)
-	scalar("decoder/scale_embeddings", Int8, 0)
-	scalar("decoder/alibi", Int8, 0)
-	scalar("decoder/alibi_use_positive_positions", Int8, 0)
-	scalar("decoder/scale_alibi", Int8, 0)
-	scalar("decoder/start_from_zero_embedding", Int8, 0)
+	scalar("decoder/num_heads", ct2bin.Int16, o.Heads)
+	scalar("decoder/pre_norm", ct2bin.Int8, 1)
+	scalar("decoder/activation", ct2bin.Int8, 3) // GELU
+	scalar("decoder/alignment_layer", ct2bin.Int16, -1)
+	scalar("decoder/alignment_heads", ct2bin.Int16, 1)
+	scalar("decoder/scale_embeddings", ct2bin.Int8, 0)
+	scalar("decoder/alibi", ct2bin.Int8, 0)
+	scalar("decoder/alibi_use_positive_positions", ct2bin.Int8, 0)
+	scalar("decoder/scale_alibi", ct2bin.Int8, 0)
+	scalar("decoder/start_from_zero_embedding", ct2bin.Int8, 0)
 	tensor("decoder/embeddings/weight", rnd, vocab, d)
 	tensor("decoder/position_encodings/encodings", rnd, 448, d)
 	norm("decoder/layer_norm")
@@ -155,6 +157,14 @@ func tinyVars(o TinyOptions, vocab int) ([]Variable, map[string]string) {
 		linear(p+"ffn/linear_1", d, f)
 	}
 	return vars, map[string]string{"decoder/projection/weight": "decoder/embeddings/weight"}
+}
+
+// Variables are the model.bin variables and aliases GenerateTiny writes for opt, for a test
+// that changes some before WriteModel.
+func Variables(opt TinyOptions) ([]Variable, map[string]string) {
+	o := opt.withDefaults()
+	vocab, _ := tinyVocab(o)
+	return tinyVars(o, len(vocab))
 }
 
 // GenerateTiny writes a complete random-weight CTranslate2 Whisper directory into dir:
