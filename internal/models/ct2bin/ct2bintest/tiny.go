@@ -111,6 +111,17 @@ func tinyVars(o TinyOptions, vocab int) ([]Variable, map[string]string) {
 	}
 	norm := func(p string) { tensor(p+"/gamma", one, d); tensor(p+"/beta", zero, d) }
 	linear := func(p string, out, in int) { tensor(p+"/weight", rnd, out, in); tensor(p+"/bias", rnd, out) }
+	// The sublayers encoder and decoder layers share, in model.bin's order.
+	selfAttention := func(p string) {
+		norm(p + "self_attention/layer_norm")
+		linear(p+"self_attention/linear_0", 3*d, d)
+		linear(p+"self_attention/linear_1", d, d)
+	}
+	ffn := func(p string) {
+		norm(p + "ffn/layer_norm")
+		linear(p+"ffn/linear_0", f, d)
+		linear(p+"ffn/linear_1", d, f)
+	}
 
 	scalar("encoder/num_heads", ct2bin.Int16, o.Heads)
 	tensor("encoder/conv1/weight", rnd, d, o.NMels, 3)
@@ -121,12 +132,8 @@ func tinyVars(o TinyOptions, vocab int) ([]Variable, map[string]string) {
 	norm("encoder/layer_norm")
 	for i := range o.EncoderLayers {
 		p := fmt.Sprintf("encoder/layer_%d/", i)
-		norm(p + "self_attention/layer_norm")
-		linear(p+"self_attention/linear_0", 3*d, d)
-		linear(p+"self_attention/linear_1", d, d)
-		norm(p + "ffn/layer_norm")
-		linear(p+"ffn/linear_0", f, d)
-		linear(p+"ffn/linear_1", d, f)
+		selfAttention(p)
+		ffn(p)
 	}
 	// Every decoder scalar is written: CTranslate2's defaults for missing ones (ReLU, √d
 	// embedding scale) would silently change the network.
@@ -145,16 +152,12 @@ func tinyVars(o TinyOptions, vocab int) ([]Variable, map[string]string) {
 	norm("decoder/layer_norm")
 	for j := range o.DecoderLayers {
 		p := fmt.Sprintf("decoder/layer_%d/", j)
-		norm(p + "self_attention/layer_norm")
-		linear(p+"self_attention/linear_0", 3*d, d)
-		linear(p+"self_attention/linear_1", d, d)
+		selfAttention(p)
 		norm(p + "attention/layer_norm")
 		linear(p+"attention/linear_0", d, d)
 		linear(p+"attention/linear_1", 2*d, d)
 		linear(p+"attention/linear_2", d, d)
-		norm(p + "ffn/layer_norm")
-		linear(p+"ffn/linear_0", f, d)
-		linear(p+"ffn/linear_1", d, f)
+		ffn(p)
 	}
 	return vars, map[string]string{"decoder/projection/weight": "decoder/embeddings/weight"}
 }
