@@ -118,8 +118,10 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 				wer += r.wer / float64(len(rows))
 			}
 			b.ReportMetric(wer, "mean_wer")
-			if wer > 0.2 && run.config == "" {
-				// One word of a 4-word clip is 25 %; a mean this high is not one near-miss.
+			// One word of a 4-word clip is 25 %; over several dictations a mean this
+			// high is not one near-miss. The testing package's first call runs one
+			// dictation alone (b.N = 1), where one near-miss is the whole mean.
+			if wer > 0.2 && run.config == "" && len(rows) > 1 {
 				b.Fatalf("mean WER %.2f over %d dictations", wer, len(rows))
 			}
 		})
