@@ -28,9 +28,7 @@ func TestMain(m *testing.M) {
 
 func requireX(t *testing.T) {
 	t.Helper()
-	if os.Getenv("DISPLAY") == "" || exec.Command("xdpyinfo").Run() != nil {
-		testenv.Require(t, "an X display (DISPLAY)", "scripts/testenv.sh go test ./internal/indicator/")
-	}
+	testenv.RequireX(t)
 	for _, tool := range []string{"wish", "xdotool", "xwd"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			testenv.Require(t, tool, "make deps (apt-get install tk xdotool x11-apps)")

@@ -30,22 +30,7 @@ import (
 
 func requireX(t *testing.T) {
 	t.Helper()
-	if os.Getenv("DISPLAY") == "" {
-		testenv.Require(t, "an X display (DISPLAY)", "Xvfb :99 -screen 0 1280x800x24 -nolisten tcp -r & export DISPLAY=:99")
-	}
-	// A display busy with a parallel package's clients may refuse one
-	// connection; only one that stays unreachable is missing.
-	var out []byte
-	var err error
-	for range 5 {
-		if out, err = exec.Command("xdpyinfo").CombinedOutput(); err == nil {
-			break
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("X display %s unreachable: xdpyinfo: %v: %.300s", os.Getenv("DISPLAY"), err, out)
-	}
+	testenv.RequireX(t)
 	for _, tool := range []string{"wish", "xdotool"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			testenv.Require(t, tool, "apt-get install tk xdotool")

@@ -60,9 +60,45 @@ func PrivateXvfb() (stop func(), err error) {
 			return func() {}, errors.New("start Xvfb: it reported no display")
 		}
 		os.Setenv("DISPLAY", ":"+n)
+		// Xvfb names the display before it takes every connection; the
+		// package's first test must not find it refusing one.
+		if err := waitForDisplay(10 * time.Second); err != nil && !errors.Is(err, exec.ErrNotFound) {
+			stop()
+			return func() {}, err
+		}
 		return stop, nil
 	case <-time.After(10 * time.Second):
 		stop()
 		return func() {}, errors.New("start Xvfb: no display within 10s")
+	}
+}
+
+// RequireX fails the test unless DISPLAY names an X server that answers. A
+// display busy with a parallel package's clients, or one just started, may
+// refuse a connection, so it is asked again for a few seconds first.
+func RequireX(t testing.TB) {
+	t.Helper()
+	if os.Getenv("DISPLAY") == "" {
+		Require(t, "an X display (DISPLAY)", "run the tests through scripts/testenv.sh, which starts Xvfb")
+	}
+	if err := waitForDisplay(5 * time.Second); errors.Is(err, exec.ErrNotFound) {
+		Require(t, "xdpyinfo", "apt-get install x11-utils")
+	} else if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitForDisplay asks xdpyinfo until DISPLAY answers or limit has passed.
+func waitForDisplay(limit time.Duration) error {
+	var out []byte
+	var err error
+	for deadline := time.Now().Add(limit); ; {
+		if out, err = exec.Command("xdpyinfo").CombinedOutput(); err == nil {
+			return nil
+		}
+		if errors.Is(err, exec.ErrNotFound) || time.Now().After(deadline) {
+			return fmt.Errorf("the X display %s is unreachable: xdpyinfo: %w: %.300s", os.Getenv("DISPLAY"), err, out)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
