@@ -10,7 +10,7 @@ GOFLAGS_BUILD := -trimpath -ldflags "-X main.version=$(VERSION)"
 export ENGINE_BACKEND ?= wheel
 ENGINE_LIB := build/engine/cpu/libct2engine.so
 
-.PHONY: all deps model engine build run test test-wine check lint bench soak windows installer clean FORCE
+.PHONY: all deps model engine engine-cuda build run test test-wine check lint bench soak windows installer clean FORCE
 
 all: build engine
 
@@ -39,6 +39,11 @@ $(ENGINE_STAMP): FORCE
 
 $(ENGINE_LIB): $(wildcard native/ct2engine/src/*) native/ct2engine/Cargo.toml native/ct2engine/build.rs scripts/engine.sh $(ENGINE_STAMP)
 	bash scripts/engine.sh
+
+# The Linux CUDA engine, for this machine's GPU, with its CUDA toolkit
+# (docs/building.md); no GPU is needed to build it.
+engine-cuda:
+	bash scripts/gpu-build.sh
 
 build:
 	go build $(GOFLAGS_BUILD) -o build/whisperkey .

@@ -236,6 +236,44 @@ func TestDoctorJSONMatchesSchema(t *testing.T) {
 	}
 }
 
+// The doctor reports recorded on real GPU machines (testdata/doctor) still
+// match the schema, and say there what the machine did.
+func TestRecordedDoctorReportsMatchSchema(t *testing.T) {
+	sch, err := jsonschema.NewCompiler().Compile(filepath.Join(testenv.RepoRoot(t), "docs", "doctor.schema.json"))
+	if err != nil {
+		t.Fatalf("schema: %v", err)
+	}
+	tests := []struct{ file, message, engine string }{
+		{"h200-cuda13.json", "Detected NVIDIA H200 — using GPU acceleration (CUDA 13.0)", "cuda"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", "doctor", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+			if err != nil {
+				t.Fatalf("not JSON: %v", err)
+			}
+			if err := sch.Validate(doc); err != nil {
+				t.Fatalf("does not match docs/doctor.schema.json: %v", err)
+			}
+			var rep struct {
+				Message  string
+				Engine   struct{ Device string }
+				SelfTest struct{ OK bool } `json:"self_test"`
+			}
+			if err := json.Unmarshal(b, &rep); err != nil {
+				t.Fatal(err)
+			}
+			if rep.Message != tt.message || rep.Engine.Device != tt.engine || !rep.SelfTest.OK {
+				t.Errorf("message %q on %q (self-test ok %v), want %q on %q", rep.Message, rep.Engine.Device, rep.SelfTest.OK, tt.message, tt.engine)
+			}
+		})
+	}
+}
+
 // gpuMessageMatches reports whether msg is what the app and doctor should say
 // about the GPU on this machine, derived from the same detection they run:
 // the CPU decision's exact sentence, or for a usable GPU "Detected <GPU>…"

@@ -65,7 +65,10 @@ func Detect(ctx context.Context, opt Options, log *slog.Logger) gpu.Report {
 
 // Decide picks the variant for the user's device choice.
 func Decide(r gpu.Report, opt Options) gpu.Decision {
-	return gpu.Choose(r, opt.Device, func(v string) bool { return HaveVariant(opt.EngineRoot, v) })
+	return gpu.Choose(r, opt.Device, gpu.Engines{
+		Have: func(v string) bool { return HaveVariant(opt.EngineRoot, v) },
+		CUDA: gpu.ReadCUDABuild(filepath.Join(opt.EngineRoot, gpu.VariantCUDA)),
+	})
 }
 
 // HaveVariant reports whether a variant folder holds the engine library.

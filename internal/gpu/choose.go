@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -15,14 +16,83 @@ const (
 	VariantRDNA1 = "rocm-rdna1" // CTranslate2 built for gfx1010 against HIP SDK 6.2
 )
 
-// What the cuda variant needs. It is CTranslate2 4.8.x built with CUDA 12: it
-// loads cuBLAS 12 at run time (cuDNN is not needed since 4.6.3), and its GPU
-// code is compressed, which drivers before 550 (CUDA 12.4) cannot load.
+// What the release cuda variant needs. It is CTranslate2 4.8.x built with
+// CUDA 12: it loads cuBLAS 12 at run time (cuDNN is not needed since 4.6.3),
+// and its GPU code is compressed, which drivers before 550 (CUDA 12.4) cannot
+// load. A variant built by scripts/gpu-build.sh says what it needs instead
+// (CUDABuild).
 const (
 	EngineCUDAMajor = 12
 	MinDriverCUDA   = "12.4"
 	MinComputeCap   = "5.0" // CUDA 12 builds start at Maxwell
 )
+
+// CUDABuild is what a cuda variant was built for. scripts/gpu-build.sh writes
+// it beside the library (files CUDA_MAJOR and CUDA_ARCHS); the release builds
+// have neither file and are CUDA 12 with code for every GPU from 5.0.
+type CUDABuild struct {
+	Major int `json:"major"`
+	// Archs are the compute capabilities the library has GPU code for
+	// ("9.0"); empty means every one its CUDA supports.
+	Archs []string `json:"archs,omitempty"`
+}
+
+// ReadCUDABuild reads what the cuda variant in dir was built for; nil when
+// it does not say (a release build).
+func ReadCUDABuild(dir string) *CUDABuild {
+	major, err := strconv.Atoi(strings.TrimSpace(readString(filepath.Join(dir, "CUDA_MAJOR"))))
+	if err != nil || major <= 0 {
+		return nil
+	}
+	return &CUDABuild{Major: major, Archs: strings.Fields(readString(filepath.Join(dir, "CUDA_ARCHS")))}
+}
+
+func (b *CUDABuild) major() int {
+	if b == nil {
+		return EngineCUDAMajor
+	}
+	return b.Major
+}
+
+// minDriver is the newest CUDA the driver must support, and the driver
+// version that first did.
+func (b *CUDABuild) minDriver() (cuda, driver string) {
+	if m := b.major(); m != EngineCUDAMajor {
+		return fmt.Sprintf("%d.0", m), map[int]string{13: "580"}[m]
+	}
+	return MinDriverCUDA, "550"
+}
+
+// minComputeCap is the oldest GPU the build's CUDA supports: CUDA 13 dropped
+// Maxwell, Pascal and Volta.
+func (b *CUDABuild) minComputeCap() string {
+	if b.major() >= 13 {
+		return "7.5"
+	}
+	return MinComputeCap
+}
+
+// runs reports whether the build has GPU code a GPU of compute capability cc
+// can run: machine code for X.Y runs on X.Z with Z ≥ Y.
+func (b *CUDABuild) runs(cc string) bool {
+	if b == nil || len(b.Archs) == 0 || cc == "" {
+		return true
+	}
+	major, _, _ := strings.Cut(cc, ".")
+	for _, a := range b.Archs {
+		if am, _, _ := strings.Cut(a, "."); am == major && versionAtLeast(cc, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// Engines is what this install has: which variant folders hold an engine,
+// and what the cuda variant was built for (nil: the release build).
+type Engines struct {
+	Have func(variant string) bool
+	CUDA *CUDABuild
+}
 
 // Guide is the setup guide; every message that names a missing piece links a section of it.
 const Guide = "docs/gpu-setup.md"
@@ -32,6 +102,7 @@ const (
 	docNVIDIA      = "docs/gpu-setup.md#nvidia"
 	docCUDA12      = "docs/gpu-setup.md#install-the-cuda-12-libraries"
 	docCUDA13      = "docs/gpu-setup.md#only-cuda-13-is-installed"
+	docBuildCUDA   = "docs/gpu-setup.md#build-the-cuda-engine-on-linux"
 	docRDNA2       = "docs/gpu-setup.md#amd-rdna-2-and-newer"
 	docRDNA1       = "docs/gpu-setup.md#amd-rdna-1"
 	docComgr       = "docs/gpu-setup.md#amd_comgr"
@@ -85,6 +156,9 @@ type Decision struct {
 	Want          string `json:"want,omitempty"`
 	WantInstalled bool   `json:"want_installed,omitempty"`
 	Runtime       string `json:"runtime,omitempty"` // "CUDA 12.4", "HIP SDK 6.2"
+	// CUDABuild is what the cuda variant was built for, when it says (a
+	// scripts/gpu-build.sh build); nil for the release build.
+	CUDABuild *CUDABuild `json:"cuda_build,omitempty"`
 	// LibDirs go on the worker's library search path after the variant folder (HIP SDK bin, cuBLAS dir).
 	LibDirs   []string `json:"lib_dirs,omitempty"`
 	Message   string   `json:"message"`
@@ -127,9 +201,9 @@ func (e eval) missing() *req {
 
 func (e eval) ready() bool { return e.variant != "" && e.missing() == nil }
 
-// Choose picks the engine variant for pref (auto, cpu, cuda or rocm).
-// haveVariant reports whether a variant's folder is installed.
-func Choose(r Report, pref string, haveVariant func(variant string) bool) Decision {
+// Choose picks the engine variant for pref (auto, cpu, cuda or rocm) among
+// the installed engines.
+func Choose(r Report, pref string, engines Engines) Decision {
 	cpu := Decision{Variant: VariantCPU, Device: VariantCPU}
 	vendor := ""
 	switch pref {
@@ -145,7 +219,7 @@ func Choose(r Report, pref string, haveVariant func(variant string) bool) Decisi
 	var evals []eval
 	for i, g := range r.GPUs {
 		if vendor == "" || g.Vendor == vendor {
-			e := evaluate(r, g, haveVariant)
+			e := evaluate(r, g, engines)
 			e.index = i
 			evals = append(evals, e)
 		}
@@ -156,7 +230,10 @@ func Choose(r Report, pref string, haveVariant func(variant string) bool) Decisi
 		e := evals[0]
 		g := e.gpu
 		cpu.GPU, cpu.Want, cpu.Runtime = &g, e.variant, e.runtime
-		cpu.WantInstalled = e.variant != "" && haveVariant(e.variant)
+		cpu.WantInstalled = e.variant != "" && engines.Have(e.variant)
+		if g.Vendor == NVIDIA {
+			cpu.CUDABuild = engines.CUDA
+		}
 	}
 	switch {
 	case pref == "cpu":
@@ -179,7 +256,7 @@ func Choose(r Report, pref string, haveVariant func(variant string) bool) Decisi
 		return cpu
 	}
 	d := Decision{Variant: e.variant, Device: "cuda", GPU: cpu.GPU, Want: e.variant, WantInstalled: true,
-		Runtime: e.runtime, LibDirs: e.libDirs, Message: "Detected " + e.gpu.Label() + " — using GPU acceleration"}
+		Runtime: e.runtime, CUDABuild: cpu.CUDABuild, LibDirs: e.libDirs, Message: "Detected " + e.gpu.Label() + " — using GPU acceleration"}
 	if e.gpu.Vendor == NVIDIA {
 		d.Message += " (CUDA " + e.gpu.CUDAVersion + ")"
 	}
@@ -210,57 +287,74 @@ func better(a, b eval) bool {
 	return a.gpu.VRAM > b.gpu.VRAM
 }
 
-func evaluate(r Report, g GPU, have func(string) bool) eval {
+func evaluate(r Report, g GPU, engines Engines) eval {
 	switch g.Vendor {
 	case NVIDIA:
-		return evalNVIDIA(r, g, have)
+		return evalNVIDIA(r, g, engines)
 	case AMD:
-		return evalAMD(r, g, have)
+		return evalAMD(r, g, engines.Have)
 	}
 	return eval{gpu: g, reqs: []req{{Check: Check{Name: "GPU vendor supported (" + g.Vendor + ")", Fix: "Use CPU mode, or an NVIDIA or AMD GPU."},
 		missing: "WhisperKey has no GPU engine for " + g.Vendor + " GPUs", doc: docOther}}}
 }
 
-func evalNVIDIA(r Report, g GPU, have func(string) bool) eval {
+func evalNVIDIA(r Report, g GPU, engines Engines) eval {
 	e := eval{gpu: g, variant: VariantCUDA, supported: true}
+	build := engines.CUDA
+	major := build.major()
+	minCUDA, minDriver := build.minDriver()
 	driver := g.CUDAVersion != ""
 	if driver {
 		e.runtime = "CUDA " + g.CUDAVersion
 	}
 	e.reqs = append(e.reqs, req{Check{"NVIDIA driver installed (nvidia-smi runs)", driver, "Install the current NVIDIA driver."},
 		"the NVIDIA driver is not installed", docNVIDIA})
-	if g.ComputeCap != "" && !versionAtLeast(g.ComputeCap, MinComputeCap) {
+	if minCC := build.minComputeCap(); g.ComputeCap != "" && !versionAtLeast(g.ComputeCap, minCC) {
 		e.variant, e.supported = "", false
-		e.reqs = append(e.reqs, req{Check{"Compute capability " + MinComputeCap + " or newer (has " + g.ComputeCap + ")", false, "Use CPU mode: CUDA 12 does not support this GPU."},
-			"its compute capability " + g.ComputeCap + " is below the " + MinComputeCap + " that CUDA 12 needs", docOther})
+		e.reqs = append(e.reqs, req{Check{"Compute capability " + minCC + " or newer (has " + g.ComputeCap + ")", false, fmt.Sprintf("Use CPU mode: CUDA %d does not support this GPU.", major)},
+			fmt.Sprintf("its compute capability %s is below the %s that CUDA %d needs", g.ComputeCap, minCC, major), docOther})
 	}
-	name := "NVIDIA driver supports CUDA " + MinDriverCUDA + " or newer"
+	name := "NVIDIA driver supports CUDA " + minCUDA + " or newer"
 	if driver {
 		name += " (has " + g.CUDAVersion + ")"
 	}
-	missing := fmt.Sprintf("the NVIDIA driver is too old (%s supports CUDA %s; the engine needs %s or newer)", g.Driver, g.CUDAVersion, MinDriverCUDA)
-	e.reqs = append(e.reqs, req{Check{name, driver && versionAtLeast(g.CUDAVersion, MinDriverCUDA), "Update the NVIDIA driver to 550 or newer."}, missing, docNVIDIA})
+	missing := fmt.Sprintf("the NVIDIA driver is too old (%s supports CUDA %s; the engine needs %s or newer)", g.Driver, g.CUDAVersion, minCUDA)
+	e.reqs = append(e.reqs, req{Check{name, driver && versionAtLeast(g.CUDAVersion, minCUDA), "Update the NVIDIA driver to " + minDriver + " or newer."}, missing, docNVIDIA})
+	if build != nil && len(build.Archs) > 0 && g.ComputeCap != "" {
+		built := strings.Join(build.Archs, ", ")
+		e.reqs = append(e.reqs, req{Check{"cuda engine has GPU code for compute capability " + g.ComputeCap + " (built for " + built + ")", build.runs(g.ComputeCap),
+			"Rebuild the engine for this GPU: CUDA_ARCH=" + g.ComputeCap + " scripts/gpu-build.sh."},
+			"the cuda engine has no GPU code for compute capability " + g.ComputeCap + " (it was built for " + built + ")", docBuildCUDA})
+	}
 
 	var lib *CUDALib
-	newer := 0
+	other := 0
 	for i, l := range r.CUBLAS {
-		if l.Major == EngineCUDAMajor && lib == nil {
+		if l.Major == major && lib == nil {
 			lib = &r.CUBLAS[i]
 		}
-		if l.Major > EngineCUDAMajor {
-			newer = l.Major
+		if l.Major != major && l.Major > other {
+			other = l.Major
 		}
 	}
-	c := req{Check{"cuBLAS for CUDA 12 found", lib != nil, "Install the CUDA 12 cuBLAS libraries (CUDA Toolkit 12.x)."},
-		"cuBLAS for CUDA 12 is not installed", docCUDA12}
+	// The release build's CUDA 12 has its own setup sections; a build of
+	// another CUDA is one the user made, and its section says what it needs.
+	doc := docCUDA12
+	if major != EngineCUDAMajor {
+		doc = docBuildCUDA
+	}
+	c := req{Check{fmt.Sprintf("cuBLAS for CUDA %d found", major), lib != nil, fmt.Sprintf("Install the CUDA %d cuBLAS libraries (CUDA Toolkit %d.x).", major, major)},
+		fmt.Sprintf("cuBLAS for CUDA %d is not installed", major), doc}
 	if lib != nil {
 		e.libDirs = []string{filepath.Dir(lib.Path)}
-	} else if newer > 0 {
-		c.missing = fmt.Sprintf("only CUDA %d is installed and the engine needs CUDA 12 (cuBLAS 12)", newer)
-		c.Fix = "Install CUDA Toolkit 12.x beside CUDA " + fmt.Sprint(newer) + " (they coexist)."
-		c.doc = docCUDA13
+	} else if other > 0 {
+		c.missing = fmt.Sprintf("only CUDA %d is installed and the engine needs CUDA %d (cuBLAS %d)", other, major, major)
+		c.Fix = fmt.Sprintf("Install CUDA Toolkit %d.x beside CUDA %d (they coexist).", major, other)
+		if major == EngineCUDAMajor && other > major {
+			c.doc = docCUDA13
+		}
 	}
-	e.reqs = append(e.reqs, c, engineReq(VariantCUDA, have))
+	e.reqs = append(e.reqs, c, engineReq(VariantCUDA, engines.Have))
 	return e
 }
 
@@ -357,7 +451,7 @@ func Requirements(r Report, d Decision) []Check {
 	if d.GPU == nil {
 		return []Check{{Name: "Supported GPU found", Fix: "See " + docOther + " for the GPUs WhisperKey can use."}}
 	}
-	e := evaluate(r, *d.GPU, func(v string) bool { return v == d.Want && d.WantInstalled })
+	e := evaluate(r, *d.GPU, Engines{Have: func(v string) bool { return v == d.Want && d.WantInstalled }, CUDA: d.CUDABuild})
 	var cs []Check
 	for _, q := range e.reqs {
 		c := q.Check

@@ -224,6 +224,37 @@ func TestDetectAndChoose(t *testing.T) {
 			variant: VariantCPU,
 			message: "Detected NVIDIA GeForce GTX 1080, but the NVIDIA driver is too old (470.256.02 supports CUDA 11.4; the engine needs 12.4 or newer)" + cpuSuffix + "docs/gpu-setup.md#nvidia",
 		},
+		// Recorded on a real H200 machine: its probes' own output.
+		{
+			name:    "linux-h200-cuda13-engine",
+			m:       machine{goos: "linux", sysfs: "h200-vm.txtar", smi: "h200", cuda: "linux-cuda-13.0", cudaBuild: &CUDABuild{Major: 13, Archs: []string{"9.0"}}},
+			variant: VariantCUDA,
+			message: "Detected NVIDIA H200 — using GPU acceleration (CUDA 13.0)",
+		},
+		{
+			name:    "linux-h200-release-engine",
+			m:       machine{goos: "linux", sysfs: "h200-vm.txtar", smi: "h200", cuda: "linux-cuda-13.0"},
+			variant: VariantCPU,
+			message: "Detected NVIDIA H200, but only CUDA 13 is installed and the engine needs CUDA 12 (cuBLAS 12)" + cpuSuffix + "docs/gpu-setup.md#only-cuda-13-is-installed",
+		},
+		{
+			name:    "linux-h200-engine-built-for-ampere",
+			m:       machine{goos: "linux", sysfs: "h200-vm.txtar", smi: "h200", cuda: "linux-cuda-13.0", cudaBuild: &CUDABuild{Major: 13, Archs: []string{"8.0", "8.6"}}},
+			variant: VariantCPU,
+			message: "Detected NVIDIA H200, but the cuda engine has no GPU code for compute capability 9.0 (it was built for 8.0, 8.6)" + cpuSuffix + "docs/gpu-setup.md#build-the-cuda-engine-on-linux",
+		},
+		{
+			name:    "win-rtx3060-cuda13-engine-old-driver",
+			m:       machine{goos: "windows", dxgi: "rtx3060.json", smi: "rtx3060", cuda: "win-cuda-12.4", cudaBuild: &CUDABuild{Major: 13}},
+			variant: VariantCPU,
+			message: "Detected NVIDIA GeForce RTX 3060, but the NVIDIA driver is too old (551.86 supports CUDA 12.4; the engine needs 13.0 or newer)" + cpuSuffix + "docs/gpu-setup.md#nvidia",
+		},
+		{
+			name:    "win-rtx5070-cuda13-engine-cuda12-only",
+			m:       machine{goos: "windows", dxgi: "rtx5070.json", smi: "rtx5070", cuda: "win-cuda-12.4", cudaBuild: &CUDABuild{Major: 13}},
+			variant: VariantCPU,
+			message: "Detected NVIDIA GeForce RTX 5070, but only CUDA 12 is installed and the engine needs CUDA 13 (cuBLAS 13)" + cpuSuffix + "docs/gpu-setup.md#build-the-cuda-engine-on-linux",
+		},
 		{
 			name:    "linux-intel-only",
 			m:       machine{goos: "linux", sysfs: "intel-uhd770.txtar"},
@@ -236,7 +267,7 @@ func TestDetectAndChoose(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			r := Detect(context.Background(), tt.m.sources(t, root), testLogger(t))
-			d := Choose(r, tt.pref, tt.m.have)
+			d := Choose(r, tt.pref, tt.m.engines())
 			if d.Variant != tt.variant {
 				t.Errorf("variant = %q, want %q", d.Variant, tt.variant)
 			}

@@ -22,6 +22,7 @@ type machine struct {
 	cuda        string // testdata/layouts txtar holding CUDA toolkits
 	hipPath     string // HIP_PATH relative to the ROCm root, as the installer writes it
 	notInstalld []string
+	cudaBuild   *CUDABuild // the cuda variant's build files; nil: the release build
 }
 
 // sources turns a machine into Detect's inputs, with every file under root.
@@ -78,6 +79,8 @@ func (m machine) run(t *testing.T) func(context.Context, string, ...string) ([]b
 		return nil, notFound
 	}
 }
+
+func (m machine) engines() Engines { return Engines{Have: m.have, CUDA: m.cudaBuild} }
 
 func (m machine) have(variant string) bool {
 	for _, v := range m.notInstalld {

@@ -28,19 +28,19 @@ func TestFallbackAndVerifyMessages(t *testing.T) {
 			VerifyMessage(cuda, Verdict{GPUSeconds: 2.14, CPUSeconds: 1.31}),
 			"Detected NVIDIA GeForce RTX 3060, but the GPU is slower than the CPU (2.1 s against 1.3 s) — using CPU mode. Setup: docs/gpu-setup.md#the-gpu-is-slower-than-the-cpu"},
 		{"unknown device in config",
-			Choose(Report{}, "vulkan", func(string) bool { return true }).Message,
+			Choose(Report{}, "vulkan", Engines{Have: func(string) bool { return true }}).Message,
 			`Unknown device "vulkan" in the config (use auto, cpu, cuda or rocm) — using CPU mode`},
 		{"RX 6600 (gfx1032) has no ROCm build",
-			Choose(Report{GPUs: []GPU{{Vendor: AMD, Name: "AMD Radeon RX 6600", PCIDevice: 0x73ff, Arch: "gfx1032", Family: "RDNA 2"}}}, "auto", func(string) bool { return true }).Message,
+			Choose(Report{GPUs: []GPU{{Vendor: AMD, Name: "AMD Radeon RX 6600", PCIDevice: 0x73ff, Arch: "gfx1032", Family: "RDNA 2"}}}, "auto", Engines{Have: func(string) bool { return true }}).Message,
 			"Detected AMD RX 6600 (RDNA 2), but CTranslate2's official ROCm builds have no GPU code for gfx1032 (they cover gfx1030, gfx1100–1102, gfx1150/1151, gfx1200/1201 only) — using CPU mode. Setup: docs/gpu-setup.md#other-gpus"},
 		{"RX 6700 XT (gfx1031) has no ROCm build",
-			Choose(Report{GPUs: []GPU{{Vendor: AMD, Name: "AMD Radeon RX 6700 XT", PCIDevice: 0x73df, Arch: "gfx1031", Family: "RDNA 2"}}}, "rocm", func(string) bool { return true }).Message,
+			Choose(Report{GPUs: []GPU{{Vendor: AMD, Name: "AMD Radeon RX 6700 XT", PCIDevice: 0x73df, Arch: "gfx1031", Family: "RDNA 2"}}}, "rocm", Engines{Have: func(string) bool { return true }}).Message,
 			"Detected AMD RX 6700 XT (RDNA 2), but CTranslate2's official ROCm builds have no GPU code for gfx1031 (they cover gfx1030, gfx1100–1102, gfx1150/1151, gfx1200/1201 only) — using CPU mode. Setup: docs/gpu-setup.md#other-gpus"},
 		{"RX 5500 (gfx1012) is not the RDNA 1 build's target",
-			Choose(Report{GPUs: []GPU{{Vendor: AMD, Name: "AMD Radeon RX 5500 XT", PCIDevice: 0x7340, Arch: "gfx1012", Family: "RDNA 1"}}}, "auto", func(string) bool { return true }).Message,
+			Choose(Report{GPUs: []GPU{{Vendor: AMD, Name: "AMD Radeon RX 5500 XT", PCIDevice: 0x7340, Arch: "gfx1012", Family: "RDNA 1"}}}, "auto", Engines{Have: func(string) bool { return true }}).Message,
 			"Detected AMD RX 5500 XT (RDNA 1), but the RDNA 1 engine is built for gfx1010 only, not gfx1012 — using CPU mode. Setup: docs/gpu-setup.md#other-gpus"},
 		{"device rocm without an AMD GPU",
-			Choose(Report{GPUs: []GPU{rtx}}, "rocm", func(string) bool { return true }).Message,
+			Choose(Report{GPUs: []GPU{rtx}}, "rocm", Engines{Have: func(string) bool { return true }}).Message,
 			"No AMD GPU found for device: rocm — using CPU mode. Setup: docs/gpu-setup.md#amd-rdna-2-and-newer"},
 	}
 	for _, tt := range tests {
@@ -58,7 +58,7 @@ func TestChoosePicksAmongSeveral(t *testing.T) {
 	rx1 := GPU{Vendor: AMD, Name: "AMD Radeon RX 7900 XTX", PCIDevice: 0x744c, Arch: "gfx1100", Family: "RDNA 3", VRAM: 24 << 30}
 	rx2 := rx1
 	rtxNoLibs := GPU{Vendor: NVIDIA, Name: "NVIDIA GeForce RTX 4090", CUDAVersion: "12.4", Driver: "551.86", ComputeCap: "8.9"}
-	all := func(string) bool { return true }
+	all := Engines{Have: func(string) bool { return true }}
 	tests := []struct {
 		name  string
 		gpus  []GPU

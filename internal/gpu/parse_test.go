@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,6 +19,11 @@ func TestParseNvidiaSMI(t *testing.T) {
 			name: "recorded rtx3060",
 			in:   string(readFixture(t, "nvidia-smi/rtx3060.csv")),
 			want: []GPU{{Vendor: NVIDIA, Name: "NVIDIA GeForce RTX 3060", PCIDevice: 0x2503, VRAM: 12288 << 20, Driver: "551.86", ComputeCap: "8.6", Source: "nvidia-smi"}},
+		},
+		{
+			name: "recorded h200 (a real machine, driver 580)",
+			in:   string(readFixture(t, "nvidia-smi/h200.csv")),
+			want: []GPU{{Vendor: NVIDIA, Name: "NVIDIA H200", PCIDevice: 0x2335, VRAM: 143771 << 20, Driver: "580.159.04", ComputeCap: "9.0", Source: "nvidia-smi"}},
 		},
 		{
 			name: "two cards, a comma in a name, no compute capability",
@@ -64,6 +70,7 @@ func TestParseNvidiaBanner(t *testing.T) {
 		{"windows 551", "rtx3060.txt", "551.86", "12.4"},
 		{"driver offering CUDA 13", "rtx5070.txt", "581.29", "13.0"},
 		{"linux 470", "gtx1080-r470.txt", "470.256.02", "11.4"},
+		{"linux 580, recorded on an H200", "h200.txt", "580.159.04", "13.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -276,5 +283,39 @@ func TestVersionAtLeast(t *testing.T) {
 				t.Errorf("versionAtLeast(%q, %q) = %v", tt.have, tt.want, got)
 			}
 		})
+	}
+}
+
+func TestCUDABuild(t *testing.T) {
+	dir := t.TempDir()
+	if got := ReadCUDABuild(dir); got != nil {
+		t.Errorf("a folder without build files (a release build) reads as %+v, want nil", got)
+	}
+	for name, body := range map[string]string{"CUDA_MAJOR": "13\n", "CUDA_ARCHS": "8.6 9.0\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := ReadCUDABuild(dir)
+	if b == nil || b.Major != 13 || strings.Join(b.Archs, ",") != "8.6,9.0" {
+		t.Fatalf("ReadCUDABuild = %+v, want CUDA 13 for 8.6 and 9.0", b)
+	}
+	tests := []struct {
+		build *CUDABuild
+		cc    string
+		runs  bool
+	}{
+		{nil, "5.0", true},                    // release build: every GPU CUDA 12 supports
+		{&CUDABuild{Major: 13}, "12.0", true}, // no list: every GPU
+		{b, "9.0", true},                      // built for it
+		{b, "8.9", true},                      // 8.6 code runs on 8.9
+		{b, "8.0", false},                     // but not on 8.0
+		{b, "12.0", false},                    // nor on another major
+		{&CUDABuild{Major: 13, Archs: []string{"9.0"}}, "", true}, // unknown cc: let loading decide
+	}
+	for _, tt := range tests {
+		if got := tt.build.runs(tt.cc); got != tt.runs {
+			t.Errorf("%+v runs on %q = %v, want %v", tt.build, tt.cc, got, tt.runs)
+		}
 	}
 }
