@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 // configOptions validate what only other packages understand.
@@ -29,14 +33,58 @@ func runConfig(args []string, stdout, stderr io.Writer) error {
 		}
 		path = p
 	}
-	switch config.RunCLI(args, stdout, stderr, path, configOptions()) {
+	opts := configOptions()
+	opts.CheckVocabulary = func(cfg config.Config) []string { return vocabularyWarnings(context.Background(), cfg) }
+	switch config.RunCLI(args, stdout, stderr, path, opts) {
 	case 0:
 		return nil
 	case 2:
-		return usageError{"see `whisperkey config` for usage"}
+		return usageError{} // RunCLI printed the usage and the problem
 	default:
 		return errSilent
 	}
+}
+
+// vocabularyWarnings names, for the config's vocabulary and each profile's,
+// the terms that the config's model has no room for in its prompt. It needs
+// the model's tokenizer, so it says so when the model is not downloaded.
+func vocabularyWarnings(ctx context.Context, cfg config.Config) []string {
+	type vocab struct {
+		where string // "" for the config's own
+		cfg   config.Config
+	}
+	var vocabs []vocab
+	if len(cfg.Decode.Vocabulary.Items()) > 0 {
+		vocabs = append(vocabs, vocab{"", cfg})
+	}
+	for _, name := range cfg.Profiles.Names() {
+		p, _ := cfg.Profiles.Find(name)
+		if c := cfg.WithProfile(p); p.Vocabulary != nil && len(c.Decode.Vocabulary.Items()) > 0 {
+			vocabs = append(vocabs, vocab{"profile " + name + ": ", c})
+		}
+	}
+	if len(vocabs) == 0 {
+		return nil
+	}
+	env, err := newEnvironmentFor(slog.New(slog.DiscardHandler), cfg)
+	if err != nil {
+		return []string{"vocabulary not checked: " + err.Error()}
+	}
+	dir, err := env.modelDir(ctx, "", engineChoice{device: cfg.Engine.Device})
+	if err != nil {
+		return []string{fmt.Sprintf("vocabulary not checked against the model: %v", err)}
+	}
+	tok, err := whisper.LoadTokenizer(dir)
+	if err != nil {
+		return []string{fmt.Sprintf("vocabulary not checked: the model in %s: %v", dir, err)}
+	}
+	var out []string
+	for _, v := range vocabs {
+		if msg := dictation.VocabularyLeftOut(tok.FitVocabulary(dictation.DecodeOptions(v.cfg))); msg != "" {
+			out = append(out, v.where+msg)
+		}
+	}
+	return out
 }
 
 // configPath is $WHISPERKEY_CONFIG or the per-user config file.

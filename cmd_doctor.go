@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/envvars"
 )
 
@@ -21,7 +22,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
-	if err := backend.ValidateDevice(*device); err != nil {
+	if err := config.ValidateDevice(*device); err != nil {
 		return usageError{"--device: " + err.Error()}
 	}
 	log := cliLogger(stderr, *verbose)

@@ -16,7 +16,7 @@ func runModels(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case 0:
 		return nil
 	case 2:
-		return usageError{"see `whisperkey models` for usage"}
+		return usageError{} // RunCLI printed the usage and the problem
 	default:
 		return errSilent
 	}

@@ -62,7 +62,7 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.BoolVar(&o.insecureNoAuth, "insecure-no-auth", false, "allow a non-loopback --listen without --api-key: anyone who can connect may use the engine")
 	fs.StringVar(&o.device, "device", "auto", "auto, cpu, cuda or rocm")
 	fs.StringVar(&o.computeType, "compute-type", "", "CTranslate2 compute type (default int8 on CPU, the model's on GPU)")
-	fs.IntVar(&o.threads, "threads", 0, "CPU threads (0 = CTranslate2's default)")
+	fs.IntVar(&o.threads, "threads", 0, threadsUsage)
 	fs.IntVar(&o.beamSize, "beam-size", 5, "beam size (1 = greedy)")
 	fs.IntVar(&o.queue, "queue", 8, "requests that may wait for the engine; more get 429")
 	fs.IntVar(&o.maxUploadMB, "max-upload-mb", 25, "largest upload in MiB; larger gets 413")

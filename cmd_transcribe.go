@@ -1,21 +1,20 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"strings"
+		"strings"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
-	"github.com/whisperkey/whisperkey/internal/cleanup"
 	"github.com/whisperkey/whisperkey/internal/config"
-	"github.com/whisperkey/whisperkey/internal/textproc"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -40,12 +39,14 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	var o transcribeOptions
 	fs := flag.NewFlagSet("transcribe", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	// Every setting that is also a config key defaults to the config's
+	// value, as the tray app reads it; the defaults shown are the config's own.
 	fs.StringVar(&o.model, "model", "", "model directory or name (default: the config's model, as the tray app uses it)")
-	fs.StringVar(&o.language, "language", "auto", "language code such as en, or auto")
-	fs.StringVar(&o.device, "device", "auto", "auto, cpu, cuda or rocm")
-	fs.StringVar(&o.computeType, "compute-type", "", "CTranslate2 compute type (default: int8 on the CPU, the model's own type on a GPU)")
-	fs.IntVar(&o.beamSize, "beam-size", 5, "beam size (1 = greedy)")
-	fs.IntVar(&o.threads, "threads", 0, "CPU threads (0 = all cores, up to 4)")
+	fs.StringVar(&o.language, "language", "auto", "language code such as en, or auto (default: the config's language)")
+	fs.StringVar(&o.device, "device", "auto", "auto, cpu, cuda or rocm (default: the config's device)")
+	fs.StringVar(&o.computeType, "compute-type", "auto", "CTranslate2 compute type (default: the config's compute_type)")
+	fs.IntVar(&o.beamSize, "beam-size", 5, "beam size (1 = greedy) (default: the config's beam_size)")
+	fs.IntVar(&o.threads, "threads", 0, threadsUsage)
 	fs.BoolVar(&o.json, "json", false, "print JSON with segments, language and timings")
 	fs.BoolVar(&o.verbose, "verbose", false, "log the engine's progress to stderr")
 	fs.StringVar(&o.remote, "remote", "", "URL of an OpenAI-compatible server (such as whisperkey serve) to transcribe on instead of locally")
@@ -83,6 +84,9 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	return o, nil
 }
 
+// threadsUsage is the --threads help of every command that runs the engine.
+const threadsUsage = "CPU threads for the engine (0 = CTranslate2's choice: all cores, up to 4)"
+
 func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseTranscribe(args, stderr)
 	if errors.Is(err, flag.ErrHelp) || (err != nil && strings.Contains(err.Error(), flag.ErrHelp.Error())) {
@@ -91,13 +95,12 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	opt := whisper.DefaultOptions()
-	opt.Language, opt.BeamSize = o.language, o.beamSize
-	opt.ShortWindow = (opt.ShortWindow || o.shortWindow) && !o.fullWindow
-	shape, err := o.words.resolve(&opt)
+	notice := func(msg string) { fmt.Fprintln(stderr, "whisperkey:", msg) }
+	set, cfgUsed, err := o.settings(notice)
 	if err != nil {
 		return err
 	}
+	meta := runMeta{config: cfgUsed}
 	// Every file is read before the model loads, so a bad one in a batch
 	// fails at once instead of after minutes of work.
 	clips := make([][]float32, len(o.files))
@@ -107,16 +110,22 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	log := cliLogger(stderr, o.verbose)
-	post := newPostProcess(o.words, shape, log)
-	if o.remote != "" {
-		return transcribeRemote(ctx, o, opt, post, clips, stdout, stderr)
-	}
-	env, err := cliEnvironment(log)
+	log.Info("settings", "config", cmp.Or(cfgUsed, "none (the defaults)"), "profile", set.Profile)
+	env, err := newEnvironmentFor(log, set.Config)
 	if err != nil {
 		return err
 	}
-	choice := engineChoice{device: o.device, computeType: o.computeType, threads: o.threads}
-	modelDir, err := env.modelDir(ctx, o.model, choice)
+	p := dictation.Pipeline{Cleaner: dictation.NewCleaner(set.Config, log)}
+	if d := env.speechDetector(); d != nil {
+		defer d.Close()
+		p.Gate = d // the remote engine's gate; the local engine runs it itself (below)
+	}
+	if o.remote != "" {
+		return transcribeRemote(ctx, o, p, set, meta, clips, stdout, stderr)
+	}
+	c := set.Config.Engine
+	choice := engineChoice{device: c.Device, computeType: c.ComputeType, threads: c.CPUThreads}
+	modelDir, err := env.modelDir(ctx, c.Model, choice)
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -126,17 +135,22 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	defer m.Close()
-	unmet := backend.UnmetRequest(o.device, m)
+	unmet := backend.UnmetRequest(c.Device, m)
 	if unmet != "" {
-		fmt.Fprintln(stderr, "whisperkey:", unmet)
+		notice(unmet)
 	}
 	load := time.Since(loadStart)
-	if d := env.speechDetector(); d != nil {
-		defer d.Close()
-		m.UseSpeechDetector(d)
+	kept, leftOut := m.FitVocabulary(set.Decode)
+	if meta.leftOut = leftOut; len(leftOut) > 0 {
+		notice(dictation.VocabularyLeftOut(kept, leftOut))
 	}
+	if p.Gate != nil {
+		m.UseSpeechDetector(p.Gate)
+		p.Gate = nil
+	}
+	p.Engine = m
 	// One engine process for all files, in order: the later ones are warm.
-	return writeTranscripts(ctx, m, o, opt, post, clips, stdout, func(file string, res *whisper.Result, info dictationInfo) any {
+	return writeTranscripts(ctx, p, set, o, clips, stdout, notice, func(file string, tr dictation.Transcript) any {
 		return struct {
 			File string `json:"file"`
 			*whisper.Result
@@ -149,8 +163,8 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 			RTF         float64 `json:"real_time_factor"`
 			// DeviceUnmet says why an explicitly requested GPU device is not used.
 			DeviceUnmet string `json:"device_unmet,omitempty"`
-		}{file, res, info, modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
-			res.Timings.Total.Seconds() / max(res.Duration, 1e-9), unmet}
+		}{file, tr.Result, info(set, meta, tr), modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
+			tr.Result.Timings.Total.Seconds() / max(tr.Result.Duration, 1e-9), unmet}
 	})
 }
 
@@ -160,8 +174,8 @@ func validateEngineFlags(beamSize, threads int, device string) error {
 	for _, c := range []struct {
 		flag string
 		err  error
-	}{{"--beam-size", whisper.ValidateBeamSize(beamSize)}, {"--threads", backend.ValidateThreads(threads)},
-		{"--device", backend.ValidateDevice(device)}} {
+	}{{"--beam-size", config.ValidateBeamSize(beamSize)}, {"--threads", config.ValidateCPUThreads(threads)},
+		{"--device", config.ValidateDevice(device)}} {
 		if c.err != nil {
 			return usageError{c.flag + ": " + c.err.Error()}
 		}
@@ -169,14 +183,19 @@ func validateEngineFlags(beamSize, threads int, device string) error {
 	return nil
 }
 
-// transcriber is the engine or remote server a transcribe run uses.
-type transcriber interface {
-	Transcribe(ctx context.Context, samples []float32, opt whisper.Options) (*whisper.Result, error)
+// runMeta is what a transcribe run knows beside each transcript.
+type runMeta struct {
+	config  string   // the config file the settings came from; "" for the defaults
+	leftOut []string // vocabulary terms the model's prompt has no room for
 }
 
-// dictationInfo is what --json adds about the profile and AI cleanup.
+// dictationInfo is what --json adds about the settings and the AI cleanup.
 type dictationInfo struct {
+	// Config is the config file the settings came from; "" for the defaults.
+	Config  string `json:"config"`
 	Profile string `json:"profile,omitempty"`
+	// VocabularyLeftOut are the vocabulary terms not used (no room in the prompt).
+	VocabularyLeftOut []string `json:"vocabulary_left_out,omitempty"`
 	// Cleanup is the AI cleanup mode used; RawText the text as heard when
 	// the cleanup's rewrite replaced it; CleanupNotice why it did not.
 	Cleanup        string  `json:"cleanup,omitempty"`
@@ -185,66 +204,35 @@ type dictationInfo struct {
 	CleanupSeconds float64 `json:"cleanup_seconds,omitempty"`
 }
 
-// postProcess is what happens to a transcript before it is printed: the AI
-// cleanup, if on, then the text settings.
-type postProcess struct {
-	shape   *textproc.Processor
-	cfg     config.Config
-	profile string
-	cleaner *cleanup.Client // nil: no cleanup
+func info(set dictation.Settings, meta runMeta, tr dictation.Transcript) dictationInfo {
+	return dictationInfo{Config: meta.config, Profile: set.Profile, VocabularyLeftOut: meta.leftOut, Cleanup: tr.Cleanup, RawText: tr.Raw,
+		CleanupNotice: tr.Notice, CleanupSeconds: tr.Cleaning.Seconds()}
 }
 
-func newPostProcess(w wordsFlags, shape *textproc.Processor, log *slog.Logger) postProcess {
-	p := postProcess{shape: shape, cfg: w.cfg, profile: w.profile}
-	if pr, ok := w.cfg.Profiles.Find(w.profile); ok {
-		p.profile = pr.Name
-	}
-	if w.cfg.Cleanup.ActiveMode() != "" {
-		c := w.cfg.Cleanup
-		cl, err := cleanup.New(cleanup.Config{URL: c.URL, Model: c.Model, APIKey: c.APIKey, Timeout: c.Timeout}, log)
-		if err != nil {
-			log.Warn("AI cleanup not used", "err", err) // config.Load checked the URL
-		} else {
-			p.cleaner = cl
-		}
-	}
-	return p
-}
-
-func (p postProcess) apply(ctx context.Context, text string) (string, dictationInfo) {
-	info := dictationInfo{Profile: p.profile}
-	mode := p.cfg.Cleanup.ActiveMode()
-	if p.cleaner == nil || mode == "" || strings.TrimSpace(text) == "" {
-		return p.shape.Apply(text), info
-	}
-	r := p.cleaner.Rewrite(ctx, p.cfg.Cleanup.CleanupModes()[mode], strings.TrimSpace(text))
-	info.Cleanup, info.CleanupNotice, info.CleanupSeconds = mode, r.Notice(), r.Took.Seconds()
-	out := p.shape.Apply(r.Text)
-	if raw := p.shape.Apply(text); r.Err == nil && raw != out {
-		info.RawText = raw
-	}
-	return out, info
-}
-
-// writeTranscripts transcribes the clips in order and prints each
-// post-processed text, or with --json one JSON line per file: the object
-// record makes.
-func writeTranscripts(ctx context.Context, t transcriber, o transcribeOptions, opt whisper.Options, post postProcess,
-	clips [][]float32, stdout io.Writer, record func(file string, res *whisper.Result, info dictationInfo) any) error {
+// writeTranscripts runs the pipeline on the clips in order and prints each
+// text, or with --json one JSON line per file: the object record makes. A
+// cleanup that was not used is said on stderr too (notice), with why.
+func writeTranscripts(ctx context.Context, p dictation.Pipeline, set dictation.Settings, o transcribeOptions,
+	clips [][]float32, stdout io.Writer, notice func(string), record func(file string, tr dictation.Transcript) any) error {
 	for i, samples := range clips {
-		res, err := t.Transcribe(ctx, samples, opt)
+		tr, err := p.Run(ctx, samples, set)
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.files[i], err)
 		}
-		var info dictationInfo
-		res.Text, info = post.apply(ctx, res.Text)
+		if tr.Result == nil { // the gate heard no speech: nothing was sent
+			tr.Result = &whisper.Result{Duration: float64(len(samples)) / audio.SampleRate}
+		}
+		if tr.Notice != "" {
+			notice(fmt.Sprintf("%s: AI cleanup (%s) not used, so the text is as heard: %s", o.files[i], tr.Cleanup, tr.Notice))
+		}
 		if !o.json {
-			if _, err := fmt.Fprintln(stdout, res.Text); err != nil {
+			if _, err := fmt.Fprintln(stdout, tr.Text); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := json.NewEncoder(stdout).Encode(record(o.files[i], res, info)); err != nil {
+		tr.Result.Text = tr.Text
+		if err := json.NewEncoder(stdout).Encode(record(o.files[i], tr)); err != nil {
 			return err
 		}
 	}

@@ -4,23 +4,28 @@ import (
 	"context"
 	"io"
 
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/remote"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
-// transcribeRemote sends each clip to an OpenAI-compatible server (o.remote), in order.
-func transcribeRemote(ctx context.Context, o transcribeOptions, opt whisper.Options, post postProcess, clips [][]float32, stdout, stderr io.Writer) error {
+// transcribeRemote runs the pipeline with an OpenAI-compatible server
+// (o.remote) as the engine, clip by clip, in order.
+func transcribeRemote(ctx context.Context, o transcribeOptions, p dictation.Pipeline, set dictation.Settings, meta runMeta,
+	clips [][]float32, stdout, stderr io.Writer) error {
 	c, err := remote.New(remote.Config{URL: o.remote, APIKey: o.apiKey, Model: o.remoteModel}, cliLogger(stderr, o.verbose))
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	p.Engine = c
+	notice := func(msg string) { _, _ = io.WriteString(stderr, "whisperkey: "+msg+"\n") }
 	// JSON Lines, as for the local engine.
-	return writeTranscripts(ctx, c, o, opt, post, clips, stdout, func(file string, res *whisper.Result, info dictationInfo) any {
+	return writeTranscripts(ctx, p, set, o, clips, stdout, notice, func(file string, tr dictation.Transcript) any {
 		return struct {
 			File string `json:"file"`
 			*whisper.Result
 			dictationInfo
 			Remote string `json:"remote"`
-		}{file, res, info, c.Host()}
+		}{file, tr.Result, info(set, meta, tr), c.Host()}
 	})
 }

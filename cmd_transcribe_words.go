@@ -3,16 +3,16 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/config"
-	"github.com/whisperkey/whisperkey/internal/desktop"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/textproc"
-	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
-// wordsFlags are transcribe's vocabulary, prompt and text-shaping flags. With
-// --config they start from that file's settings; a flag given overrides.
+// wordsFlags are transcribe's vocabulary, prompt and text-shaping flags. They
+// override the config's settings (--config, else the user's) one by one.
 type wordsFlags struct {
 	config   string
 	vocab    string
@@ -26,9 +26,6 @@ type wordsFlags struct {
 	// AI cleanup mode ("off" for none).
 	profile, cleanup string
 	set              map[string]bool // flags given on the command line
-	// cfg is the settings resolve ended with: the config (or defaults), the
-	// profile, the flags.
-	cfg config.Config
 }
 
 // replaceFlag collects repeated --replace FROM=TO.
@@ -46,7 +43,7 @@ func (r *replaceFlag) Set(v string) error {
 }
 
 func (w *wordsFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&w.config, "config", "", "take vocabulary, prompt, replacements, spoken_punctuation and output.* from this config file")
+	fs.StringVar(&w.config, "config", "", "read the settings from this config file instead of yours (whisperkey config path)")
 	fs.StringVar(&w.vocab, "vocabulary", "", `words and phrases to spell as written, comma-separated ("ComfyUI, Kubernetes")`)
 	fs.StringVar(&w.prompt, "prompt", "", `text that sets the style, as if said just before ("Hello, Anna. Let's meet at 3 pm.")`)
 	fs.Var(&w.replace, "replace", `FROM=TO: replace a word or phrase (repeat for more, applied in order; \n in TO is a line break)`)
@@ -54,7 +51,7 @@ func (w *wordsFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&w.caseName, "case", config.CaseAsSpoken, "as_spoken or lower")
 	fs.BoolVar(&w.strip, "strip-final-period", false, "drop the period that ends a one-sentence text")
 	fs.BoolVar(&w.trailing, "trailing-space", false, "end the text with a space")
-	fs.StringVar(&w.profile, "profile", "", "apply this profile of the config file (--config, else your config): its language, words, output style and cleanup mode")
+	fs.StringVar(&w.profile, "profile", "", "apply this profile of the config: its language, words, output style and cleanup mode")
 	fs.StringVar(&w.cleanup, "cleanup", "", "AI cleanup mode (clean, formal, list, one from cleanup.modes, or off) through the config's cleanup server; default: the config's")
 }
 
@@ -66,25 +63,36 @@ func (w *wordsFlags) noteSet(fs *flag.FlagSet) {
 	fs.Visit(func(f *flag.Flag) { w.set[f.Name] = true })
 }
 
-// resolve applies the settings to opt and returns the text processor.
-func (w *wordsFlags) resolve(opt *whisper.Options) (*textproc.Processor, error) {
-	cfg := config.Defaults()
-	path := w.config
-	if path == "" && (w.profile != "" || w.cleanup != "") {
-		p, err := configPath() // profiles and the cleanup server live in the user's config
+// settings reads the config — --config, else the user's (as the tray app
+// reads it) — applies --profile and then every flag given, and returns the
+// settings each clip runs with and the config file they came from ("" when
+// none exists: the defaults). notice tells the user something on stderr.
+func (o *transcribeOptions) settings(notice func(string)) (dictation.Settings, string, error) {
+	w := &o.words
+	path, explicit := w.config, w.config != ""
+	if !explicit {
+		p, err := configPath()
 		if err != nil {
-			return nil, err
+			return dictation.Settings{}, "", err
 		}
 		path = p
 	}
-	if path != "" {
-		// Unknown keys (warnings) do not concern transcribe; the app reports them.
-		c, _, err := config.Load(path, config.Options{})
-		if err != nil {
-			return nil, usageError{strings.ReplaceAll(err.Error(), "\n", "; ")}
+	// Unknown keys (warnings) do not concern transcribe; the app reports them.
+	cfg, _, err := config.Load(path, configOptions())
+	used := path
+	switch {
+	case err != nil && (explicit || w.profile != ""):
+		return dictation.Settings{}, "", usageError{strings.ReplaceAll(err.Error(), "\n", "; ")}
+	case err != nil:
+		notice(fmt.Sprintf("your config %s has errors, so this uses the defaults (whisperkey config validate says more): %s",
+			path, strings.ReplaceAll(err.Error(), "\n", "; ")))
+		cfg, used = config.Defaults(), ""
+	default:
+		if _, serr := os.Stat(path); serr != nil {
+			used = "" // no file: the defaults
 		}
-		cfg = c
 	}
+	profile := ""
 	if w.profile != "" {
 		p, ok := cfg.Profiles.Find(w.profile)
 		if !ok {
@@ -92,52 +100,84 @@ func (w *wordsFlags) resolve(opt *whisper.Options) (*textproc.Processor, error) 
 			if names == "" {
 				names = "none"
 			}
-			return nil, usageError{fmt.Sprintf("--profile: %s has no profile %q (it has: %s)", path, w.profile, names)}
+			return dictation.Settings{}, "", usageError{fmt.Sprintf("--profile: %s has no profile %q (it has: %s)", path, w.profile, names)}
 		}
-		cfg = cfg.WithProfile(p)
-		if p.Language != nil && !w.set["language"] {
-			opt.Language = *p.Language
-		}
+		cfg, profile = cfg.WithProfile(p), p.Name
 	}
-	if w.set["cleanup"] {
+	if err := o.applyFlags(&cfg); err != nil {
+		return dictation.Settings{}, "", err
+	}
+	set, err := dictation.Resolve(cfg, "")
+	if err != nil {
+		return dictation.Settings{}, "", usageError{"--case: " + err.Error()}
+	}
+	set.Profile = profile
+	return set, used, nil
+}
+
+// applyFlags puts the flags given on the command line over cfg, each in the
+// key the tray app reads.
+func (o *transcribeOptions) applyFlags(cfg *config.Config) error {
+	w, set := &o.words, o.words.set
+	if set["language"] {
+		cfg.Decode.Language = o.language
+	}
+	if set["beam-size"] {
+		cfg.Decode.BeamSize = o.beamSize
+	}
+	if o.shortWindow || o.fullWindow {
+		cfg.Decode.ShortWindow = o.shortWindow
+	}
+	if set["device"] {
+		cfg.Engine.Device = o.device
+	}
+	if set["compute-type"] {
+		cfg.Engine.ComputeType = o.computeType
+	}
+	if set["threads"] {
+		cfg.Engine.CPUThreads = o.threads
+	}
+	if set["model"] {
+		cfg.Engine.Model = o.model
+	}
+	if set["vocabulary"] {
+		cfg.Decode.Vocabulary = config.NewList(strings.Split(w.vocab, ",")...)
+	}
+	if set["prompt"] {
+		cfg.Decode.Prompt = w.prompt
+	}
+	if len(w.replace) > 0 {
+		reps := cfg.Text.Replacements.Items()
+		for _, r := range w.replace {
+			reps = append(reps, config.Replacement{From: r.From, To: r.To})
+		}
+		cfg.Text.Replacements = config.NewReplacements(reps...)
+	}
+	if set["spoken-punctuation"] {
+		cfg.Text.SpokenPunctuation = w.spoken
+	}
+	if set["case"] {
+		cfg.Text.Output.Case = w.caseName
+	}
+	if set["strip-final-period"] {
+		cfg.Text.Output.StripFinalPeriod = w.strip
+	}
+	if set["trailing-space"] {
+		cfg.Text.Output.TrailingSpace = w.trailing
+	}
+	if set["cleanup"] {
+		// Only the cleanup: the words the engine hears stay the same.
 		mode := strings.ToLower(w.cleanup)
 		if _, ok := cfg.Cleanup.CleanupModes()[mode]; !ok && mode != config.CleanupOff {
-			return nil, usageError{fmt.Sprintf("--cleanup: no mode %q; use off, clean, formal, list or a mode from cleanup.modes", w.cleanup)}
+			return usageError{fmt.Sprintf("--cleanup: no mode %q; use off, clean, formal, list or a mode from cleanup.modes", w.cleanup)}
 		}
 		cfg.Cleanup.Mode = mode
 		if mode != config.CleanupOff {
 			cfg.Cleanup.Enabled = true // asked for by name: on, given a server
 		}
 		if mode != config.CleanupOff && cfg.Cleanup.URL == "" {
-			return nil, usageError{"--cleanup: the config sets no cleanup.url; set it to your chat server (docs/configuration.md#ai-cleanup)"}
+			return usageError{"--cleanup: the config sets no cleanup.url; set it to your chat server (docs/configuration.md#ai-cleanup)"}
 		}
 	}
-	w.cfg = cfg
-	opt.Vocabulary, opt.InitialPrompt = cfg.Decode.Vocabulary.Items(), cfg.Decode.Prompt
-	if w.set["vocabulary"] {
-		opt.Vocabulary = config.NewList(strings.Split(w.vocab, ",")...).Items()
-	}
-	if w.set["prompt"] {
-		opt.InitialPrompt = w.prompt
-	}
-	to := desktop.TextOptions(cfg.Text)
-	w.cfg.Text = cfg.Text
-	to.Replacements = append(to.Replacements, w.replace...)
-	if w.set["spoken-punctuation"] {
-		to.SpokenPunctuation = w.spoken
-	}
-	if w.set["case"] {
-		to.Case = w.caseName
-	}
-	if w.set["strip-final-period"] {
-		to.StripFinalPeriod = w.strip
-	}
-	if w.set["trailing-space"] {
-		to.TrailingSpace = w.trailing
-	}
-	p, err := textproc.New(to)
-	if err != nil {
-		return nil, usageError{"--case: " + err.Error()}
-	}
-	return p, nil
+	return nil
 }

@@ -19,7 +19,8 @@ var version = "dev"
 // errSilent is a failure the command has already reported.
 var errSilent = errors.New("failed")
 
-// usageError is a bad command line or bad input file: exit code 2.
+// usageError is a bad command line or bad input file: exit code 2. An empty
+// message means the command has printed its usage and what was wrong.
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
@@ -152,7 +153,9 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, errSilent):
 		return 1
 	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, "whisperkey:", err)
+		if ue.msg != "" { // "": the command printed its usage already
+			fmt.Fprintln(stderr, "whisperkey:", err)
+		}
 		return 2
 	default:
 		fmt.Fprintln(stderr, "whisperkey:", err)

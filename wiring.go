@@ -30,6 +30,16 @@ type environment struct {
 // newEnvironment reads the config at cfgPath. A config with errors is
 // reported and the defaults are used, so `transcribe --model` still works.
 func newEnvironment(log *slog.Logger, cfgPath string) (*environment, error) {
+	cfg, _, err := config.Load(cfgPath, configOptions())
+	if err != nil {
+		log.Warn("config not used; the defaults apply", "err", err)
+		cfg = config.Defaults()
+	}
+	return newEnvironmentFor(log, cfg)
+}
+
+// newEnvironmentFor is the environment of a config already read.
+func newEnvironmentFor(log *slog.Logger, cfg config.Config) (*environment, error) {
 	root := os.Getenv("WHISPERKEY_ENGINE_ROOT")
 	if root == "" {
 		exe, err := os.Executable()
@@ -37,11 +47,6 @@ func newEnvironment(log *slog.Logger, cfgPath string) (*environment, error) {
 			return nil, fmt.Errorf("find own executable: %w", err)
 		}
 		root = filepath.Join(filepath.Dir(exe), "engine")
-	}
-	cfg, _, err := config.Load(cfgPath, configOptions())
-	if err != nil {
-		log.Warn("config not used; the defaults apply", "err", err)
-		cfg = config.Defaults()
 	}
 	def, err := models.DefaultDir()
 	if err != nil {

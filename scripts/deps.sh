@@ -9,6 +9,8 @@ PKGS=(
   dbus dbus-x11
   pulseaudio pulseaudio-utils espeak-ng sox
   ffmpeg
+  # A load balancer in front of two `serve` instances (TestTwoServersBehindNginx).
+  nginx-light
   gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 nsis p7zip-full file
   # The Windows engine (scripts/windows-engine.sh): mingw's posix C++ and Rust
   # 1.96 with its std source, to build std for x86_64-pc-windows-gnu.

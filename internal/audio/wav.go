@@ -360,29 +360,57 @@ func (f *wavFormat) convert(dst []float32, b []byte) []float32 {
 // EncodeWAV writes samples (interleaved frames) as a 16-bit PCM WAV file,
 // clipping values outside [-1, 1].
 func EncodeWAV(w io.Writer, samples []float32, rate, channels int) error {
+	return encodeWAV(w, samples, rate, channels, wavPCM, 2, func(b []byte, v float32) []byte {
+		return binary.LittleEndian.AppendUint16(b, uint16(pcm16(v)))
+	})
+}
+
+// EncodeFloatWAV writes samples as a 32-bit float WAV file: twice the bytes
+// of EncodeWAV, and exactly the samples given, so whoever decodes it hears
+// what the app heard.
+func EncodeFloatWAV(w io.Writer, samples []float32, rate, channels int) error {
+	return encodeWAV(w, samples, rate, channels, wavFloat, 4, func(b []byte, v float32) []byte {
+		return binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+	})
+}
+
+// encodeWAV writes the header of a WAV file of format code with bps bytes
+// per sample, then each sample as put appends it.
+func encodeWAV(w io.Writer, samples []float32, rate, channels int, code uint16, bps int, put func([]byte, float32) []byte) error {
 	if rate <= 0 || channels <= 0 || channels > 0xFFFF {
 		return fmt.Errorf("encode WAV: invalid format (%d Hz, %d channels)", rate, channels)
 	}
 	if len(samples)%channels != 0 {
 		return fmt.Errorf("encode WAV: %d samples is not a whole number of %d-channel frames", len(samples), channels)
 	}
-	const bps = 2
+	// A format other than PCM has a cbSize field and a fact chunk (the frame
+	// count): the WAV rules, which sox and others check.
+	fmtSize, extra := 16, 0
+	if code != wavPCM {
+		fmtSize, extra = 18, 12
+	}
 	dataSize := len(samples) * bps
-	riffSize := 4 + 8 + 16 + 8 + dataSize
+	riffSize := 4 + 8 + fmtSize + extra + 8 + dataSize
 	if int64(riffSize) > math.MaxUint32 {
 		return fmt.Errorf("encode WAV: %d samples exceed the 4 GiB WAV limit", len(samples))
 	}
-	h := make([]byte, 0, 44)
+	h := make([]byte, 0, 58)
 	h = append(h, "RIFF"...)
 	h = binary.LittleEndian.AppendUint32(h, uint32(riffSize))
 	h = append(h, "WAVEfmt "...)
-	h = binary.LittleEndian.AppendUint32(h, 16)
-	h = binary.LittleEndian.AppendUint16(h, wavPCM)
+	h = binary.LittleEndian.AppendUint32(h, uint32(fmtSize))
+	h = binary.LittleEndian.AppendUint16(h, code)
 	h = binary.LittleEndian.AppendUint16(h, uint16(channels))
 	h = binary.LittleEndian.AppendUint32(h, uint32(rate))
 	h = binary.LittleEndian.AppendUint32(h, uint32(rate*channels*bps))
 	h = binary.LittleEndian.AppendUint16(h, uint16(channels*bps))
-	h = binary.LittleEndian.AppendUint16(h, 8*bps)
+	h = binary.LittleEndian.AppendUint16(h, uint16(8*bps))
+	if code != wavPCM {
+		h = binary.LittleEndian.AppendUint16(h, 0) // cbSize
+		h = append(h, "fact"...)
+		h = binary.LittleEndian.AppendUint32(h, 4)
+		h = binary.LittleEndian.AppendUint32(h, uint32(len(samples)/channels))
+	}
 	h = append(h, "data"...)
 	h = binary.LittleEndian.AppendUint32(h, uint32(dataSize))
 	if _, err := w.Write(h); err != nil {
@@ -390,8 +418,8 @@ func EncodeWAV(w io.Writer, samples []float32, rate, channels int) error {
 	}
 	buf := make([]byte, 0, 32<<10)
 	for i, v := range samples {
-		buf = binary.LittleEndian.AppendUint16(buf, uint16(pcm16(v)))
-		if len(buf) == cap(buf) || i == len(samples)-1 {
+		buf = put(buf, v)
+		if len(buf)+bps > cap(buf) || i == len(samples)-1 {
 			if _, err := w.Write(buf); err != nil {
 				return fmt.Errorf("write WAV data: %w", err)
 			}

@@ -265,6 +265,8 @@ func TestEncodeWAVRoundTrip(t *testing.T) {
 		{name: "16-bit stereo", encode: func(b *bytes.Buffer) error { return EncodeWAV(b, in, 16000, 2) }, channels: 2, tol: 1.0 / 32768,
 			want: []float32{0, 0.25, -0.25, 0.999, -1, 32767.0 / 32768, -1, 0.1}},
 		{name: "float", encode: func(b *bytes.Buffer) error { _, err := b.Write(audiotest.FloatWAV(in, 16000, 1)); return err }, channels: 1, tol: 0, want: in},
+		// What the remote engine sends: every sample exactly, the server hears what the app heard.
+		{name: "EncodeFloatWAV", encode: func(b *bytes.Buffer) error { return EncodeFloatWAV(b, in, 16000, 1) }, channels: 1, tol: 0, want: in},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -273,3 +273,9 @@ func oneLine(err error) string {
 	}
 	return s
 }
+
+// FitVocabulary splits o's vocabulary into the terms that reach the decoder
+// and those left out for want of room in the prompt (whisper.FitVocabulary).
+func (l *Loaded) FitVocabulary(o whisper.Options) (kept, dropped []string) {
+	return l.model.FitVocabulary(o)
+}

@@ -45,6 +45,11 @@ func RunCLI(args []string, stdout, stderr io.Writer, path string, opts Options) 
 		return 1
 	}
 	if args[0] == "validate" {
+		if opts.CheckVocabulary != nil {
+			for _, w := range opts.CheckVocabulary(cfg) {
+				fmt.Fprintln(stderr, "warning: "+w)
+			}
+		}
 		if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
 			fmt.Fprintf(stdout, "ok (%s does not exist; the defaults apply)\n", path)
 			return 0

@@ -181,6 +181,10 @@ type Options struct {
 	// ValidateModel checks a model value other than "auto" (the model
 	// registry's lookup). Nil accepts any single line of text.
 	ValidateModel func(string) error
+	// CheckVocabulary, when set, is asked by `config validate` about the
+	// vocabularies (the config's and each profile's): what it returns is
+	// shown as warnings (terms the model has no room for), not errors.
+	CheckVocabulary func(Config) []string
 	// Debounce is how long the watcher waits after the last file event before
 	// reloading, so an editor's multi-step save is read once. Default 150ms.
 	Debounce time.Duration
@@ -213,15 +217,15 @@ func fields() []field {
 		{key: KeyModel, ptr: func(c *Config) any { return &c.Engine.Model }, check: checkModel,
 			allowed: "auto, a model name such as base, small or large-v3-turbo (whisperkey models lists them), a Hugging Face repo id owner/name, or a CTranslate2 model folder",
 			hint:    "one of those"},
-		enumField(KeyDevice, func(c *Config) any { return &c.Engine.Device }, DeviceAuto, DeviceCPU, DeviceCUDA, DeviceROCm),
+		enumField(KeyDevice, func(c *Config) any { return &c.Engine.Device }, Devices...),
 		intField(KeyDeviceIndex, func(c *Config) any { return &c.Engine.DeviceIndex }, 0, 63),
 		enumField(KeyComputeType, func(c *Config) any { return &c.Engine.ComputeType },
 			"auto", "default", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16", "float16", "bfloat16", "float32"),
-		intField(KeyCPUThreads, func(c *Config) any { return &c.Engine.CPUThreads }, 0, 256),
+		intField(KeyCPUThreads, func(c *Config) any { return &c.Engine.CPUThreads }, 0, MaxCPUThreads),
 		{key: KeyLanguage, ptr: func(c *Config) any { return &c.Decode.Language }, check: checkLanguage,
 			allowed: "auto or a Whisper language code such as en, de, fr, es, ja, zh (all codes: " + languageDocAnchor + ")",
 			hint:    "auto or one of those codes"},
-		intField(KeyBeamSize, func(c *Config) any { return &c.Decode.BeamSize }, 1, 10),
+		intField(KeyBeamSize, func(c *Config) any { return &c.Decode.BeamSize }, 1, MaxBeamSize),
 		renamed(textField(KeyInitialPrompt, func(c *Config) any { return &c.Decode.InitialPrompt }), KeyPrompt),
 		renamed(textField(KeyHotwords, func(c *Config) any { return &c.Decode.Hotwords }), KeyVocabulary),
 		boolField(KeyShortWindow, func(c *Config) any { return &c.Decode.ShortWindow }),

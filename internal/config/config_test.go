@@ -126,9 +126,9 @@ func TestLoadRejectsValues(t *testing.T) {
 		{"language", "language: english",
 			nil, `{file}:1: key "language": "english" is not allowed (allowed: auto or a Whisper language code such as en, de, fr, es, ja, zh (all codes: docs/configuration.md#language)); fix: set language to auto or one of those codes or remove the line to use auto`},
 		{"beam size zero", "beam_size: 0",
-			nil, `{file}:1: key "beam_size": "0" is not allowed (allowed: a whole number from 1 to 10); fix: set beam_size to a number in that range or remove the line to use 5`},
+			nil, `{file}:1: key "beam_size": "0" is not allowed (allowed: a whole number from 1 to 16); fix: set beam_size to a number in that range or remove the line to use 5`},
 		{"beam size fraction", "beam_size: 2.5",
-			nil, `{file}:1: key "beam_size": "2.5" is not allowed (allowed: a whole number from 1 to 10); fix: set beam_size to a number in that range or remove the line to use 5`},
+			nil, `{file}:1: key "beam_size": "2.5" is not allowed (allowed: a whole number from 1 to 16); fix: set beam_size to a number in that range or remove the line to use 5`},
 		{"prompt is a list", "initial_prompt: [a, b]",
 			nil, `{file}:1: key "initial_prompt": "[…]" is not allowed: it must be a single value (allowed: any text); fix: set initial_prompt to some text or remove the line to use the default (empty)`},
 		{"remote url without scheme", "remote:\n  url: gpu-box:8765",
@@ -328,5 +328,45 @@ func TestSlogLevel(t *testing.T) {
 	c.LogLevel = "warn"
 	if got := c.SlogLevel().String(); got != "WARN" {
 		t.Errorf("SlogLevel = %s, want WARN", got)
+	}
+}
+
+// The limits that flags share with the file: one rule each, the same bound
+// in the file's check and in the validators the commands call.
+func TestSharedLimits(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string // "" means valid
+	}{
+		{"beam 1", ValidateBeamSize(1), ""},
+		{"beam 16", ValidateBeamSize(MaxBeamSize), ""},
+		{"beam 0", ValidateBeamSize(0), "use 1 to 16"},
+		{"beam 17", ValidateBeamSize(17), "beam size 17 is out of range: use 1 to 16"},
+		{"0 threads", ValidateCPUThreads(0), ""},
+		{"the most threads", ValidateCPUThreads(MaxCPUThreads), ""},
+		{"negative threads", ValidateCPUThreads(-5), "threads -5 is out of range: use 0"},
+		{"absurd threads (the worker crashed)", ValidateCPUThreads(100000), "threads 100000 is out of range: use 0 (all cores, up to 4) or 1 to 256"},
+		{"auto", ValidateDevice("auto"), ""},
+		{"rocm", ValidateDevice("rocm"), ""},
+		{"gpu is not a device", ValidateDevice("gpu"), `device "gpu" is not one of auto, cpu, cuda, rocm`},
+		{"empty device", ValidateDevice(""), `device "" is not one of auto, cpu, cuda, rocm`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			switch {
+			case tc.want == "" && tc.err != nil:
+				t.Fatalf("err = %v, want valid", tc.err)
+			case tc.want != "" && (tc.err == nil || !strings.Contains(tc.err.Error(), tc.want)):
+				t.Fatalf("err = %v, want %q", tc.err, tc.want)
+			}
+		})
+	}
+	// The file takes exactly what the flags take.
+	for _, n := range []int{0, 1, MaxBeamSize, MaxBeamSize + 1} {
+		_, _, err := Load(writeConfig(t, fmt.Sprintf("beam_size: %d\n", n)), Options{})
+		if (err == nil) != (ValidateBeamSize(n) == nil) {
+			t.Errorf("beam_size: %d in the file: %v; the flag's check says %v", n, err, ValidateBeamSize(n))
+		}
 	}
 }

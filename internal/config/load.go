@@ -190,6 +190,13 @@ func parse(path string, data []byte, opts Options) (Config, []Warning, error) {
 		if err == nil && f.check != nil {
 			err = f.check(val, opts)
 		}
+		if err != nil && f.key == KeyProfiles {
+			// Every problem of every profile, each on its own line.
+			if perrs := profileErrors(path, &doc); len(perrs) > 0 {
+				errs = append(errs, perrs...)
+				continue
+			}
+		}
 		if err != nil {
 			errs = append(errs, valueError(path, f, locs, raw, err))
 		}

@@ -108,14 +108,21 @@ func TestProfileErrorsNameProfileAndKey(t *testing.T) {
 		want       []string // all in the error
 	}{
 		{"bad regex", "profiles:\n  - name: mail\n    match: {title: \"(Inbox\"}\n",
-			[]string{`profile "mail"`, `key "match"`, "match.title", "regular expression", ":2:"}},
-		{"no match", "profiles:\n  - name: chat\n    paste: type\n", []string{`profile "chat"`, `key "match"`}},
-		{"no name", "profiles:\n  - match: {class: xterm}\n", []string{"entry 1", `key "name"`}},
-		{"unknown key", "profiles:\n  - name: t\n    match: {class: x}\n    colour: red\n", []string{`profile "t"`, `key "colour"`, "is not a profile setting"}},
-		{"bad case", "profiles:\n  - name: t\n    match: {class: x}\n    output: {case: upper}\n", []string{`profile "t"`, "output.case"}},
-		{"bad paste", "profiles:\n  - name: t\n    match: {class: x}\n    paste: shout\n", []string{`profile "t"`, `key "paste"`}},
-		{"bad language", "profiles:\n  - name: t\n    match: {class: x}\n    language: klingon\n", []string{`profile "t"`, `key "language"`}},
-		{"twice", "profiles:\n  - name: t\n    match: {class: x}\n  - name: T\n    match: {class: y}\n", []string{`profile "T"`, "used twice"}},
+			[]string{`key "profiles[mail].match.title": "(Inbox" is not allowed`, "regular expression", ":3:"}},
+		{"no match", "profiles:\n  - name: chat\n    paste: type\n", []string{`:2: key "profiles[chat].match" is missing`}},
+		{"no name", "profiles:\n  - match: {class: xterm}\n", []string{`:2: key "profiles[1].name" is missing`}},
+		{"unknown key", "profiles:\n  - name: t\n    match: {class: x}\n    colour: red\n", []string{`:4: key "profiles[t].colour" is not a profile setting`}},
+		{"bad case", "profiles:\n  - name: t\n    match: {class: x}\n    output: {case: upper}\n",
+			[]string{`:4: key "profiles[t].output.case": "upper" is not allowed (allowed: as_spoken or lower)`}},
+		{"bad paste", "profiles:\n  - name: t\n    match: {class: x}\n    paste: shout\n",
+			[]string{`:4: key "profiles[t].paste": "shout" is not allowed (allowed: paste, clipboard, paste-enter or type)`}},
+		{"bad language", "profiles:\n  - name: t\n    match: {class: x}\n    language: klingon\n", []string{`:4: key "profiles[t].language": "klingon" is not allowed`}},
+		{"twice", "profiles:\n  - name: t\n    match: {class: x}\n  - name: T\n    match: {class: y}\n", []string{`:4: key "profiles[T].name": "T"`, "used twice (also on line 2)"}},
+		// Every problem at once, each on its own line, none telling to
+		// delete the whole list.
+		{"all at once", "profiles:\n  - name: term\n    match: {class: xterm}\n    paste: typed\n    case: shouting\n  - name: other\n    match: {}\n    language: klingon\n",
+			[]string{`:4: key "profiles[term].paste": "typed"`, `:5: key "profiles[term].case" is not a profile setting`, "put it under output:",
+				`:7: key "profiles[other].match" names no window`, `:8: key "profiles[other].language": "klingon"`}},
 		{"unknown mode", "profiles:\n  - name: t\n    match: {class: x}\n    cleanup: poetic\n", []string{`profile "t"`, `"cleanup"`, `no mode "poetic"`, "cleanup.modes"}},
 		{"not a list", "profiles: terminal\n", []string{`key "profiles"`, "list of profiles"}},
 		{"unknown default mode", "cleanup:\n  mode: poetic\n", []string{`key "cleanup.mode"`, "no such mode"}},
@@ -132,6 +139,9 @@ func TestProfileErrorsNameProfileAndKey(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q lacks %q", err, w)
 				}
+			}
+			if tt.name != "not a list" && strings.Contains(err.Error(), "remove the line to use []") {
+				t.Errorf("error %q tells to delete every profile", err)
 			}
 		})
 	}

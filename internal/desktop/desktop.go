@@ -87,7 +87,7 @@ type desk struct {
 	quit   context.CancelFunc
 
 	svc       *backend.Service
-	dictation *dictation
+	dictation *transcriber
 	app       *app.App
 	recorder  *audio.Recorder
 	paster    *output.Paster
@@ -115,6 +115,7 @@ type desk struct {
 
 	checks     sync.WaitGroup  // resume checks in flight; Run waits for them
 	hotkeyTold map[string]bool // hotkey problems already notified
+	vocabTold  string          // the vocabulary notice last given, so it is given once
 }
 
 // Run is the tray app: it loads the model, listens to the hotkeys and
@@ -183,7 +184,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.svc = backend.NewEmpty(d.backendOptions(cfg), d.log)
 	defer d.svc.Close()
 	waits := make(chan struct{}, 1)
-	d.dictation = newDictation(&gatedEngine{Engine: d.svc, gate: &d.gate, waiting: func() {
+	d.dictation = newTranscriber(&gatedEngine{Engine: d.svc, gate: &d.gate, waiting: func() {
 		select {
 		case waits <- struct{}{}: // the loop tells the user
 		default:

@@ -11,14 +11,15 @@ import (
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/output"
-	"github.com/whisperkey/whisperkey/internal/textproc"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
-// dictation is the app's Transcriber: the chosen engine with the decoding
-// settings of the current config, swapped whole on each config change.
-type dictation struct {
+// dictation is the app's Transcriber: the dictation pipeline with the
+// engine and settings of the current config, swapped whole on each config
+// change.
+type transcriber struct {
 	local  Engine                 // the engine on this machine, the fallback of a remote one
 	speech whisper.SpeechDetector // nil: none
 	cur    atomic.Pointer[dictationSettings]
@@ -26,31 +27,31 @@ type dictation struct {
 
 type dictationSettings struct {
 	cfg     config.Config // profiles apply on top of it, per dictation
+	base    dictation.Settings
 	engine  Engine
-	opts    whisper.Options
-	shape   *textproc.Processor // spoken punctuation, replacements, output style
-	cleaner Cleaner             // nil: no AI cleanup
+	cleaner dictation.Cleaner // nil: no AI cleanup
 	log     *slog.Logger
 }
 
-func newDictation(local Engine, speech whisper.SpeechDetector) *dictation {
-	d := &dictation{local: local, speech: speech}
-	shape, _ := textproc.New(TextOptions(config.Defaults().Text)) // the defaults are valid
-	d.cur.Store(&dictationSettings{cfg: config.Defaults(), engine: local, opts: decodeOptions(config.Defaults()), shape: shape,
-		log: slog.New(slog.DiscardHandler)})
+func newTranscriber(local Engine, speech whisper.SpeechDetector) *transcriber {
+	d := &transcriber{local: local, speech: speech}
+	base, _ := dictation.Resolve(config.Defaults(), "") // the defaults are valid
+	d.cur.Store(&dictationSettings{cfg: config.Defaults(), base: base, engine: local, log: slog.New(slog.DiscardHandler)})
 	return d
 }
 
 // configure takes cfg's decoding settings and engine choice; a remote engine
 // that cannot be set up leaves dictation on the local one, and says why.
-func (d *dictation) configure(cfg config.Config, remote RemoteEngine, tell func(string), log *slog.Logger) {
-	s := &dictationSettings{cfg: cfg, engine: d.local, opts: decodeOptions(cfg), cleaner: newCleaner(cfg, log), log: log}
-	shape, err := textproc.New(TextOptions(cfg.Text))
+func (d *transcriber) configure(cfg config.Config, remote RemoteEngine, tell func(string), log *slog.Logger) {
+	s := &dictationSettings{cfg: cfg, engine: d.local, cleaner: dictation.NewCleaner(cfg, log), log: log}
+	base, err := dictation.Resolve(cfg, "")
 	if err != nil { // config.Load checked these settings; keep the text as heard
 		log.Warn("text settings not used", "err", err)
-		shape, _ = textproc.New(TextOptions(config.Defaults().Text))
+		def := config.Defaults()
+		def.Decode, def.Cleanup = cfg.Decode, cfg.Cleanup
+		base, _ = dictation.Resolve(def, "")
 	}
-	s.shape = shape
+	s.base = base
 	if remote != nil {
 		e, err := remote(cfg, d.local, tell)
 		if err != nil {
@@ -62,64 +63,53 @@ func (d *dictation) configure(cfg config.Config, remote RemoteEngine, tell func(
 	d.cur.Store(s)
 }
 
-// Transcribe is app.Transcriber: the settings are those of the profile
-// ctx names (app.ProfileFrom), the AI cleanup (if on) runs before the text
-// settings.
-func (d *dictation) Transcribe(ctx context.Context, samples []float32) (app.Transcript, error) {
+// Transcribe is app.Transcriber: the pipeline with the settings of the
+// profile ctx names (app.ProfileFrom).
+func (d *transcriber) Transcribe(ctx context.Context, samples []float32) (app.Transcript, error) {
 	s := d.cur.Load()
-	cfg, opts, shape := s.forProfile(app.ProfileFrom(ctx))
-	if s.engine != d.local && !d.heardSpeech(samples, opts) {
+	set := s.forProfile(app.ProfileFrom(ctx))
+	p := dictation.Pipeline{Engine: s.engine, Cleaner: s.cleaner}
+	if s.engine != d.local {
 		// The local engine runs the detector itself; a remote one is not
 		// asked about a press without speech: no round trip, no upload.
-		return app.Transcript{}, nil
+		p.Gate = d.speech
 	}
-	res, err := s.engine.Transcribe(ctx, samples, opts)
-	if err != nil {
+	tr, err := p.Run(ctx, samples, set)
+	if err != nil || tr.Result == nil {
 		return app.Transcript{}, err
 	}
-	tr := app.Transcript{Features: res.Timings.Features, Engine: res.Timings.Engine}
-	text := clean(ctx, s.cleaner, cfg, res.Text, &tr)
-	tr.Text = shape.Apply(text)
-	if raw := shape.Apply(res.Text); tr.Cleanup != "" && tr.Notice == "" && raw != tr.Text {
-		tr.Raw = raw // Recent keeps the text as heard beside the rewrite
-	}
-	return tr, nil
+	return app.Transcript{Text: tr.Text, Raw: tr.Raw, Features: tr.Result.Timings.Features, Engine: tr.Result.Timings.Engine,
+		Cleanup: tr.Cleanup, Notice: tr.Notice, Cleaning: tr.Cleaning}, nil
 }
 
-// heardSpeech reports whether the speech detector finds speech in samples;
-// without a detector, or when it fails, every press counts as speech.
-func (d *dictation) heardSpeech(samples []float32, o whisper.Options) bool {
-	if d.speech == nil || !o.DetectSpeech || len(samples) > whisper.NSamples {
-		return true
+// forProfile is the settings of the profile called name; the config's own
+// when name is "" or no longer in the config (the file changed while the key
+// was down).
+func (s *dictationSettings) forProfile(name string) dictation.Settings {
+	if name == "" {
+		return s.base
 	}
-	_, _, ok, err := d.speech.Speech(samples)
-	return ok || err != nil
+	set, err := dictation.Resolve(s.cfg, name)
+	if err != nil {
+		s.log.Warn("profile's settings not used", "profile", name, "err", err)
+		return s.base
+	}
+	return set
 }
 
 // status is the engine's own status line ("Remote: HOST"), "" for the local one.
-func (d *dictation) status() string {
+func (d *transcriber) status() string {
 	if s, ok := d.cur.Load().engine.(interface{ Status() string }); ok {
 		return s.Status()
 	}
 	return ""
 }
 
-func decodeOptions(cfg config.Config) whisper.Options {
-	o := whisper.DefaultOptions()
-	o.Language = cfg.Decode.Language
-	o.BeamSize = cfg.Decode.BeamSize
-	// config.Load has moved the old initial_prompt and hotwords keys here.
-	o.InitialPrompt = cfg.Decode.Prompt
-	o.Vocabulary = cfg.Decode.Vocabulary.Items()
-	o.ShortWindow = cfg.Decode.ShortWindow
-	return o
-}
-
 // paster gives output.Paster the app's Paster signature, with the paste
 // settings of the dictation's profile.
 type paster struct {
 	p *output.Paster
-	d *dictation
+	d *transcriber
 }
 
 func (p paster) Output(ctx context.Context, text string, enter bool) (time.Time, error) {

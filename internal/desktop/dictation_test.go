@@ -51,7 +51,7 @@ func TestDictationEngineChoice(t *testing.T) {
 		{"remote not configured", "", useRemote, "local"},
 		{"remote that cannot be set up", "broken", useRemote, "local"},
 	}
-	d := newDictation(local, nil)
+	d := newTranscriber(local, nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := config.Defaults()
@@ -84,7 +84,7 @@ func (e *countingEngine) Transcribe(context.Context, []float32, whisper.Options)
 // speech on this machine: "nothing heard", no request. Speech still goes out.
 func TestRemoteIsNotAskedAboutPressesWithoutSpeech(t *testing.T) {
 	remote := &countingEngine{}
-	d := newDictation(&namedEngine{name: "local"}, vadtest.Open(t))
+	d := newTranscriber(&namedEngine{name: "local"}, vadtest.Open(t))
 	useRemote := func(config.Config, Engine, func(string)) (Engine, error) { return remote, nil }
 	d.configure(config.Defaults(), useRemote, nil, testLog(t))
 	tests := []struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/autostart"
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/history"
 	"github.com/whisperkey/whisperkey/internal/indicator"
@@ -346,6 +347,37 @@ func (d *desk) onMicEvent(e audio.Event) {
 func (d *desk) checkGPUUsed(cfg config.Config) {
 	if reason, ok := gpuNotUsed(d.svc.Current(), cfg); ok {
 		d.tell(notify.GPUNotUsed(reason, d.opt.GuidePath))
+	}
+}
+
+// checkVocabulary tells the user, once per distinct list, which vocabulary
+// terms (the config's or a profile's) the loaded model has no room for.
+func (d *desk) checkVocabulary() {
+	l := d.svc.Current()
+	if l == nil {
+		return
+	}
+	cfg := d.dictation.cur.Load().cfg
+	var msgs []string
+	add := func(where string, c config.Config) {
+		if msg := dictation.VocabularyLeftOut(l.FitVocabulary(dictation.DecodeOptions(c))); msg != "" {
+			msgs = append(msgs, where+msg)
+		}
+	}
+	add("", cfg)
+	for _, name := range cfg.Profiles.Names() {
+		if p, ok := cfg.Profiles.Find(name); ok && p.Vocabulary != nil {
+			add("profile "+name+": ", cfg.WithProfile(p))
+		}
+	}
+	msg := strings.Join(msgs, "; ")
+	if msg == d.vocabTold {
+		return
+	}
+	d.vocabTold = msg
+	if msg != "" {
+		d.log.Warn(msg)
+		d.tell(notify.VocabularyTooLong(msg))
 	}
 }
 

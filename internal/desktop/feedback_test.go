@@ -141,7 +141,7 @@ func TestRemoteFallbackIsNotified(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	note := &fakeNotifier{}
 	d.feedback.note = note
-	dict := newDictation(&namedEngine{name: "local"}, nil)
+	dict := newTranscriber(&namedEngine{name: "local"}, nil)
 	failing := func(_ config.Config, local Engine, tell func(string)) (Engine, error) {
 		tell("the remote server failed; dictating on this computer")
 		return local, nil

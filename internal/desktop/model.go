@@ -145,6 +145,7 @@ func (d *desk) onLoaded(ctx context.Context, r loaded) {
 	default:
 		d.modelName, d.modelErr = r.name, nil
 		d.checkGPUUsed(r.job.cfg)
+		d.checkVocabulary()
 		if r.job.timed {
 			suffix = fmt.Sprintf(" (loaded in %.1f s)", r.took.Seconds())
 		}

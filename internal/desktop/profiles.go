@@ -1,72 +1,19 @@
 package desktop
 
 import (
-	"context"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/app"
-	"github.com/whisperkey/whisperkey/internal/cleanup"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/history"
 	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/notify"
 	"github.com/whisperkey/whisperkey/internal/output"
-	"github.com/whisperkey/whisperkey/internal/textproc"
 	"github.com/whisperkey/whisperkey/internal/tray"
-	"github.com/whisperkey/whisperkey/internal/whisper"
 )
-
-// Cleaner rewrites a dictation with a chat model (cleanup.Client). It never
-// fails: on any problem the Result holds the text as given, and why.
-type Cleaner interface {
-	Rewrite(ctx context.Context, instruction, text string) cleanup.Result
-}
-
-// newCleaner is the cleanup client for cfg; nil when cleanup is off.
-func newCleaner(cfg config.Config, log *slog.Logger) Cleaner {
-	c := cfg.Cleanup
-	if !c.Active() {
-		return nil
-	}
-	cl, err := cleanup.New(cleanup.Config{URL: c.URL, Model: c.Model, APIKey: c.APIKey, Timeout: c.Timeout}, log)
-	if err != nil { // config.Load checked the URL
-		log.Warn("AI cleanup not used", "err", err)
-		return nil
-	}
-	return cl
-}
-
-// forProfile is cfg as the profile called name changes it, with the decoding
-// options and text shaper that go with it; the defaults' when name is "" or
-// no longer in cfg (the file changed while the key was down).
-func (s *dictationSettings) forProfile(name string) (config.Config, whisper.Options, *textproc.Processor) {
-	p, ok := s.cfg.Profiles.Find(name)
-	if name == "" || !ok {
-		return s.cfg, s.opts, s.shape
-	}
-	cfg := s.cfg.WithProfile(p)
-	shape, err := textproc.New(TextOptions(cfg.Text))
-	if err != nil { // config.Load checked these settings
-		s.log.Warn("profile's text settings not used", "profile", name, "err", err)
-		shape = s.shape
-	}
-	return cfg, decodeOptions(cfg), shape
-}
-
-// clean runs the AI cleanup of text in cfg's mode, when there is one. It
-// fills in tr's cleanup fields and returns the text to shape and paste.
-func clean(ctx context.Context, c Cleaner, cfg config.Config, text string, tr *app.Transcript) string {
-	mode := cfg.Cleanup.ActiveMode()
-	if c == nil || mode == "" || strings.TrimSpace(text) == "" {
-		return text
-	}
-	r := c.Rewrite(ctx, cfg.Cleanup.CleanupModes()[mode], strings.TrimSpace(text))
-	tr.Cleanup, tr.Notice, tr.Cleaning = mode, r.Notice(), r.Took
-	return r.Text
-}
 
 // pasteOptions are the output options for a dictation in profile name.
 func pasteOptions(cfg config.Config, name string, enter bool) output.Options {

@@ -47,7 +47,7 @@ profiles:
 func TestDictationAppliesTheProfileOfItsWindow(t *testing.T) {
 	cfg := loadConfig(t, profilesConfig)
 	local := &namedEngine{name: " Hello there."}
-	d := newDictation(local, nil)
+	d := newTranscriber(local, nil)
 	d.configure(cfg, nil, nil, testLog(t))
 	tests := []struct {
 		profile, want, lang string
@@ -121,7 +121,7 @@ func TestDictationKeepsTheTextWhenCleanupFails(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := loadConfig(t, profilesConfig+"cleanup:\n  enabled: true\n  url: "+srv.URL+"\n")
-	d := newDictation(&namedEngine{name: " um Hello there."}, nil)
+	d := newTranscriber(&namedEngine{name: " um Hello there."}, nil)
 	d.configure(cfg, nil, nil, testLog(t))
 	tr, err := d.Transcribe(app.WithProfile(context.Background(), "term"), make([]float32, 16000))
 	if err != nil {

@@ -79,6 +79,7 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 			d.dictation.configure(c, d.opt.Remote, d.remoteNotice, d.log)
 		}})
 	d.reconfigureFeedback(ch.Old, cfg)
+	d.checkVocabulary()
 	if ch.NeedsEngineRestart {
 		d.requestLoad(loadJob{cfg: cfg, timed: true}) // onLoaded says how it went
 	}

@@ -446,10 +446,13 @@ func sdkMatches(in ROCmInstall, want string) bool {
 	return in.HIPMajor == 6 && (in.Version == want || strings.HasPrefix(in.Version, want+"."))
 }
 
-// Requirements lists what d's GPU needs, each with whether it is met, for doctor.
+// Requirements lists what d's GPU needs, each with whether it is met, for
+// doctor; none when no GPU that WhisperKey could use was found.
 func Requirements(r Report, d Decision) []Check {
 	if d.GPU == nil {
-		return []Check{{Name: "Supported GPU found", Fix: "See " + docOther + " for the GPUs WhisperKey can use."}}
+		// No GPU is not a failure: the decision's message says so, and the
+		// CPU is what this machine has.
+		return nil
 	}
 	e := evaluate(r, *d.GPU, Engines{Have: func(v string) bool { return v == d.Want && d.WantInstalled }, CUDA: d.CUDABuild})
 	var cs []Check

@@ -24,6 +24,7 @@ const (
 	KindHotkey
 	KindMicChanged
 	KindCleanupFallback
+	KindVocabulary
 )
 
 func (k Kind) String() string {
@@ -52,6 +53,8 @@ func (k Kind) String() string {
 		return "mic-changed"
 	case KindCleanupFallback:
 		return "cleanup-fallback"
+	case KindVocabulary:
+		return "vocabulary"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -141,6 +144,12 @@ func RemoteFallback(detail string) Message {
 func CleanupFallback(why string) Message {
 	return Message{Kind: KindCleanupFallback, Summary: "Pasted as heard, without AI cleanup",
 		Body: why + ". Your words were pasted as you said them; check the cleanup server and cleanup.timeout."}
+}
+
+// VocabularyTooLong says which vocabulary terms the model's prompt has no
+// room for (detail: dictation.VocabularyLeftOut).
+func VocabularyTooLong(detail string) Message {
+	return Message{Kind: KindVocabulary, Summary: "Part of your vocabulary is not used", Body: detail}
 }
 
 // TextNotPasted says the target never read the clipboard, so the text waits there.

@@ -11,6 +11,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -122,31 +123,17 @@ func (c *Client) Transcribe(ctx context.Context, samples []float32, opt whisper.
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint.String(), bytes.NewReader(body))
+	raw, err := c.post(ctx, body, ctype)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrRemote, err)
-	}
-	req.Header.Set("Content-Type", ctype)
-	req.Header.Set("Accept", "application/json")
-	if c.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrRemote, c.Host(), cleanErr(err, c.endpoint))
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: read the answer: %v", ErrRemote, c.Host(), err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: %s answered %s: %s", ErrRemote, c.Host(), resp.Status, serverMessage(raw))
+		return nil, err
 	}
 	var v struct {
 		Text     string  `json:"text"`
 		Language string  `json:"language"`
 		Duration float64 `json:"duration"`
+		// A WhisperKey server's own fields, beside OpenAI's.
+		LanguageProb float32 `json:"language_probability"`
+		Path         string  `json:"path"`
 		Segments []struct {
 			Start        float64 `json:"start"`
 			End          float64 `json:"end"`
@@ -158,7 +145,13 @@ func (c *Client) Transcribe(ctx context.Context, samples []float32, opt whisper.
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, fmt.Errorf("%w: %s answered something other than a transcription (%v)", ErrRemote, c.Host(), err)
 	}
-	res := &whisper.Result{Text: strings.TrimSpace(v.Text), Language: v.Language, Duration: v.Duration}
+	// OpenAI writes the language's name ("english"); the local engine, and
+	// everything after it, its code.
+	lang, ok := whisper.LanguageCode(v.Language)
+	if !ok {
+		lang = v.Language
+	}
+	res := &whisper.Result{Text: strings.TrimSpace(v.Text), Language: lang, LanguageProb: v.LanguageProb, Path: v.Path, Duration: v.Duration}
 	if res.Duration == 0 {
 		res.Duration = float64(len(samples)) / audio.SampleRate
 	}
@@ -168,12 +161,79 @@ func (c *Client) Transcribe(ctx context.Context, samples []float32, opt whisper.
 	}
 	res.Timings.Engine = time.Since(start)
 	res.Timings.Total = res.Timings.Engine
-	c.log.Debug("remote transcription", "status", resp.StatusCode, "audio_s", res.Duration, "took", res.Timings.Total)
+	c.log.Debug("remote transcription", "audio_s", res.Duration, "took", res.Timings.Total)
 	return res, nil
 }
 
-// form builds the multipart body: the audio as 16-bit WAV (half the bytes
-// of float, and every server reads it) and the API's fields.
+// maxRetryAfter is the longest wait a busy server's Retry-After is honoured
+// for; a longer one fails at once, so a dictation goes to the local engine
+// instead of waiting.
+const maxRetryAfter = 10 * time.Second
+
+// post sends the form and returns the answer's body. A server that is busy
+// (429) or unavailable for now (503) and says when to come back
+// (Retry-After) is asked again then, up to three times, while ctx allows.
+func (c *Client) post(ctx context.Context, body []byte, ctype string) ([]byte, error) {
+	for attempt := 1; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint.String(), bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrRemote, err)
+		}
+		req.Header.Set("Content-Type", ctype)
+		req.Header.Set("Accept", "application/json")
+		if c.cfg.APIKey != "" {
+			req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+		}
+		resp, err := c.http.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrRemote, c.Host(), cleanErr(err, c.endpoint))
+		}
+		raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+		_ = resp.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: read the answer: %v", ErrRemote, c.Host(), err)
+		}
+		if resp.StatusCode == http.StatusOK {
+			return raw, nil
+		}
+		wait, ok := retryAfter(resp)
+		deadline, hasDeadline := ctx.Deadline()
+		if !ok || attempt == 3 || (hasDeadline && time.Until(deadline) < wait+time.Second) {
+			return nil, fmt.Errorf("%w: %s answered %s: %s", ErrRemote, c.Host(), resp.Status, serverMessage(raw))
+		}
+		c.log.Info("remote server busy; asking again", "status", resp.StatusCode, "after", wait)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("%w: %s: %v", ErrRemote, c.Host(), ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// retryAfter is how long a 429 or 503 answer asks to wait (Retry-After in
+// seconds), when that is at most maxRetryAfter.
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After")))
+	if err != nil || n < 0 || time.Duration(n)*time.Second > maxRetryAfter {
+		return 0, false
+	}
+	return time.Duration(n) * time.Second, true
+}
+
+// form builds the multipart body: the audio as a 32-bit float WAV, so the
+// server decodes exactly the samples the local engine would (16-bit PCM
+// rounds them, and Whisper's beam can turn on a rounding), and the API's fields.
+//
+// OpenAI's API has one prompt. It gets the vocabulary as the local engine
+// writes it ("Siobhan, Kubernetes.") and then the style prompt, so any
+// server sees the terms. A WhisperKey server also reads them apart
+// (vocabulary, initial_prompt), and then decodes as the local engine does:
+// same model and settings, same words.
 func (c *Client) form(samples []float32, opt whisper.Options) ([]byte, string, error) {
 	var b bytes.Buffer
 	mw := multipart.NewWriter(&b)
@@ -181,15 +241,23 @@ func (c *Client) form(samples []float32, opt whisper.Options) ([]byte, string, e
 	if err != nil {
 		return nil, "", err
 	}
-	if err := audio.EncodeWAV(fw, samples, audio.SampleRate, 1); err != nil {
+	if err := audio.EncodeFloatWAV(fw, samples, audio.SampleRate, 1); err != nil {
 		return nil, "", err
 	}
 	fields := [][2]string{{"model", c.cfg.Model}, {"response_format", "verbose_json"}}
 	if opt.Language != "" && opt.Language != "auto" {
 		fields = append(fields, [2]string{"language", opt.Language})
 	}
-	if p := strings.TrimSpace(opt.InitialPrompt + " " + opt.Hotwords); p != "" {
+	hot, initial := whisper.HotwordText(opt), strings.TrimSpace(opt.InitialPrompt)
+	if p := strings.TrimSpace(hot + " " + initial); p != "" {
 		fields = append(fields, [2]string{"prompt", p})
+	}
+	if terms := slices.DeleteFunc(slices.Clone(opt.Vocabulary), func(s string) bool { return strings.TrimSpace(s) == "" }); len(terms) > 0 {
+		v, err := json.Marshal(terms)
+		if err != nil {
+			return nil, "", err
+		}
+		fields = append(fields, [2]string{"vocabulary", string(v)}, [2]string{"initial_prompt", initial})
 	}
 	if len(opt.Temperatures) == 1 {
 		fields = append(fields, [2]string{"temperature", strconv.FormatFloat(float64(opt.Temperatures[0]), 'f', -1, 32)})

@@ -99,8 +99,10 @@ func TestTranscribeThroughServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if wer := whisper.WordErrorRate(said, res.Text); wer > 0.15 || res.Language != "english" || len(res.Segments) == 0 ||
-		res.Duration < 2 {
+	// The language comes back as the local engine writes it: a code, its
+	// probability and the decoding path, not OpenAI's "english".
+	if wer := whisper.WordErrorRate(said, res.Text); wer > 0.15 || res.Language != "en" || res.LanguageProb != 1 ||
+		res.Path != whisper.PathFull || len(res.Segments) == 0 || res.Duration < 2 {
 		t.Fatalf("remote result %+v (WER %.2f)", res, wer)
 	}
 
@@ -295,4 +297,102 @@ type countingTranscriber struct {
 func (c *countingTranscriber) Transcribe(ctx context.Context, s []float32, o whisper.Options) (*whisper.Result, error) {
 	c.calls++
 	return c.next.Transcribe(ctx, s, o)
+}
+
+// A remote engine equals the local one: the same model and settings give the
+// same words, language and path through `serve` as on this machine. The
+// audio goes as float samples (no rounding), and the vocabulary and the style
+// prompt reach the server apart, as the local engine takes them.
+func TestRemoteGivesTheLocalWords(t *testing.T) {
+	eng := openEngine(t)
+	base, _ := servertest.Start(t, server.Config{}, testlog.Discard(), eng)
+	// A machine under CI's parallel load may take long; the words are the point.
+	c, err := remote.New(remote.Config{URL: base, Timeout: 5 * time.Minute}, testlog.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clips := []testenv.Clip{{Name: "espeak Siobhan", Samples: testenv.Speech(t, "Please send the report to Siobhan before lunch.")}}
+	for _, cl := range testenv.RealSpeech(t) {
+		if len(clips) < 3 && len(cl.Samples) < 6*audio.SampleRate {
+			clips = append(clips, cl)
+		}
+	}
+	plain := whisper.DefaultOptions()
+	words := plain
+	words.Language, words.Vocabulary, words.InitialPrompt = "en", []string{"Siobhan", "Aoife"}, "Hello, Anna. Let's meet at 3 pm."
+	for _, cl := range clips {
+		for name, o := range map[string]whisper.Options{"language detected": plain, "vocabulary and prompt": words} {
+			local, err := eng.Transcribe(context.Background(), cl.Samples, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rem, err := c.Transcribe(context.Background(), cl.Samples, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rem.Text != local.Text || rem.Language != local.Language || rem.Path != local.Path ||
+				rem.LanguageProb != local.LanguageProb || len(rem.Segments) != len(local.Segments) {
+				t.Errorf("%s, %s:\nremote %q (%s %.3f, %s, %d segments)\nlocal  %q (%s %.3f, %s, %d segments)", cl.Name, name,
+					rem.Text, rem.Language, rem.LanguageProb, rem.Path, len(rem.Segments),
+					local.Text, local.Language, local.LanguageProb, local.Path, len(local.Segments))
+			}
+		}
+	}
+}
+
+// A busy server (429) or one unavailable for now (503) that says when to
+// come back is asked again then; one that asks for a long wait, or gives no
+// Retry-After, fails at once so the dictation can go to the local engine.
+func TestRetryAfter(t *testing.T) {
+	ok := `{"text":"Hello there.","language":"english","duration":1}`
+	tests := []struct {
+		name     string
+		answers  []int  // status of each attempt
+		after    string // Retry-After on the busy answers
+		want     string // "" means the text comes back
+		attempts int
+	}{
+		{"429 then 200", []int{429, 200}, "1", "", 2},
+		{"503 twice then 200", []int{503, 503, 200}, "0", "", 3},
+		{"429 three times", []int{429, 429, 429}, "0", "429", 3},
+		{"503 asks a minute", []int{503}, "60", "503", 1},
+		{"429 without Retry-After", []int{429}, "", "429", 1},
+		{"500 is not retried", []int{500}, "0", "500", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			n := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				code := tt.answers[min(n, len(tt.answers)-1)]
+				n++
+				mu.Unlock()
+				if code == http.StatusOK {
+					_, _ = io.WriteString(w, ok)
+					return
+				}
+				if tt.after != "" {
+					w.Header().Set("Retry-After", tt.after)
+				}
+				w.WriteHeader(code)
+			}))
+			defer srv.Close()
+			c, err := remote.New(remote.Config{URL: srv.URL}, testlog.Discard())
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := c.Transcribe(context.Background(), make([]float32, audio.SampleRate), whisper.DefaultOptions())
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case tt.want == "" && (err != nil || res.Text != "Hello there." || res.Language != "en"):
+				t.Fatalf("got %+v, %v; want the text, in English", res, err)
+			case tt.want != "" && (err == nil || !errors.Is(err, remote.ErrRemote) || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("err = %v, want ErrRemote naming %s", err, tt.want)
+			case n != tt.attempts:
+				t.Fatalf("%d requests, want %d", n, tt.attempts)
+			}
+		})
+	}
 }

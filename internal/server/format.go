@@ -56,7 +56,11 @@ func (s *Server) write(w http.ResponseWriter, req *request, res *whisper.Result)
 			Text     string    `json:"text"`
 			Segments []segment `json:"segments"`
 			Usage    usage     `json:"usage"`
-		}{"transcribe", languageName(res.Language), res.Duration, res.Text, segs, u})
+			// Ours, beside OpenAI's: what the local engine reports too, so a
+			// WhisperKey client gets the same result either way.
+			LanguageProb float32 `json:"language_probability"`
+			Path         string  `json:"path,omitempty"`
+		}{"transcribe", whisper.LanguageName(res.Language), res.Duration, res.Text, segs, u, res.LanguageProb, res.Path})
 	default:
 		writeJSON(w, http.StatusOK, struct {
 			Text  string `json:"text"`

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
@@ -176,6 +177,8 @@ type Server struct {
 	mu      sync.Mutex
 	avgTook time.Duration // moving average of a transcription, for Retry-After
 	running time.Time     // when the transcription in progress started; zero when none
+
+	stopping atomic.Bool // Serve is letting the requests in flight finish
 }
 
 // New checks cfg and makes a server over eng; Serve runs it.
@@ -203,8 +206,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcriptions)
 	mux.HandleFunc("GET /v1/models", s.models)
 	mux.HandleFunc("GET /v1/models/{id}", s.model)
+	mux.HandleFunc("GET /health", s.health)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route %s %s; this server answers POST /v1/audio/transcriptions and GET /v1/models", clip(r.Method), clip(r.URL.Path)), "")
+		writeError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route %s %s; this server answers POST /v1/audio/transcriptions, GET /v1/models and GET /health", clip(r.Method), clip(r.URL.Path)), "")
 	})
 	return s.logged(s.guarded(s.authed(mux)))
 }
@@ -238,6 +242,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
+	s.stopping.Store(true)
 	s.log.Info("stopping: finishing requests in flight")
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
 	defer cancel()
@@ -248,6 +253,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("stopped")
 	return nil
+}
+
+// health answers a load balancer: 200 while the server takes requests, 503
+// once it is stopping (the requests in flight still finish), so it sends
+// new ones elsewhere.
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
+	if s.stopping.Load() {
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "stopping"})
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Status string `json:"status"`
+		Queued int    `json:"queued"` // requests admitted and not yet answered
+	}{"ok", len(s.slots)})
 }
 
 // statusWriter remembers the status for the access log.
@@ -281,6 +301,11 @@ func (s *Server) authed(next http.Handler) http.Handler {
 	}
 	want := []byte(s.cfg.APIKey)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			// A load balancer asks without a key; the answer holds nothing secret.
+			next.ServeHTTP(w, r)
+			return
+		}
 		header := r.Header.Get("Authorization")
 		// The scheme is case-insensitive (RFC 7235); the key is not.
 		var got []byte
@@ -400,15 +425,19 @@ func (s *Server) model(w http.ResponseWriter, r *http.Request) {
 
 // request is a parsed transcription request.
 type request struct {
-	upload      []byte // the file field, read in full before decoding
-	uploadName  string
-	samples     []float32
-	model       string
-	language    string
-	prompt      string
-	format      string
-	temperature float64
-	hasTemp     bool
+	upload     []byte // the file field, read in full before decoding
+	uploadName string
+	samples    []float32
+	model      string
+	language   string
+	prompt     string
+	// A WhisperKey client sends the vocabulary and the style prompt apart
+	// too (remote.Client.form); they then replace prompt, which holds both.
+	vocabulary    []string
+	initialPrompt *string
+	format        string
+	temperature   float64
+	hasTemp       bool
 }
 
 // apiError is a 4xx/5xx answer in OpenAI's error shape.
@@ -601,13 +630,19 @@ func (req *request) set(name, v string) error {
 		if v == "" || v == "auto" {
 			return nil
 		}
-		code, ok := languageCode(strings.ToLower(v))
+		code, ok := whisper.LanguageCode(v)
 		if !ok {
 			return badRequest("language", "language %q is not a Whisper language; send an ISO-639-1 code such as en, de or fr, or leave it out to detect it", v)
 		}
 		req.language = code
 	case "prompt":
 		req.prompt = v
+	case "vocabulary":
+		if err := json.Unmarshal([]byte(v), &req.vocabulary); err != nil {
+			return badRequest("vocabulary", "vocabulary must be a JSON list of words and phrases, such as [\"Siobhan\", \"Kubernetes\"] (%s)", clip(err.Error()))
+		}
+	case "initial_prompt":
+		req.initialPrompt = &v
 	case "response_format":
 		if !slices.Contains(formats, v) {
 			return badRequest("response_format", "response_format %q is not supported; use one of %s", v, strings.Join(formats, ", "))
@@ -664,6 +699,13 @@ func (s *Server) options(req *request) whisper.Options {
 	o.BeamSize = s.cfg.BeamSize
 	o.Language = req.language
 	o.InitialPrompt = req.prompt
+	if req.vocabulary != nil || req.initialPrompt != nil {
+		o.Vocabulary = req.vocabulary
+		o.InitialPrompt = ""
+		if req.initialPrompt != nil {
+			o.InitialPrompt = *req.initialPrompt
+		}
+	}
 	// OpenAI: 0 (the default) lets the model raise the temperature when
 	// decoding fails; a positive value samples at that temperature only.
 	if req.hasTemp && req.temperature > 0 {

@@ -324,7 +324,7 @@ func (t *Transcriber) language(ctx context.Context, win wire.Window, want string
 func (t *Transcriber) prompt(previous, sot []int, opt Options, first bool) ([]int, error) {
 	half := maxLength/2 - 1
 	var p []int
-	hot := hotwordText(opt)
+	hot := HotwordText(opt)
 	prefix := ""
 	if first {
 		prefix = strings.TrimSpace(opt.Prefix)
@@ -333,12 +333,18 @@ func (t *Transcriber) prompt(previous, sot []int, opt Options, first bool) ([]in
 		p = append(p, t.tok.SOTPrev())
 		budget := half
 		if hot != "" && prefix == "" {
+			// Whole terms only: a term cut in half would be a new, wrong word.
+			if kept, dropped := t.tok.FitVocabulary(opt); len(dropped) > 0 {
+				o := opt
+				o.Vocabulary = kept
+				hot = HotwordText(o)
+			}
 			ids, err := t.tok.Encode(promptHead(" " + hot))
 			if err != nil {
 				return nil, fmt.Errorf("hotwords: %w", err)
 			}
 			if len(ids) > budget {
-				ids = ids[:budget]
+				ids = ids[:budget] // hotwords alone over the budget
 			}
 			p = append(p, ids...)
 			budget -= len(ids)
@@ -368,9 +374,9 @@ func (t *Transcriber) prompt(previous, sot []int, opt Options, first bool) ([]in
 	return p, nil
 }
 
-// hotwordText joins Hotwords and the Vocabulary entries into the text that
+// HotwordText joins Hotwords and the Vocabulary entries into the text that
 // goes first in the previous-text prompt.
-func hotwordText(opt Options) string {
+func HotwordText(opt Options) string {
 	var parts, vocab []string
 	if h := strings.TrimSpace(opt.Hotwords); h != "" {
 		parts = append(parts, h)

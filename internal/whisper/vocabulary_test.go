@@ -175,6 +175,25 @@ func (r *promptRecorder) Generate(ctx context.Context, win engine.Window, req en
 // faster-whisper lays them out (<|startofprev|>, vocabulary, previous text,
 // then the start of transcript), and together never take more than half of
 // the 448-token context, however long they are.
+// longPrompt is what a vocabulary over the budget leaves in the prompt: the
+// terms that fit whole, in order, then the end of the initial prompt in the
+// tokens still free. It checks that the next term would not have fitted.
+func longPrompt(t *testing.T, tr *whisper.Transcriber, long []string, encode func(string) []int) []int {
+	t.Helper()
+	opt := whisper.DefaultOptions()
+	opt.Vocabulary = long
+	kept, dropped := tr.FitVocabulary(opt)
+	if len(kept) == 0 || len(dropped) == 0 || !slices.Equal(append(slices.Clone(kept), dropped...), long) {
+		t.Fatalf("FitVocabulary of %d terms: kept %d, dropped %d, not a split of the list in order", len(long), len(kept), len(dropped))
+	}
+	ids := encode(" " + strings.Join(kept, ", ") + ".")
+	if n := len(encode(" " + strings.Join(long[:len(kept)+1], ", ") + ".")); len(ids) > 223 || n <= 223 {
+		t.Fatalf("%d kept terms take %d tokens and one more %d; the budget is 223", len(kept), len(ids), n)
+	}
+	prompt := encode(" Hello, Anna.")
+	return append(ids, prompt[max(0, len(prompt)-(223-len(ids))):]...)
+}
+
 func TestPromptLayout(t *testing.T) {
 	m := openBase(t)
 	rec := &promptRecorder{Engine: m.Client}
@@ -202,7 +221,7 @@ func TestPromptLayout(t *testing.T) {
 		{"vocabulary", []string{"Siobhan", " Kubernetes "}, "", encode(" Siobhan, Kubernetes.")},
 		{"prompt", nil, "Hello, Anna.", encode(" Hello, Anna.")},
 		{"both: vocabulary first", []string{"Siobhan"}, "Hello, Anna.", append(encode(" Siobhan."), encode(" Hello, Anna.")...)},
-		{"long vocabulary is cut to the budget", long, "Hello, Anna.", encode(" " + strings.Join(long, ", ") + ".")[:223]},
+		{"long vocabulary is cut to the budget, at whole terms", long, "Hello, Anna.", longPrompt(t, tr, long, encode)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

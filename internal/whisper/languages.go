@@ -1,4 +1,6 @@
-package server
+package whisper
+
+import "strings"
 
 // languageNames maps Whisper's language codes to the English names OpenAI's
 // verbose_json answers use ("en" → "english").
@@ -22,9 +24,11 @@ var languageNames = map[string]string{
 	"ba": "bashkir", "jw": "javanese", "su": "sundanese", "yue": "cantonese",
 }
 
-// languageCode accepts a code ("en") or a name ("english"), as clients send
-// either, and returns the code; ok is false for anything else.
-func languageCode(s string) (string, bool) {
+// LanguageCode accepts a code ("en") or an English name ("english", as
+// OpenAI's API writes languages), in any case, and returns the code; ok is
+// false for anything else.
+func LanguageCode(s string) (string, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
 	if _, ok := languageNames[s]; ok {
 		return s, true
 	}
@@ -36,7 +40,10 @@ func languageCode(s string) (string, bool) {
 	return "", false
 }
 
-func languageName(code string) string {
+// LanguageName is the English name of a language code, as OpenAI's
+// verbose_json answers write it ("en" → "english"); an unknown code is
+// returned as it is.
+func LanguageName(code string) string {
 	if n, ok := languageNames[code]; ok {
 		return n
 	}

@@ -1,0 +1,46 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The limits of the settings that a command-line flag or a server option
+// also sets: the file, `transcribe`, `doctor` and `serve` accept the same
+// values because they all ask here.
+const (
+	// MaxBeamSize bounds the beam: wider beams cost time in proportion and
+	// gain nothing measurable for Whisper (faster-whisper's default is 5).
+	MaxBeamSize = 16
+	// MaxCPUThreads is far more than any machine uses well; the native
+	// engine crashes on absurd counts (100000 made it segfault).
+	MaxCPUThreads = 256
+)
+
+// Devices are the values device may take.
+var Devices = []string{DeviceAuto, DeviceCPU, DeviceCUDA, DeviceROCm}
+
+// ValidateBeamSize checks a beam size.
+func ValidateBeamSize(n int) error {
+	if n < 1 || n > MaxBeamSize {
+		return fmt.Errorf("beam size %d is out of range: use 1 to %d (1 = greedy, default 5)", n, MaxBeamSize)
+	}
+	return nil
+}
+
+// ValidateCPUThreads checks a CPU thread count.
+func ValidateCPUThreads(n int) error {
+	if n < 0 || n > MaxCPUThreads {
+		return fmt.Errorf("threads %d is out of range: use 0 (all cores, up to 4) or 1 to %d", n, MaxCPUThreads)
+	}
+	return nil
+}
+
+// ValidateDevice checks a device choice.
+func ValidateDevice(s string) error {
+	if !slices.Contains(Devices, s) {
+		return fmt.Errorf("device %q is not one of %s", s, strings.Join(Devices, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package dictation
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/cleanup"
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// Engine transcribes 16 kHz samples: the local engine, a remote server, or a
+// wrapper of either (a fallback, the model gate).
+type Engine interface {
+	Transcribe(ctx context.Context, samples []float32, opt whisper.Options) (*whisper.Result, error)
+}
+
+// Cleaner rewrites a dictation with a chat model (cleanup.Client). It never
+// fails: on any problem the Result holds the text as given, and why.
+type Cleaner interface {
+	Rewrite(ctx context.Context, instruction, text string) cleanup.Result
+}
+
+// NewCleaner is the AI cleanup client for cfg; nil when cleanup is off or
+// cannot be set up (log says why).
+func NewCleaner(cfg config.Config, log *slog.Logger) Cleaner {
+	c := cfg.Cleanup
+	if !c.Active() {
+		return nil
+	}
+	cl, err := cleanup.New(cleanup.Config{URL: c.URL, Model: c.Model, APIKey: c.APIKey, Timeout: c.Timeout}, log)
+	if err != nil { // config.Load checked the URL
+		log.Warn("AI cleanup not used", "err", err)
+		return nil
+	}
+	return cl
+}
+
+// Pipeline is the way from a recording to the text to insert.
+type Pipeline struct {
+	Engine Engine
+	// Gate, when set, is asked first: a press it finds no speech in costs no
+	// engine call. Set it for engines that do not gate themselves (a remote
+	// server: no upload, no round trip); the local engine runs the same
+	// detector inside whisper.Transcriber.
+	Gate whisper.SpeechDetector
+	// Cleaner runs the AI cleanup in the settings' mode; nil: none.
+	Cleaner Cleaner
+}
+
+// Transcript is one dictation's outcome.
+type Transcript struct {
+	// Result is the engine's transcription; nil when the gate heard no speech.
+	Result *whisper.Result
+	// Text is what to insert: cleaned (when on) and shaped.
+	Text string
+	// Raw is the text as heard, shaped, when the cleanup rewrote it into
+	// Text; "" otherwise.
+	Raw string
+	// Cleanup is the cleanup mode used ("" for none); Notice says why its
+	// answer was not used ("" when it was, or none was asked for).
+	Cleanup, Notice string
+	// Cleaning is how long the cleanup took.
+	Cleaning time.Duration
+}
+
+// Run transcribes samples with s: the gate, the engine, the cleanup, the
+// shaping. Only the engine can fail; a failed cleanup keeps the words as heard.
+func (p Pipeline) Run(ctx context.Context, samples []float32, s Settings) (Transcript, error) {
+	if p.Gate != nil && !heardSpeech(p.Gate, samples, s.Decode) {
+		return Transcript{}, nil
+	}
+	res, err := p.Engine.Transcribe(ctx, samples, s.Decode)
+	if err != nil {
+		return Transcript{}, err
+	}
+	tr := Transcript{Result: res}
+	text := res.Text
+	if mode := s.Config.Cleanup.ActiveMode(); p.Cleaner != nil && mode != "" && strings.TrimSpace(text) != "" {
+		r := p.Cleaner.Rewrite(ctx, s.Config.Cleanup.CleanupModes()[mode], strings.TrimSpace(text))
+		tr.Cleanup, tr.Notice, tr.Cleaning = mode, r.Notice(), r.Took
+		text = r.Text
+	}
+	tr.Text = s.Shape.Apply(text)
+	if raw := s.Shape.Apply(res.Text); tr.Cleanup != "" && tr.Notice == "" && raw != tr.Text {
+		tr.Raw = raw // Recent keeps the text as heard beside the rewrite
+	}
+	return tr, nil
+}
+
+// heardSpeech reports whether d finds speech in samples; when decoding is
+// not asked to detect speech, the recording is over one window (the
+// detector's limit), or the detector fails, every press counts as speech.
+func heardSpeech(d whisper.SpeechDetector, samples []float32, o whisper.Options) bool {
+	if !o.DetectSpeech || len(samples) > whisper.NSamples {
+		return true
+	}
+	_, _, ok, err := d.Speech(samples)
+	return ok || err != nil
+}
