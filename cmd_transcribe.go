@@ -8,7 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-		"strings"
+	"strings"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/audio"

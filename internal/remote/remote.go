@@ -134,7 +134,7 @@ func (c *Client) Transcribe(ctx context.Context, samples []float32, opt whisper.
 		// A WhisperKey server's own fields, beside OpenAI's.
 		LanguageProb float32 `json:"language_probability"`
 		Path         string  `json:"path"`
-		Segments []struct {
+		Segments     []struct {
 			Start        float64 `json:"start"`
 			End          float64 `json:"end"`
 			Text         string  `json:"text"`
