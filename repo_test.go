@@ -84,6 +84,12 @@ var layers = map[string]layerRules{
 		mod + "internal/audio", mod + "internal/output", mod + "internal/hotkey", mod + "internal/models",
 		mod + "internal/config", mod + "internal/app", mod + "internal/desktop", "github.com/ebitengine/purego",
 		"github.com/gen2brain/malgo"}},
+	// The dictation pipeline knows engines only through its Engine interface:
+	// local or remote, the same stages run.
+	"internal/dictation": {transitive: []string{"github.com/ebitengine/purego", "os/exec", "github.com/gen2brain/malgo",
+		"fyne.io/systray", "golang.design/x/clipboard", "golang.design/x/hotkey", "github.com/godbus/dbus/v5",
+		mod + "internal/engine", mod + "internal/backend", mod + "internal/remote", mod + "internal/server",
+		mod + "internal/desktop", mod + "internal/audio", mod + "internal/output"}},
 	"internal/desktop": {direct: []string{"github.com/ebitengine/purego", "github.com/gen2brain/malgo",
 		"fyne.io/systray", "golang.design/x/clipboard", "golang.design/x/hotkey", "github.com/godbus/dbus/v5"}},
 }
@@ -178,6 +184,10 @@ func TestLayerViolations(t *testing.T) {
 		{"textproc may not reach config", []pkgDeps{{path: "internal/textproc",
 			imports: []string{mod + "internal/config"}, deps: []string{mod + "internal/config"}}},
 			[]string{"internal/textproc depends on " + mod + "internal/config (directly or through another package), which its layer forbids"}},
+		{"the pipeline may not reach the engine", []pkgDeps{{path: "internal/dictation",
+			imports: []string{mod + "internal/backend"}, deps: []string{mod + "internal/backend", mod + "internal/engine"}}},
+			[]string{"internal/dictation depends on " + mod + "internal/backend (directly or through another package), which its layer forbids",
+				"internal/dictation depends on " + mod + "internal/engine (directly or through another package), which its layer forbids"}},
 		{"desktop imports malgo directly", []pkgDeps{{path: "internal/desktop",
 			imports: []string{"github.com/gen2brain/malgo"}, deps: []string{"github.com/gen2brain/malgo"}}},
 			[]string{"internal/desktop imports github.com/gen2brain/malgo, which its layer forbids"}},
