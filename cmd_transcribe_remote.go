@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/remote"
@@ -13,7 +14,10 @@ import (
 // (o.remote) as the engine, clip by clip, in order.
 func transcribeRemote(ctx context.Context, o transcribeOptions, p dictation.Pipeline, set dictation.Settings, meta runMeta,
 	clips [][]float32, stdout, stderr io.Writer) error {
-	c, err := remote.New(remote.Config{URL: o.remote, APIKey: o.apiKey, Model: o.remoteModel}, cliLogger(stderr, o.verbose))
+	// A file is not a dictation with a local engine to fall back to: give a
+	// slow or busy server time, rather than the tray's short limit.
+	c, err := remote.New(remote.Config{URL: o.remote, APIKey: o.apiKey, Model: o.remoteModel, Timeout: 5 * time.Minute},
+		cliLogger(stderr, o.verbose))
 	if err != nil {
 		return usageError{err.Error()}
 	}

@@ -177,6 +177,8 @@ http {
   server {
     listen %[4]s;
     client_max_body_size 25m;
+    # In memory: nginx's worker (nobody) may not write the test's temp folder.
+    client_body_buffer_size 25m;
     location / {
       proxy_pass http://whisperkey;
       proxy_set_header Host $host;
@@ -220,7 +222,8 @@ http {
 	select {
 	case <-run.done:
 		if run.err != nil {
-			t.Fatalf("transcribe through nginx: %v\n%s\nnginx:\n%s", run.err, run.out, lb.out)
+			elog, _ := os.ReadFile(filepath.Join(dir, "error.log"))
+			t.Fatalf("transcribe through nginx: %v\n%s\nnginx:\n%s%s", run.err, run.out, lb.out, elog)
 		}
 	case <-time.After(10 * time.Minute):
 		t.Fatalf("transcribe through nginx did not finish:\n%s", run.out)
