@@ -67,7 +67,17 @@ type Config struct {
 	MinUploadRate int64
 	// FFmpegTimeout bounds converting an upload with ffmpeg; default 60 s.
 	FFmpegTimeout time.Duration
+	// UploadMemory bounds the bytes all uploads hold together while they are
+	// read and wait to be decoded; default DefaultUploadMemory, or
+	// MaxUploadBytes when that is larger. It must be at least MaxUploadBytes.
+	UploadMemory int64
+	// UploadWait is how long a request waits for UploadMemory to have room
+	// for its upload before it gets 503; default 5 s.
+	UploadWait time.Duration
 }
+
+// DefaultUploadMemory is four uploads of OpenAI's 25 MiB limit.
+const DefaultUploadMemory = 100 << 20
 
 // DefaultAddr is loopback only: other machines need an explicit --listen.
 const DefaultAddr = "127.0.0.1:8765"
@@ -105,6 +115,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.FFmpegTimeout <= 0 {
 		c.FFmpegTimeout = time.Minute
+	}
+	if c.UploadMemory <= 0 {
+		c.UploadMemory = max(DefaultUploadMemory, c.MaxUploadBytes)
+	}
+	if c.UploadWait <= 0 {
+		c.UploadWait = 5 * time.Second
 	}
 	return c
 }
@@ -173,6 +189,8 @@ type Server struct {
 	engine chan struct{} // held while transcribing
 	decode chan struct{} // held while decoding an upload
 
+	uploads *byteBudget // the bytes uploads hold until they are decoded
+
 	mu      sync.Mutex
 	avgTook time.Duration // moving average of a transcription, for Retry-After
 	running time.Time     // when the transcription in progress started; zero when none
@@ -189,10 +207,14 @@ func New(cfg Config, log *slog.Logger, eng Transcriber) (*Server, error) {
 	if err := CheckListen(cfg.Addr, cfg.APIKey, cfg.InsecureNoAuth); err != nil {
 		return nil, err
 	}
+	if cfg.UploadMemory < cfg.MaxUploadBytes {
+		return nil, fmt.Errorf("the memory for uploads (%d MiB) is less than one upload may take (%d MiB); raise --upload-memory-mb or lower --max-upload-mb", cfg.UploadMemory>>20, cfg.MaxUploadBytes>>20)
+	}
 	return &Server{
 		cfg: cfg, log: log.With("pkg", "server"), eng: eng,
 		slots: make(chan struct{}, cfg.Queue+1), engine: make(chan struct{}, 1),
 		decode:  make(chan struct{}, decodeSlots),
+		uploads: newByteBudget(cfg.UploadMemory),
 		avgTook: 2 * time.Second,
 	}, nil
 }
@@ -431,9 +453,34 @@ var formats = []string{"json", "text", "verbose_json", "srt", "vtt"}
 func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
-	// The upload is read in full, at a minimum pace, before it takes any
-	// slot: a slow or stalled client holds only its own connection.
-	req, err := s.parse(w, r)
+	if r.ContentLength > s.cfg.MaxUploadBytes {
+		// Declared too big: say so before receiving a byte of it.
+		s.fail(w, readError("file", &http.MaxBytesError{Limit: s.cfg.MaxUploadBytes}))
+		return
+	}
+	// The upload takes its share of the memory all uploads share before a
+	// byte of it is read, and holds it until it is decoded: its declared
+	// length, or the most an upload may be when it declares none. All or
+	// nothing, so that uploads never wait for each other halfway.
+	share := r.ContentLength
+	if share < 0 {
+		share = s.cfg.MaxUploadBytes
+	}
+	if !s.takeUploadMemory(ctx, share) {
+		// A window of the pace rule: about when a holder that has stopped
+		// sending is cut off; one still sending is likely done by then.
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.cfg.UploadIdleTimeout.Seconds()))))
+		w.Header().Set("Connection", "close") // its body is never read
+		writeError(w, http.StatusServiceUnavailable, "server_error", "",
+			fmt.Sprintf("the server is receiving other uploads up to its limit of %d MiB for all uploads together; retry after the Retry-After seconds", s.cfg.UploadMemory>>20), "uploads_busy")
+		return
+	}
+	release := sync.OnceFunc(func() { s.uploads.give(share) })
+	defer release()
+	// The upload is read in full, at a minimum pace and within the
+	// deadline, before it takes any slot: a slow or stalled client holds
+	// only its own connection and its share, and not for long.
+	req, err := s.parse(ctx, w, r, share)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -447,6 +494,7 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 	req.samples, err = s.decodeUpload(req.upload, req.uploadName)
 	<-s.decode
 	req.upload = nil
+	release()
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -484,58 +532,34 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 	s.write(w, req, res)
 }
 
-// errSlowUpload means the client sent the upload too slowly or stopped.
-var errSlowUpload = errors.New("upload too slow")
-
-// pacedBody ends an upload that stalls for idle or averages under minRate
-// bytes per second once idle has passed.
-type pacedBody struct {
-	r       io.Reader
-	rc      *http.ResponseController
-	start   time.Time
-	idle    time.Duration
-	minRate int64
-	n       int64
-	slow    bool
+// takeUploadMemory waits up to UploadWait, within the request's deadline,
+// for n bytes of the memory all uploads share. Waiting costs nothing but the
+// connection, as nothing is read from it meanwhile, and it lets a burst of
+// large uploads on a fast network through one after another instead of
+// turning most of them away.
+func (s *Server) takeUploadMemory(ctx context.Context, n int64) bool {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.UploadWait)
+	defer cancel()
+	return s.uploads.take(ctx, n)
 }
 
-func (p *pacedBody) Read(b []byte) (int, error) {
-	if p.slow {
-		return 0, errSlowUpload
-	}
-	_ = p.rc.SetReadDeadline(time.Now().Add(p.idle))
-	n, err := p.r.Read(b)
-	p.n += int64(n)
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		p.slow = true
-		return n, errSlowUpload
-	}
-	if el := time.Since(p.start); el > p.idle && float64(p.n) < el.Seconds()*float64(p.minRate) {
-		p.slow = true
-		return n, errSlowUpload
-	}
-	return n, err
-}
-
-// parse reads the multipart form, the file into memory (at most MaxUploadBytes).
-func (s *Server) parse(w http.ResponseWriter, r *http.Request) (*request, error) {
-	if r.ContentLength > s.cfg.MaxUploadBytes {
-		// Declared too big: say so before receiving a byte of it.
-		return nil, readError("file", &http.MaxBytesError{Limit: s.cfg.MaxUploadBytes})
-	}
-	paced := &pacedBody{r: r.Body, rc: http.NewResponseController(w), start: time.Now(),
-		idle: s.cfg.UploadIdleTimeout, minRate: s.cfg.MinUploadRate}
+// parse reads the multipart form, the file into memory: into a buffer of
+// share bytes, the memory the upload took.
+func (s *Server) parse(ctx context.Context, w http.ResponseWriter, r *http.Request, share int64) (*request, error) {
+	deadline, _ := ctx.Deadline()
+	paced := newPacedBody(r.Body, w, s.cfg.UploadIdleTimeout, s.cfg.MinUploadRate, deadline)
 	r.Body = http.MaxBytesReader(w, readCloser{paced, r.Body}, s.cfg.MaxUploadBytes)
-	req, err := s.parseForm(r)
-	if paced.slow {
-		// Nothing more is read from this client: the connection closes.
-		_ = paced.rc.SetReadDeadline(time.Now())
-		w.Header().Set("Connection", "close")
+	req, err := s.parseForm(r, share)
+	switch {
+	case errors.Is(paced.err, errUploadTimeout):
+		paced.stop(w)
+		return nil, &apiError{status: http.StatusRequestTimeout, typ: "invalid_request_error", param: "file",
+			msg: fmt.Sprintf("the upload was still arriving after %s, this server's limit for a whole request (--timeout); send a smaller file, or over a faster connection", s.cfg.RequestTimeout), code: "upload_timeout"}
+	case paced.err != nil:
+		paced.stop(w)
 		return nil, &apiError{status: http.StatusRequestTimeout, typ: "invalid_request_error", param: "file",
 			msg: fmt.Sprintf("the upload stalled or was slower than %d KiB/s; send it again over a faster connection", s.cfg.MinUploadRate>>10), code: "upload_timeout"}
-	}
-	if err == nil {
+	case err == nil:
 		_ = paced.rc.SetReadDeadline(time.Time{})
 	}
 	return req, err
@@ -549,7 +573,7 @@ type readCloser struct {
 
 func (rc readCloser) Close() error { return rc.c.Close() }
 
-func (s *Server) parseForm(r *http.Request) (*request, error) {
+func (s *Server) parseForm(r *http.Request, share int64) (*request, error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, badRequest("", "the request must be multipart/form-data with the audio in a field named file (%s)", clip(err.Error()))
@@ -571,7 +595,7 @@ func (s *Server) parseForm(r *http.Request) (*request, error) {
 			}
 			haveFile = true
 			req.uploadName = p.FileName()
-			if req.upload, err = io.ReadAll(p); err != nil {
+			if req.upload, err = readInto(p, make([]byte, 0, share)); err != nil {
 				return nil, readError("file", err)
 			}
 			continue
