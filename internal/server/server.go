@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -375,12 +376,18 @@ func (s *Server) hostAllowed(hostport, listenHost string) bool {
 	return slices.ContainsFunc(s.cfg.AllowedHosts, func(a string) bool { return strings.EqualFold(a, host) })
 }
 
-// clip quotes at most maxEcho bytes of what a client sent, for logs and answers.
+// clip is how every answer and log line quotes what a client sent (a path,
+// a header, a form field, a file name): at most maxEcho bytes of it, cut at
+// a character boundary, so a request cannot make an answer long.
 func clip(v string) string {
 	if len(v) <= maxEcho {
 		return v
 	}
-	return v[:maxEcho] + "…"
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut] + "…"
 }
 
 type modelObject struct {
@@ -417,7 +424,7 @@ func (s *Server) model(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeError(w, http.StatusNotFound, "invalid_request_error", "model", fmt.Sprintf("model %q does not exist; GET /v1/models lists them", id), "model_not_found")
+	writeError(w, http.StatusNotFound, "invalid_request_error", "model", fmt.Sprintf("model %q does not exist; GET /v1/models lists them", clip(id)), "model_not_found")
 }
 
 // request is a parsed transcription request.
@@ -627,20 +634,20 @@ func (req *request) set(name, v string) error {
 		}
 		code, ok := languageCode(strings.ToLower(v))
 		if !ok {
-			return badRequest("language", "language %q is not a Whisper language; send an ISO-639-1 code such as en, de or fr, or leave it out to detect it", v)
+			return badRequest("language", "language %q is not a Whisper language; send an ISO-639-1 code such as en, de or fr, or leave it out to detect it", clip(v))
 		}
 		req.language = code
 	case "prompt":
 		req.prompt = v
 	case "response_format":
 		if !slices.Contains(formats, v) {
-			return badRequest("response_format", "response_format %q is not supported; use one of %s", v, strings.Join(formats, ", "))
+			return badRequest("response_format", "response_format %q is not supported; use one of %s", clip(v), strings.Join(formats, ", "))
 		}
 		req.format = v
 	case "temperature":
 		t, err := strconv.ParseFloat(v, 64)
 		if err != nil || t < 0 || t > 1 || math.IsNaN(t) {
-			return badRequest("temperature", "temperature %q must be a number from 0 to 1", v)
+			return badRequest("temperature", "temperature %q must be a number from 0 to 1", clip(v))
 		}
 		req.temperature, req.hasTemp = t, true
 	}
