@@ -12,6 +12,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,6 +57,7 @@ type Config struct {
 	// AllowedOrigins are the browser origins (scheme://host[:port]) whose
 	// pages may call the server; a request with any other Origin gets 403,
 	// so a web page the user visits cannot use a server it can reach.
+	// AnyOrigin allows every page, and only on a server with an APIKey.
 	AllowedOrigins []string
 	// AllowedHosts are Host header names accepted besides loopback names and
 	// the listen address's host, which stops DNS rebinding.
@@ -171,6 +173,33 @@ func CheckAPIKey(key string) (string, error) {
 	return trimmed, nil
 }
 
+// AnyOrigin as an allowed origin lets every web page call the server. It
+// needs an API key, so a page must still send the key, as pages calling
+// OpenAI's API do; without one, every page the user visits could use the
+// engine, and a server on loopback is reachable from every page.
+const AnyOrigin = "*"
+
+// CheckOrigins refuses allowed origins that no browser sends, which would
+// never match, and AnyOrigin on a server without a key.
+func CheckOrigins(origins []string, apiKey string) error {
+	for _, o := range origins {
+		if o == AnyOrigin {
+			if apiKey == "" {
+				return errors.New(`--allow-origin '*' would let every web page you visit use this server; it is allowed only with --api-key, so that pages must still send the key. Without a key, name each page's origin, such as --allow-origin https://notes.example`)
+			}
+			continue
+		}
+		if o == "null" {
+			return errors.New(`--allow-origin null: "null" is the origin of local files and sandboxed frames, which any web page can open, so it cannot be allowed; serve the page from an http:// or https:// origin and allow that`)
+		}
+		u, err := url.Parse(o)
+		if err != nil || u.Scheme == "" || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+			return fmt.Errorf("--allow-origin %q is not an origin, which browsers send as SCHEME://HOST[:PORT] with no path; give it as https://notes.example", clip(o))
+		}
+	}
+	return nil
+}
+
 func isLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
@@ -206,6 +235,9 @@ func New(cfg Config, log *slog.Logger, eng Transcriber) (*Server, error) {
 	}
 	cfg.APIKey = key
 	if err := CheckListen(cfg.Addr, cfg.APIKey, cfg.InsecureNoAuth); err != nil {
+		return nil, err
+	}
+	if err := CheckOrigins(cfg.AllowedOrigins, cfg.APIKey); err != nil {
 		return nil, err
 	}
 	if cfg.UploadMemory < cfg.MaxUploadBytes {
@@ -331,13 +363,19 @@ func (s *Server) guarded(next http.Handler) http.Handler {
 	listenHost, _, _ := net.SplitHostPort(s.cfg.Addr)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" {
-			if !slices.Contains(s.cfg.AllowedOrigins, origin) {
+			// Browsers send the scheme and host in lower case.
+			anyOrigin := slices.Contains(s.cfg.AllowedOrigins, AnyOrigin)
+			if !anyOrigin && !slices.ContainsFunc(s.cfg.AllowedOrigins, func(a string) bool { return strings.EqualFold(a, origin) }) {
 				writeError(w, http.StatusForbidden, "invalid_request_error", "",
 					fmt.Sprintf("requests from web pages are refused (Origin %q); start serve with --allow-origin %s to let that page call it", clip(origin), clip(origin)), "origin_not_allowed")
 				return
 			}
-			w.Header().Set("Access-Control-Allow-Origin", origin)
-			w.Header().Set("Vary", "Origin")
+			if anyOrigin {
+				w.Header().Set("Access-Control-Allow-Origin", "*") // not the Origin itself: nothing of the request is echoed
+			} else {
+				w.Header().Set("Access-Control-Allow-Origin", origin)
+				w.Header().Set("Vary", "Origin")
+			}
 			if r.Method == http.MethodOptions {
 				w.Header().Set("Access-Control-Allow-Methods", "GET, POST")
 				w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
