@@ -10,7 +10,12 @@ import (
 
 // transcribeRemote sends each clip to an OpenAI-compatible server (o.remote), in order.
 func transcribeRemote(ctx context.Context, o transcribeOptions, opt whisper.Options, post postProcess, clips [][]float32, stdout, stderr io.Writer) error {
-	c, err := remote.New(remote.Config{URL: o.remote, APIKey: o.apiKey, Model: o.remoteModel}, cliLogger(stderr, o.verbose))
+	// Checked here too, so the message names where the key came from.
+	key, err := remote.CheckAPIKey(o.apiKey)
+	if err != nil {
+		return usageError{"--api-key or $WHISPERKEY_REMOTE_API_KEY: " + err.Error()}
+	}
+	c, err := remote.New(remote.Config{URL: o.remote, APIKey: key, Model: o.remoteModel}, cliLogger(stderr, o.verbose))
 	if err != nil {
 		return usageError{err.Error()}
 	}
