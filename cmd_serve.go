@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/server"
 )
@@ -27,6 +28,7 @@ type serveOptions struct {
 	beamSize       int
 	queue          int
 	maxUploadMB    int
+	uploadMemoryMB int
 	maxAudio       time.Duration
 	timeout        time.Duration
 	verbose        bool
@@ -37,6 +39,14 @@ type serveOptions struct {
 // maxUploadMB bounds --max-upload-mb: far above any audio upload, and far
 // below where MiB overflow a byte count.
 const maxUploadMB = 4096
+
+// maxUploadMemoryMB bounds --upload-memory-mb: 16 uploads of the largest.
+const maxUploadMemoryMB = 16 * maxUploadMB
+
+// maxAudioLimit bounds --max-audio: two hours are 440 MiB of 16 kHz samples
+// for each request being decoded or waiting for the engine, and a longer
+// recording is better split; a larger value would be no limit at all.
+const maxAudioLimit = 2 * time.Hour
 
 // listFlag is a flag that may be given several times or as a comma list.
 type listFlag []string
@@ -66,10 +76,11 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.IntVar(&o.beamSize, "beam-size", 5, "beam size (1 = greedy)")
 	fs.IntVar(&o.queue, "queue", 8, "requests that may wait for the engine; more get 429")
 	fs.IntVar(&o.maxUploadMB, "max-upload-mb", 25, "largest upload in MiB; larger gets 413")
+	fs.IntVar(&o.uploadMemoryMB, "upload-memory-mb", 0, "MiB all uploads may hold together while read and decoded; more wait, then get 503 (default 100, or --max-upload-mb when larger)")
 	fs.DurationVar(&o.maxAudio, "max-audio", 15*time.Minute, "longest audio per request; longer gets 413")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "per-request limit, upload and queue included")
 	fs.BoolVar(&o.verbose, "verbose", false, "log debug detail (never audio or text)")
-	fs.Var(&o.allowOrigins, "allow-origin", "a browser origin (https://app.example) whose pages may call the server; repeatable. Others get 403")
+	fs.Var(&o.allowOrigins, "allow-origin", "a browser origin (https://app.example) whose pages may call the server; repeatable. Others get 403. '*' allows every page, only with --api-key")
 	fs.Var(&o.allowHosts, "allow-host", "a Host name clients may use besides loopback and the --listen host; repeatable")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: whisperkey serve [flags]\n\nAn OpenAI-compatible speech-to-text server: POST /v1/audio/transcriptions, GET /v1/models.")
@@ -89,8 +100,13 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 		return o, usageError{fmt.Sprintf("--queue %d: must be 1 to 1000", o.queue)}
 	case o.maxUploadMB < 1 || o.maxUploadMB > maxUploadMB:
 		return o, usageError{fmt.Sprintf("--max-upload-mb %d: must be 1 to %d", o.maxUploadMB, maxUploadMB)}
-	case o.maxAudio < time.Second || o.timeout < time.Second:
-		return o, usageError{"--max-audio and --timeout must be at least 1s"}
+	case o.uploadMemoryMB != 0 && (o.uploadMemoryMB < o.maxUploadMB || o.uploadMemoryMB > maxUploadMemoryMB):
+		return o, usageError{fmt.Sprintf("--upload-memory-mb %d: must be from --max-upload-mb (%d), so that one upload fits, to %d", o.uploadMemoryMB, o.maxUploadMB, maxUploadMemoryMB)}
+	case o.maxAudio < time.Second || o.maxAudio > maxAudioLimit:
+		return o, usageError{fmt.Sprintf("--max-audio %s: must be from 1s to %s, which is already %d MiB of samples for each request in the server; split longer recordings",
+			o.maxAudio, maxAudioLimit, int64(maxAudioLimit.Seconds())*audio.SampleRate*4>>20)}
+	case o.timeout < time.Second:
+		return o, usageError{fmt.Sprintf("--timeout %s: must be at least 1s", o.timeout)}
 	}
 	key, err := server.CheckAPIKey(o.apiKey)
 	if err != nil {
@@ -99,6 +115,9 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	o.apiKey = key
 	// Refuse an open address before loading a model, so the mistake shows at once.
 	if err := server.CheckListen(o.listen, o.apiKey, o.insecureNoAuth); err != nil {
+		return o, usageError{err.Error()}
+	}
+	if err := server.CheckOrigins(o.allowOrigins, o.apiKey); err != nil {
 		return o, usageError{err.Error()}
 	}
 	return o, nil
@@ -143,7 +162,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	name := filepath.Base(modelDir) // the id GET /v1/models lists, such as whisper-base
 	srv, err := server.New(server.Config{
 		Addr: o.listen, APIKey: o.apiKey, InsecureNoAuth: o.insecureNoAuth, Model: name,
-		MaxUploadBytes: int64(o.maxUploadMB) << 20, MaxAudio: o.maxAudio, Queue: o.queue,
+		MaxUploadBytes: int64(o.maxUploadMB) << 20, UploadMemory: int64(o.uploadMemoryMB) << 20, MaxAudio: o.maxAudio, Queue: o.queue,
 		RequestTimeout: o.timeout, BeamSize: o.beamSize,
 		AllowedOrigins: o.allowOrigins, AllowedHosts: o.allowHosts,
 	}, log, m)

@@ -14,9 +14,14 @@ import (
 // (o.remote) as the engine, clip by clip, in order.
 func transcribeRemote(ctx context.Context, o transcribeOptions, p dictation.Pipeline, set dictation.Settings, meta runMeta,
 	clips [][]float32, stdout, stderr io.Writer) error {
+	// Checked here too, so the message names where the key came from.
+	key, err := remote.CheckAPIKey(o.apiKey)
+	if err != nil {
+		return usageError{"--api-key or $WHISPERKEY_REMOTE_API_KEY: " + err.Error()}
+	}
 	// A file is not a dictation with a local engine to fall back to: give a
 	// slow or busy server time, rather than the tray's short limit.
-	c, err := remote.New(remote.Config{URL: o.remote, APIKey: o.apiKey, Model: o.remoteModel, Timeout: 5 * time.Minute},
+	c, err := remote.New(remote.Config{URL: o.remote, APIKey: key, Model: o.remoteModel, Timeout: 5 * time.Minute},
 		cliLogger(stderr, o.verbose))
 	if err != nil {
 		return usageError{err.Error()}

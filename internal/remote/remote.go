@@ -25,7 +25,8 @@ type Config struct {
 	// URL is the server's base, such as http://gpu-box:8765 or
 	// https://api.openai.com/v1; "/v1" is added when the path has none.
 	URL string
-	// APIKey is sent as a bearer token; "" sends none.
+	// APIKey is sent as a bearer token; "" sends none. Whitespace around it
+	// (the newline a file or $(cat …) leaves) is trimmed, as the server does.
 	APIKey string
 	// Model is the form's model field; default "whisper-1".
 	Model string
@@ -69,11 +70,25 @@ func CheckURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// CheckAPIKey trims the whitespace around a key and refuses one with
+// whitespace or control characters inside, which no header can carry:
+// Go's client refused "KEY\n" outright, and the server trims its own key.
+func CheckAPIKey(key string) (string, error) {
+	trimmed := strings.TrimSpace(key)
+	if strings.IndexFunc(trimmed, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+		return "", errors.New("the remote API key holds whitespace or control characters inside, which cannot be sent in a header; use the key exactly as the server was given it")
+	}
+	return trimmed, nil
+}
+
 // New makes a client for cfg.URL.
 func New(cfg Config, log *slog.Logger) (*Client, error) {
 	cfg = cfg.withDefaults()
 	u, err := CheckURL(cfg.URL)
 	if err != nil {
+		return nil, err
+	}
+	if cfg.APIKey, err = CheckAPIKey(cfg.APIKey); err != nil {
 		return nil, err
 	}
 	base := strings.TrimRight(u.Path, "/")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -31,16 +32,17 @@ type segment struct {
 // write answers in the requested response_format, shaped as OpenAI's are.
 func (s *Server) write(w http.ResponseWriter, req *request, res *whisper.Result) {
 	u := usage{Type: "duration", Seconds: math.Ceil(res.Duration)}
+	segments := withinAudio(res.Segments, res.Duration)
 	switch req.format {
 	case "text":
 		writeText(w, "text/plain; charset=utf-8", res.Text+"\n")
 	case "srt":
-		writeText(w, "text/plain; charset=utf-8", subtitles(res.Segments, false))
+		writeText(w, "text/plain; charset=utf-8", subtitles(segments, false))
 	case "vtt":
-		writeText(w, "text/vtt; charset=utf-8", subtitles(res.Segments, true))
+		writeText(w, "text/vtt; charset=utf-8", subtitles(segments, true))
 	case "verbose_json":
-		segs := make([]segment, len(res.Segments))
-		for i, sg := range res.Segments {
+		segs := make([]segment, len(segments))
+		for i, sg := range segments {
 			tokens := sg.Tokens
 			if tokens == nil {
 				tokens = []int{}
@@ -67,6 +69,21 @@ func (s *Server) write(w http.ResponseWriter, req *request, res *whisper.Result)
 			Usage usage  `json:"usage"`
 		}{res.Text, u})
 	}
+}
+
+// withinAudio clamps segment times to the audio's duration: Whisper hears
+// each clip padded with silence to 30 s and may end a segment inside the
+// padding (2.0 s for a 1.39 s clip), a cue past the end of the audio.
+func withinAudio(segs []whisper.Segment, duration float64) []whisper.Segment {
+	if duration <= 0 {
+		return segs
+	}
+	out := slices.Clone(segs)
+	for i := range out {
+		out[i].End = min(out[i].End, duration)
+		out[i].Start = min(out[i].Start, out[i].End)
+	}
+	return out
 }
 
 func writeText(w http.ResponseWriter, ctype, body string) {

@@ -12,12 +12,14 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -56,6 +58,7 @@ type Config struct {
 	// AllowedOrigins are the browser origins (scheme://host[:port]) whose
 	// pages may call the server; a request with any other Origin gets 403,
 	// so a web page the user visits cannot use a server it can reach.
+	// AnyOrigin allows every page, and only on a server with an APIKey.
 	AllowedOrigins []string
 	// AllowedHosts are Host header names accepted besides loopback names and
 	// the listen address's host, which stops DNS rebinding.
@@ -68,7 +71,17 @@ type Config struct {
 	MinUploadRate int64
 	// FFmpegTimeout bounds converting an upload with ffmpeg; default 60 s.
 	FFmpegTimeout time.Duration
+	// UploadMemory bounds the bytes all uploads hold together while they are
+	// read and wait to be decoded; default DefaultUploadMemory, or
+	// MaxUploadBytes when that is larger. It must be at least MaxUploadBytes.
+	UploadMemory int64
+	// UploadWait is how long a request waits for UploadMemory to have room
+	// for its upload before it gets 503; default 5 s.
+	UploadWait time.Duration
 }
+
+// DefaultUploadMemory is four uploads of OpenAI's 25 MiB limit.
+const DefaultUploadMemory = 100 << 20
 
 // DefaultAddr is loopback only: other machines need an explicit --listen.
 const DefaultAddr = "127.0.0.1:8765"
@@ -106,6 +119,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.FFmpegTimeout <= 0 {
 		c.FFmpegTimeout = time.Minute
+	}
+	if c.UploadMemory <= 0 {
+		c.UploadMemory = max(DefaultUploadMemory, c.MaxUploadBytes)
+	}
+	if c.UploadWait <= 0 {
+		c.UploadWait = 5 * time.Second
 	}
 	return c
 }
@@ -155,6 +174,33 @@ func CheckAPIKey(key string) (string, error) {
 	return trimmed, nil
 }
 
+// AnyOrigin as an allowed origin lets every web page call the server. It
+// needs an API key, so a page must still send the key, as pages calling
+// OpenAI's API do; without one, every page the user visits could use the
+// engine, and a server on loopback is reachable from every page.
+const AnyOrigin = "*"
+
+// CheckOrigins refuses allowed origins that no browser sends, which would
+// never match, and AnyOrigin on a server without a key.
+func CheckOrigins(origins []string, apiKey string) error {
+	for _, o := range origins {
+		if o == AnyOrigin {
+			if apiKey == "" {
+				return errors.New(`--allow-origin '*' would let every web page you visit use this server; it is allowed only with --api-key, so that pages must still send the key. Without a key, name each page's origin, such as --allow-origin https://notes.example`)
+			}
+			continue
+		}
+		if o == "null" {
+			return errors.New(`--allow-origin null: "null" is the origin of local files and sandboxed frames, which any web page can open, so it cannot be allowed; serve the page from an http:// or https:// origin and allow that`)
+		}
+		u, err := url.Parse(o)
+		if err != nil || u.Scheme == "" || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+			return fmt.Errorf("--allow-origin %q is not an origin, which browsers send as SCHEME://HOST[:PORT] with no path; give it as https://notes.example", clip(o))
+		}
+	}
+	return nil
+}
+
 func isLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
@@ -174,6 +220,8 @@ type Server struct {
 	engine chan struct{} // held while transcribing
 	decode chan struct{} // held while decoding an upload
 
+	uploads *byteBudget // the bytes uploads hold until they are decoded
+
 	mu      sync.Mutex
 	avgTook time.Duration // moving average of a transcription, for Retry-After
 	running time.Time     // when the transcription in progress started; zero when none
@@ -192,10 +240,17 @@ func New(cfg Config, log *slog.Logger, eng Transcriber) (*Server, error) {
 	if err := CheckListen(cfg.Addr, cfg.APIKey, cfg.InsecureNoAuth); err != nil {
 		return nil, err
 	}
+	if err := CheckOrigins(cfg.AllowedOrigins, cfg.APIKey); err != nil {
+		return nil, err
+	}
+	if cfg.UploadMemory < cfg.MaxUploadBytes {
+		return nil, fmt.Errorf("the memory for uploads (%d MiB) is less than one upload may take (%d MiB); raise --upload-memory-mb or lower --max-upload-mb", cfg.UploadMemory>>20, cfg.MaxUploadBytes>>20)
+	}
 	return &Server{
 		cfg: cfg, log: log.With("pkg", "server"), eng: eng,
 		slots: make(chan struct{}, cfg.Queue+1), engine: make(chan struct{}, 1),
 		decode:  make(chan struct{}, decodeSlots),
+		uploads: newByteBudget(cfg.UploadMemory),
 		avgTook: 2 * time.Second,
 	}, nil
 }
@@ -333,13 +388,19 @@ func (s *Server) guarded(next http.Handler) http.Handler {
 	listenHost, _, _ := net.SplitHostPort(s.cfg.Addr)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" {
-			if !slices.Contains(s.cfg.AllowedOrigins, origin) {
+			// Browsers send the scheme and host in lower case.
+			anyOrigin := slices.Contains(s.cfg.AllowedOrigins, AnyOrigin)
+			if !anyOrigin && !slices.ContainsFunc(s.cfg.AllowedOrigins, func(a string) bool { return strings.EqualFold(a, origin) }) {
 				writeError(w, http.StatusForbidden, "invalid_request_error", "",
 					fmt.Sprintf("requests from web pages are refused (Origin %q); start serve with --allow-origin %s to let that page call it", clip(origin), clip(origin)), "origin_not_allowed")
 				return
 			}
-			w.Header().Set("Access-Control-Allow-Origin", origin)
-			w.Header().Set("Vary", "Origin")
+			if anyOrigin {
+				w.Header().Set("Access-Control-Allow-Origin", "*") // not the Origin itself: nothing of the request is echoed
+			} else {
+				w.Header().Set("Access-Control-Allow-Origin", origin)
+				w.Header().Set("Vary", "Origin")
+			}
 			if r.Method == http.MethodOptions {
 				w.Header().Set("Access-Control-Allow-Methods", "GET, POST")
 				w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
@@ -378,12 +439,18 @@ func (s *Server) hostAllowed(hostport, listenHost string) bool {
 	return slices.ContainsFunc(s.cfg.AllowedHosts, func(a string) bool { return strings.EqualFold(a, host) })
 }
 
-// clip quotes at most maxEcho bytes of what a client sent, for logs and answers.
+// clip is how every answer and log line quotes what a client sent (a path,
+// a header, a form field, a file name): at most maxEcho bytes of it, cut at
+// a character boundary, so a request cannot make an answer long.
 func clip(v string) string {
 	if len(v) <= maxEcho {
 		return v
 	}
-	return v[:maxEcho] + "…"
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut] + "…"
 }
 
 type modelObject struct {
@@ -420,7 +487,7 @@ func (s *Server) model(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeError(w, http.StatusNotFound, "invalid_request_error", "model", fmt.Sprintf("model %q does not exist; GET /v1/models lists them", id), "model_not_found")
+	writeError(w, http.StatusNotFound, "invalid_request_error", "model", fmt.Sprintf("model %q does not exist; GET /v1/models lists them", clip(id)), "model_not_found")
 }
 
 // request is a parsed transcription request.
@@ -460,9 +527,34 @@ var formats = []string{"json", "text", "verbose_json", "srt", "vtt"}
 func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
-	// The upload is read in full, at a minimum pace, before it takes any
-	// slot: a slow or stalled client holds only its own connection.
-	req, err := s.parse(w, r)
+	if r.ContentLength > s.cfg.MaxUploadBytes {
+		// Declared too big: say so before receiving a byte of it.
+		s.fail(w, readError("file", &http.MaxBytesError{Limit: s.cfg.MaxUploadBytes}))
+		return
+	}
+	// The upload takes its share of the memory all uploads share before a
+	// byte of it is read, and holds it until it is decoded: its declared
+	// length, or the most an upload may be when it declares none. All or
+	// nothing, so that uploads never wait for each other halfway.
+	share := r.ContentLength
+	if share < 0 {
+		share = s.cfg.MaxUploadBytes
+	}
+	if !s.takeUploadMemory(ctx, share) {
+		// A window of the pace rule: about when a holder that has stopped
+		// sending is cut off; one still sending is likely done by then.
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(s.cfg.UploadIdleTimeout.Seconds()))))
+		w.Header().Set("Connection", "close") // its body is never read
+		writeError(w, http.StatusServiceUnavailable, "server_error", "",
+			fmt.Sprintf("the server is receiving other uploads up to its limit of %d MiB for all uploads together; retry after the Retry-After seconds", s.cfg.UploadMemory>>20), "uploads_busy")
+		return
+	}
+	release := sync.OnceFunc(func() { s.uploads.give(share) })
+	defer release()
+	// The upload is read in full, at a minimum pace and within the
+	// deadline, before it takes any slot: a slow or stalled client holds
+	// only its own connection and its share, and not for long.
+	req, err := s.parse(ctx, w, r, share)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -476,6 +568,7 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 	req.samples, err = s.decodeUpload(req.upload, req.uploadName)
 	<-s.decode
 	req.upload = nil
+	release()
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -513,58 +606,34 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 	s.write(w, req, res)
 }
 
-// errSlowUpload means the client sent the upload too slowly or stopped.
-var errSlowUpload = errors.New("upload too slow")
-
-// pacedBody ends an upload that stalls for idle or averages under minRate
-// bytes per second once idle has passed.
-type pacedBody struct {
-	r       io.Reader
-	rc      *http.ResponseController
-	start   time.Time
-	idle    time.Duration
-	minRate int64
-	n       int64
-	slow    bool
+// takeUploadMemory waits up to UploadWait, within the request's deadline,
+// for n bytes of the memory all uploads share. Waiting costs nothing but the
+// connection, as nothing is read from it meanwhile, and it lets a burst of
+// large uploads on a fast network through one after another instead of
+// turning most of them away.
+func (s *Server) takeUploadMemory(ctx context.Context, n int64) bool {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.UploadWait)
+	defer cancel()
+	return s.uploads.take(ctx, n)
 }
 
-func (p *pacedBody) Read(b []byte) (int, error) {
-	if p.slow {
-		return 0, errSlowUpload
-	}
-	_ = p.rc.SetReadDeadline(time.Now().Add(p.idle))
-	n, err := p.r.Read(b)
-	p.n += int64(n)
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		p.slow = true
-		return n, errSlowUpload
-	}
-	if el := time.Since(p.start); el > p.idle && float64(p.n) < el.Seconds()*float64(p.minRate) {
-		p.slow = true
-		return n, errSlowUpload
-	}
-	return n, err
-}
-
-// parse reads the multipart form, the file into memory (at most MaxUploadBytes).
-func (s *Server) parse(w http.ResponseWriter, r *http.Request) (*request, error) {
-	if r.ContentLength > s.cfg.MaxUploadBytes {
-		// Declared too big: say so before receiving a byte of it.
-		return nil, readError("file", &http.MaxBytesError{Limit: s.cfg.MaxUploadBytes})
-	}
-	paced := &pacedBody{r: r.Body, rc: http.NewResponseController(w), start: time.Now(),
-		idle: s.cfg.UploadIdleTimeout, minRate: s.cfg.MinUploadRate}
+// parse reads the multipart form, the file into memory: into a buffer of
+// share bytes, the memory the upload took.
+func (s *Server) parse(ctx context.Context, w http.ResponseWriter, r *http.Request, share int64) (*request, error) {
+	deadline, _ := ctx.Deadline()
+	paced := newPacedBody(r.Body, w, s.cfg.UploadIdleTimeout, s.cfg.MinUploadRate, deadline)
 	r.Body = http.MaxBytesReader(w, readCloser{paced, r.Body}, s.cfg.MaxUploadBytes)
-	req, err := s.parseForm(r)
-	if paced.slow {
-		// Nothing more is read from this client: the connection closes.
-		_ = paced.rc.SetReadDeadline(time.Now())
-		w.Header().Set("Connection", "close")
+	req, err := s.parseForm(r, share)
+	switch {
+	case errors.Is(paced.err, errUploadTimeout):
+		paced.stop(w)
+		return nil, &apiError{status: http.StatusRequestTimeout, typ: "invalid_request_error", param: "file",
+			msg: fmt.Sprintf("the upload was still arriving after %s, this server's limit for a whole request (--timeout); send a smaller file, or over a faster connection", s.cfg.RequestTimeout), code: "upload_timeout"}
+	case paced.err != nil:
+		paced.stop(w)
 		return nil, &apiError{status: http.StatusRequestTimeout, typ: "invalid_request_error", param: "file",
 			msg: fmt.Sprintf("the upload stalled or was slower than %d KiB/s; send it again over a faster connection", s.cfg.MinUploadRate>>10), code: "upload_timeout"}
-	}
-	if err == nil {
+	case err == nil:
 		_ = paced.rc.SetReadDeadline(time.Time{})
 	}
 	return req, err
@@ -578,7 +647,7 @@ type readCloser struct {
 
 func (rc readCloser) Close() error { return rc.c.Close() }
 
-func (s *Server) parseForm(r *http.Request) (*request, error) {
+func (s *Server) parseForm(r *http.Request, share int64) (*request, error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, badRequest("", "the request must be multipart/form-data with the audio in a field named file (%s)", clip(err.Error()))
@@ -600,7 +669,7 @@ func (s *Server) parseForm(r *http.Request) (*request, error) {
 			}
 			haveFile = true
 			req.uploadName = p.FileName()
-			if req.upload, err = io.ReadAll(p); err != nil {
+			if req.upload, err = readInto(p, make([]byte, 0, share)); err != nil {
 				return nil, readError("file", err)
 			}
 			continue
@@ -632,7 +701,7 @@ func (req *request) set(name, v string) error {
 		}
 		code, ok := whisper.LanguageCode(v)
 		if !ok {
-			return badRequest("language", "language %q is not a Whisper language; send an ISO-639-1 code such as en, de or fr, or leave it out to detect it", v)
+			return badRequest("language", "language %q is not a Whisper language; send an ISO-639-1 code such as en, de or fr, or leave it out to detect it", clip(v))
 		}
 		req.language = code
 	case "prompt":
@@ -645,13 +714,13 @@ func (req *request) set(name, v string) error {
 		req.initialPrompt = &v
 	case "response_format":
 		if !slices.Contains(formats, v) {
-			return badRequest("response_format", "response_format %q is not supported; use one of %s", v, strings.Join(formats, ", "))
+			return badRequest("response_format", "response_format %q is not supported; use one of %s", clip(v), strings.Join(formats, ", "))
 		}
 		req.format = v
 	case "temperature":
 		t, err := strconv.ParseFloat(v, 64)
 		if err != nil || t < 0 || t > 1 || math.IsNaN(t) {
-			return badRequest("temperature", "temperature %q must be a number from 0 to 1", v)
+			return badRequest("temperature", "temperature %q must be a number from 0 to 1", clip(v))
 		}
 		req.temperature, req.hasTemp = t, true
 	}
