@@ -47,6 +47,19 @@ type Limits struct {
 	MaxAudio time.Duration
 	// FFmpegTimeout ends an ffmpeg conversion that runs longer.
 	FFmpegTimeout time.Duration
+	// Raise, when set, ends ErrTooLong's message with how the user allows
+	// longer audio, such as "pass a larger --max-audio"; the message says
+	// to split the file either way.
+	Raise string
+}
+
+// tooLong is ErrTooLong for the input name; how says when it was noticed.
+func (lim Limits) tooLong(name, how string) error {
+	fix := "split it or allow longer audio"
+	if lim.Raise != "" {
+		fix = "split it, or " + lim.Raise
+	}
+	return kindErr(ErrTooLong, "%s is longer than %s, the most accepted%s; %s", name, lim.MaxAudio, how, fix)
 }
 
 // DecodeNamed reads audio from r and returns it as mono 16 kHz samples, the
@@ -59,9 +72,16 @@ func DecodeNamed(r io.Reader, name string, lim Limits) ([]float32, error) {
 	return decode(r, name, "", lim)
 }
 
-// DecodeFile is DecodeNamed for the file at path, which must be a regular file: a
-// FIFO or a device could block forever or never end.
+// DecodeFile is DecodeFileLimited without limits, for files the program
+// trusts (its own recordings, test clips).
 func DecodeFile(path string) ([]float32, error) {
+	return DecodeFileLimited(path, Limits{})
+}
+
+// DecodeFileLimited is DecodeNamed for the file at path, which must be a
+// regular file: a FIFO or a device could block forever or never end. ffmpeg,
+// when needed, reads the file itself.
+func DecodeFileLimited(path string, lim Limits) ([]float32, error) {
 	// Checked before opening: opening a FIFO blocks until a writer comes.
 	st, err := os.Stat(path)
 	if err != nil {
@@ -75,7 +95,7 @@ func DecodeFile(path string) ([]float32, error) {
 		return nil, fmt.Errorf("open audio file: %w", err)
 	}
 	defer f.Close()
-	return decode(f, path, path, Limits{})
+	return decode(f, path, path, lim)
 }
 
 // Sniff names the format of audio that starts with head ("" for one only ffmpeg may read).
@@ -130,7 +150,7 @@ func decode(r io.Reader, name, path string, lim Limits) (samples []float32, err 
 				name, Sniff(head), p, name)
 		}
 	}()
-	out := newMonoSink(name, lim.MaxAudio)
+	out := newMonoSink(name, lim)
 	switch format := Sniff(head); format {
 	case FormatWAV:
 		err = decodeWAV(br, name, out)
@@ -176,7 +196,7 @@ func decodeFLAC(r io.Reader, out pcmSink) error {
 	if channels < 1 || bits < 4 || bits > 32 {
 		return fmt.Errorf("stream info says %d channels of %d bits", channels, bits)
 	}
-	if err := out.begin(int(s.Info.SampleRate), channels, int64(s.Info.NSamples)); err != nil {
+	if err := out.begin(int(s.Info.SampleRate), channels); err != nil {
 		return err
 	}
 	scale := float32(1 / math.Exp2(float64(bits-1)))
@@ -248,7 +268,7 @@ func decodeMP3(r io.Reader, out pcmSink) error {
 		return fmt.Errorf("%w (%d Hz)", errMP3Rate, d.SampleRate())
 	}
 	// go-mp3 always writes 16-bit little-endian stereo.
-	if err := out.begin(d.SampleRate(), 2, 0); err != nil {
+	if err := out.begin(d.SampleRate(), 2); err != nil {
 		return err
 	}
 	pcm := make([]byte, 64<<10)
@@ -283,7 +303,7 @@ func decodeVorbis(r io.Reader, out pcmSink) error {
 	if d.Channels() < 1 {
 		return errors.New("no channels")
 	}
-	if err := out.begin(d.SampleRate(), d.Channels(), 0); err != nil {
+	if err := out.begin(d.SampleRate(), d.Channels()); err != nil {
 		return err
 	}
 	buf := make([]float32, 4096*d.Channels())
@@ -359,7 +379,7 @@ func decodeFFmpeg(r io.Reader, name, path string, head []byte, why string, lim L
 		}
 		return nil, kindErr(ErrUnsupportedFormat, "%s needs ffmpeg, which could not start (%v); give a WAV, FLAC, MP3 or Ogg Vorbis file", name, err)
 	}
-	out := newMonoSink(name, lim.MaxAudio)
+	out := newMonoSink(name, lim)
 	capped := &capReader{r: stdout, left: capBytes}
 	derr := decodeWAV(capped, name, out)
 	if derr != nil {
@@ -372,7 +392,7 @@ func decodeFFmpeg(r io.Reader, name, path string, head []byte, why string, lim L
 	case ctx.Err() != nil:
 		return nil, kindErr(ErrUnsupportedFormat, "%s: ffmpeg did not finish converting it within %s; give a WAV, FLAC, MP3 or Ogg Vorbis file", name, lim.FFmpegTimeout)
 	case capped.over:
-		return nil, kindErr(ErrTooLong, "%s is longer than %s, the most accepted, once converted", name, lim.MaxAudio)
+		return nil, lim.tooLong(name, ", once converted")
 	}
 	if werr != nil || (derr != nil && errors.Is(derr, ErrNotWAV)) {
 		reason := lastLine(stderr.String())

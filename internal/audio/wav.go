@@ -263,11 +263,7 @@ func parseFmt(b []byte, name string) (*wavFormat, error) {
 
 // decode reads up to size bytes of sample frames from r into out, a block at a time.
 func (f *wavFormat) decode(r io.Reader, size int64, name string, out pcmSink) error {
-	declared := int64(0)
-	if size != math.MaxInt64 {
-		declared = size / int64(f.blockAlign)
-	}
-	if err := out.begin(f.rate, f.channels, declared); err != nil {
+	if err := out.begin(f.rate, f.channels); err != nil {
 		return err
 	}
 	buf := make([]byte, max(f.blockAlign, (64<<10)/f.blockAlign*f.blockAlign))
