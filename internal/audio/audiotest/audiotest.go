@@ -190,3 +190,28 @@ func FloatWAV(samples []float32, rate, channels int) []byte {
 	}
 	return b
 }
+
+// SevenBitWAV is mono samples as 7-bit PCM, left-justified in bytes as the
+// WAVE format puts them, under a header whose block align is 0: 7 bits / 8,
+// rounded down, as a writer that counts bits rather than bytes computes it.
+func SevenBitWAV(samples []float32, rate int) []byte {
+	le := binary.LittleEndian
+	data := make([]byte, len(samples))
+	for i, v := range samples {
+		q := int(max(-64, min(63, v*64)))
+		data[i] = byte(q+64) << 1
+	}
+	b := []byte("RIFF")
+	b = le.AppendUint32(b, uint32(4+8+16+8+len(data)))
+	b = append(b, "WAVEfmt "...)
+	b = le.AppendUint32(b, 16)
+	b = le.AppendUint16(b, 1) // PCM
+	b = le.AppendUint16(b, 1)
+	b = le.AppendUint32(b, uint32(rate))
+	b = le.AppendUint32(b, uint32(rate*7/8))
+	b = le.AppendUint16(b, 0) // block align
+	b = le.AppendUint16(b, 7)
+	b = append(b, "data"...)
+	b = le.AppendUint32(b, uint32(len(data)))
+	return append(b, data...)
+}
