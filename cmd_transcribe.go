@@ -33,7 +33,19 @@ type transcribeOptions struct {
 	words                       wordsFlags
 	fullWindow                  bool
 	shortWindow                 bool
+	maxAudio                    time.Duration
 }
+
+// How much audio transcribe takes from one file. Every file is decoded
+// before the model loads and held as 16 kHz float32 samples, 230 MB an
+// hour; decoding and the features hold about three times that at their
+// peak, and the program itself maps about 2 GB of address space. 2 hours
+// keeps a file within a 4 GB address-space limit. A small file that declares
+// days of audio is refused once decoding passes the limit, as serve refuses it.
+const (
+	transcribeMaxAudio    = 2 * time.Hour
+	transcribeMaxAudioTop = 24 * time.Hour
+)
 
 func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error) {
 	var o transcribeOptions
@@ -54,6 +66,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	fs.StringVar(&o.remoteModel, "remote-model", "whisper-1", "model name sent to --remote")
 	fs.BoolVar(&o.fullWindow, "full-window", false, "always decode 30-s windows, as faster-whisper does (the default)")
 	fs.BoolVar(&o.shortWindow, "short-window", false, "decode recordings under 10 s on a window fitted to the speech (faster; may change a word)")
+	fs.DurationVar(&o.maxAudio, "max-audio", transcribeMaxAudio, "longest audio per file, up to 24h; a longer file is refused before the model loads")
 	o.words.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE [FILE ...] [flags]   (WAV, FLAC, MP3, Ogg Vorbis; other formats with ffmpeg)")
@@ -80,6 +93,9 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	if err := validateEngineFlags(o.beamSize, o.threads, o.device); err != nil {
 		return o, err
 	}
+	if o.maxAudio < time.Second || o.maxAudio > transcribeMaxAudioTop {
+		return o, usageError{fmt.Sprintf("--max-audio %s is out of range; give a duration from 1s to %s, such as 90m", o.maxAudio, transcribeMaxAudioTop)}
+	}
 	o.files = files
 	return o, nil
 }
@@ -103,9 +119,12 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	meta := runMeta{config: cfgUsed}
 	// Every file is read before the model loads, so a bad one in a batch
 	// fails at once instead of after minutes of work.
+	// The same limit as serve's: decoding stops past it, so memory follows
+	// the limit, not what a file declares.
+	lim := audio.Limits{MaxAudio: o.maxAudio, Raise: fmt.Sprintf("pass a larger --max-audio (up to %s)", transcribeMaxAudioTop)}
 	clips := make([][]float32, len(o.files))
 	for i, f := range o.files {
-		if clips[i], err = audio.DecodeFile(f); err != nil {
+		if clips[i], err = audio.DecodeFileLimited(f, lim); err != nil {
 			return usageError{err.Error()}
 		}
 	}

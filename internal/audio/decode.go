@@ -47,21 +47,47 @@ type Limits struct {
 	MaxAudio time.Duration
 	// FFmpegTimeout ends an ffmpeg conversion that runs longer.
 	FFmpegTimeout time.Duration
+	// Raise, when set, ends ErrTooLong's message with how the user allows
+	// longer audio, such as "pass a larger --max-audio"; the message says
+	// to split the file either way.
+	Raise string
+}
+
+// tooLong is ErrTooLong for the input name; how says when it was noticed.
+func (lim Limits) tooLong(name, how string) error {
+	fix := "split it or allow longer audio"
+	if lim.Raise != "" {
+		fix = "split it, or " + lim.Raise
+	}
+	return kindErr(ErrTooLong, "%s is longer than %s, the most accepted%s; %s", name, lim.MaxAudio, how, fix)
 }
 
 // DecodeNamed reads audio from r and returns it as mono 16 kHz samples, the
 // input Whisper expects. WAV, FLAC, MP3 and Ogg Vorbis are decoded in Go; the
-// format is told by the content, never a file name. Other formats go through
-// ffmpeg when it is on the PATH. Error messages call the input name (an
-// upload's file name, say); decoding stays within lim: memory grows with
-// lim.MaxAudio, not with the input.
+// format is told by the content, never a file name. Other formats, and MP3s
+// the Go decoder cannot read, go through ffmpeg when it is on the PATH. Error
+// messages call the input name (an upload's file name, say); decoding stays
+// within lim: memory grows with lim.MaxAudio, not with the input.
+//
+// ffmpeg needs to seek in some containers (an MP4 whose index comes after
+// the audio, as ffmpeg and most phones write it), so when r can seek (a
+// bytes.Reader, a file) what is left of it is copied to a temporary file for
+// ffmpeg to read; a stream is piped, so ffmpeg's -t still bounds what it
+// costs.
 func DecodeNamed(r io.Reader, name string, lim Limits) ([]float32, error) {
 	return decode(r, name, "", lim)
 }
 
-// DecodeFile is DecodeNamed for the file at path, which must be a regular file: a
-// FIFO or a device could block forever or never end.
+// DecodeFile is DecodeFileLimited without limits, for files the program
+// trusts (its own recordings, test clips).
 func DecodeFile(path string) ([]float32, error) {
+	return DecodeFileLimited(path, Limits{})
+}
+
+// DecodeFileLimited is DecodeNamed for the file at path, which must be a
+// regular file: a FIFO or a device could block forever or never end. ffmpeg,
+// when needed, reads the file itself.
+func DecodeFileLimited(path string, lim Limits) ([]float32, error) {
 	// Checked before opening: opening a FIFO blocks until a writer comes.
 	st, err := os.Stat(path)
 	if err != nil {
@@ -75,7 +101,7 @@ func DecodeFile(path string) ([]float32, error) {
 		return nil, fmt.Errorf("open audio file: %w", err)
 	}
 	defer f.Close()
-	return decode(f, path, path, Limits{})
+	return decode(f, path, path, lim)
 }
 
 // Sniff names the format of audio that starts with head ("" for one only ffmpeg may read).
@@ -113,6 +139,7 @@ func isMP3Frame(h []byte) bool {
 // decode sniffs r and decodes it; path is set when r is that file, so ffmpeg
 // can read it directly (some containers need to seek).
 func decode(r io.Reader, name, path string, lim Limits) (samples []float32, err error) {
+	src := ffmpegSource{name: name, path: path, seekable: canSeek(r)}
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(4096)
 	head = bytes.Clone(head)
@@ -122,6 +149,7 @@ func decode(r io.Reader, name, path string, lim Limits) (samples []float32, err 
 	if len(head) == 0 {
 		return nil, kindErr(ErrNotWAV, "%s is empty (0 bytes)", name)
 	}
+	src.r, src.head = br, head
 	// The Go decoders index into what the file says; a damaged file can make
 	// them panic, and an upload must not take the process down.
 	defer func() {
@@ -130,31 +158,37 @@ func decode(r io.Reader, name, path string, lim Limits) (samples []float32, err 
 				name, Sniff(head), p, name)
 		}
 	}()
-	out := newMonoSink(name, lim.MaxAudio)
+	out := newMonoSink(name, lim)
 	switch format := Sniff(head); format {
 	case FormatWAV:
 		err = decodeWAV(br, name, out)
 	case FormatFLAC:
 		err = decodeFLAC(br, out)
 	case FormatMP3:
-		var data []byte
-		if data, err = io.ReadAll(br); err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, err)
+		whole, rerr := io.ReadAll(br)
+		if rerr != nil {
+			return nil, fmt.Errorf("read %s: %w", name, rerr)
 		}
-		if data, err = skipID3(data); err == nil {
-			err = decodeMP3(bytes.NewReader(data), out)
-		}
-		if errors.Is(err, errMP3Rate) { // ffmpeg decodes these right
-			return decodeFFmpeg(bytes.NewReader(data), name, "", head, err.Error(), lim)
+		var frames []byte
+		if frames, err = skipID3(whole); err == nil {
+			err = decodeMP3(bytes.NewReader(frames), out)
+			if err == io.EOF {
+				err = errors.New("it found no MP3 frame")
+			}
+			if err != nil && !isKind(err) {
+				// go-mp3 reads no MPEG-2.5 (8 to 12 kHz, which LAME
+				// writes) and garbles some rates; ffmpeg reads them.
+				src.r, src.seekable, src.goErr = bytes.NewReader(whole), true, err
+				return decodeFFmpeg(src, lim)
+			}
 		}
 	case FormatVorbis:
 		err = decodeVorbis(br, out)
 	default:
-		return decodeFFmpeg(br, name, path, head, "", lim)
+		return decodeFFmpeg(src, lim)
 	}
 	if err != nil {
-		var ke *kindError
-		if errors.As(err, &ke) {
+		if isKind(err) {
 			return nil, err
 		}
 		return nil, kindErr(ErrCorruptAudio, "%s is a damaged %s file (%s); export it again, or repair it with: ffmpeg -i %s -ar 16000 -ac 1 out.wav",
@@ -164,6 +198,22 @@ func decode(r io.Reader, name, path string, lim Limits) (samples []float32, err 
 		return nil, kindErr(ErrCorruptAudio, "%s holds no audio (a %s file without samples)", name, Sniff(head))
 	}
 	return out.finish(), nil
+}
+
+// isKind reports an error whose message is already the user's (a kindError).
+func isKind(err error) bool {
+	var ke *kindError
+	return errors.As(err, &ke)
+}
+
+// canSeek reports an input with an end: a file or bytes, not a pipe.
+func canSeek(r io.Reader) bool {
+	s, ok := r.(io.Seeker)
+	if !ok {
+		return false
+	}
+	_, err := s.Seek(0, io.SeekCurrent)
+	return err == nil
 }
 
 func decodeFLAC(r io.Reader, out pcmSink) error {
@@ -176,7 +226,7 @@ func decodeFLAC(r io.Reader, out pcmSink) error {
 	if channels < 1 || bits < 4 || bits > 32 {
 		return fmt.Errorf("stream info says %d channels of %d bits", channels, bits)
 	}
-	if err := out.begin(int(s.Info.SampleRate), channels, int64(s.Info.NSamples)); err != nil {
+	if err := out.begin(int(s.Info.SampleRate), channels); err != nil {
 		return err
 	}
 	scale := float32(1 / math.Exp2(float64(bits-1)))
@@ -232,10 +282,10 @@ func skipID3(data []byte) ([]byte, error) {
 }
 
 // errMP3Rate marks an MP3 whose sample rate go-mp3 decodes into garbled
-// sound without an error: measured for 22050 Hz (MPEG-2), and not checked for
-// MPEG-2.5 (8000 to 12000 Hz). 16000 and 24000 Hz and all MPEG-1 rates decode
-// to within 2% of ffmpeg's waveform.
-var errMP3Rate = errors.New("MP3 at a sample rate the built-in decoder does not read correctly")
+// sound without an error: measured for 22050 Hz (MPEG-2); go-mp3 refuses
+// MPEG-2.5 (8000 to 12000 Hz) itself. 16000 and 24000 Hz and all MPEG-1
+// rates decode to within 2% of ffmpeg's waveform.
+var errMP3Rate = errors.New("a sample rate it garbles")
 
 func decodeMP3(r io.Reader, out pcmSink) error {
 	d, err := mp3.NewDecoder(r)
@@ -245,10 +295,10 @@ func decodeMP3(r io.Reader, out pcmSink) error {
 	switch d.SampleRate() {
 	case 16000, 24000, 32000, 44100, 48000:
 	default:
-		return fmt.Errorf("%w (%d Hz)", errMP3Rate, d.SampleRate())
+		return fmt.Errorf("%d Hz, %w", d.SampleRate(), errMP3Rate)
 	}
 	// go-mp3 always writes 16-bit little-endian stereo.
-	if err := out.begin(d.SampleRate(), 2, 0); err != nil {
+	if err := out.begin(d.SampleRate(), 2); err != nil {
 		return err
 	}
 	pcm := make([]byte, 64<<10)
@@ -283,7 +333,7 @@ func decodeVorbis(r io.Reader, out pcmSink) error {
 	if d.Channels() < 1 {
 		return errors.New("no channels")
 	}
-	if err := out.begin(d.SampleRate(), d.Channels(), 0); err != nil {
+	if err := out.begin(d.SampleRate(), d.Channels()); err != nil {
 		return err
 	}
 	buf := make([]float32, 4096*d.Channels())
@@ -305,30 +355,56 @@ func decodeVorbis(r io.Reader, out pcmSink) error {
 // audio just past the limit is still reported as too long.
 const ffmpegOutputSlack = 2 * time.Second
 
+// ffmpegSource is an input for ffmpeg.
+type ffmpegSource struct {
+	name string
+	path string    // the input's file, when it is one: ffmpeg reads it
+	r    io.Reader // else the input, from where decoding stands
+	// seekable says r has an end (it can seek): it is copied to a
+	// temporary file, in which ffmpeg can seek. Other input is piped.
+	seekable bool
+	head     []byte // the input's first bytes, to say what it looks like
+	// goErr, set when a format the Go decoders know goes to ffmpeg, is why.
+	goErr error
+}
+
 // decodeFFmpeg converts what the Go decoders do not read with ffmpeg, whose
 // output is decoded as it streams in; within lim, ffmpeg stops after
 // MaxAudio (-t), its output is capped in bytes and it is killed after FFmpegTimeout.
-// why, when set, says why a format the Go decoders know needs ffmpeg.
-func decodeFFmpeg(r io.Reader, name, path string, head []byte, why string, lim Limits) ([]float32, error) {
-	what := describeNonWAV(head)
+func decodeFFmpeg(src ffmpegSource, lim Limits) ([]float32, error) {
+	name, what := src.name, describeNonWAV(src.head)
 	bin, err := exec.LookPath("ffmpeg")
-	if err != nil && why != "" {
-		return nil, kindErr(ErrUnsupportedFormat, "%s is an %s, which needs ffmpeg, and ffmpeg is not on the PATH; install it (apt install ffmpeg, brew install ffmpeg, winget install ffmpeg) or convert the file to WAV or FLAC",
-			name, why)
+	if err != nil && src.goErr != nil {
+		return nil, kindErr(ErrUnsupportedFormat, "%s is an MP3 the built-in decoder cannot read (%s), which needs ffmpeg, and ffmpeg is not on the PATH; install it (apt install ffmpeg, brew install ffmpeg, winget install ffmpeg) or convert the file to WAV or FLAC",
+			name, oneLine(src.goErr.Error()))
 	}
 	if err != nil {
 		return nil, kindErr(ErrUnsupportedFormat, "%s is %s, which needs ffmpeg, and ffmpeg is not on the PATH; install it (apt install ffmpeg, brew install ffmpeg, winget install ffmpeg) or give a WAV, FLAC, MP3 or Ogg Vorbis file",
 			name, strings.Replace(what, "not a WAV file", "not WAV, FLAC, MP3 or Ogg Vorbis audio", 1))
-	}
-	input := "pipe:0"
-	if path != "" {
-		input = path
 	}
 	ctx := context.Background()
 	if lim.FFmpegTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, lim.FFmpegTimeout)
 		defer cancel()
+	}
+	noTime := func() error {
+		return kindErr(ErrUnsupportedFormat, "%s: ffmpeg had no time left to convert it (limit %s); give a WAV, FLAC, MP3 or Ogg Vorbis file", name, lim.FFmpegTimeout)
+	}
+	input, spooled := "pipe:0", ""
+	switch {
+	case src.path != "":
+		input = src.path
+	case src.seekable:
+		if ctx.Err() != nil {
+			return nil, noTime()
+		}
+		tmp, err := spool(src.r)
+		if err != nil {
+			return nil, fmt.Errorf("copy %s to a temporary file for ffmpeg: %w", name, err)
+		}
+		defer os.Remove(tmp)
+		input, spooled = tmp, tmp
 	}
 	// A float WAV at 16 kHz with the channels kept: the sink then averages
 	// them as for every other format (ffmpeg's own downmix is 3 dB louder).
@@ -342,9 +418,9 @@ func decodeFFmpeg(r io.Reader, name, path string, head []byte, why string, lim L
 		capBytes = int64(limit.Seconds()*SampleRate)*4*ffmpegMaxChannels + 1<<20
 	}
 	cmd := exec.CommandContext(ctx, bin, append(args, "-af", fmt.Sprintf("aformat=channel_layouts=%s", ffmpegLayouts), "pipe:1")...)
-	if path == "" {
+	if input == "pipe:0" {
 		cmd.Args = append(cmd.Args[:1], cmd.Args[2:]...) // -nostdin would close the pipe
-		cmd.Stdin = r
+		cmd.Stdin = src.r
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -355,11 +431,11 @@ func decodeFFmpeg(r io.Reader, name, path string, head []byte, why string, lim L
 	hideWindow(cmd)
 	if err := cmd.Start(); err != nil {
 		if ctx.Err() != nil {
-			return nil, kindErr(ErrUnsupportedFormat, "%s: ffmpeg had no time left to convert it (limit %s); give a WAV, FLAC, MP3 or Ogg Vorbis file", name, lim.FFmpegTimeout)
+			return nil, noTime()
 		}
 		return nil, kindErr(ErrUnsupportedFormat, "%s needs ffmpeg, which could not start (%v); give a WAV, FLAC, MP3 or Ogg Vorbis file", name, err)
 	}
-	out := newMonoSink(name, lim.MaxAudio)
+	out := newMonoSink(name, lim)
 	capped := &capReader{r: stdout, left: capBytes}
 	derr := decodeWAV(capped, name, out)
 	if derr != nil {
@@ -372,23 +448,52 @@ func decodeFFmpeg(r io.Reader, name, path string, head []byte, why string, lim L
 	case ctx.Err() != nil:
 		return nil, kindErr(ErrUnsupportedFormat, "%s: ffmpeg did not finish converting it within %s; give a WAV, FLAC, MP3 or Ogg Vorbis file", name, lim.FFmpegTimeout)
 	case capped.over:
-		return nil, kindErr(ErrTooLong, "%s is longer than %s, the most accepted, once converted", name, lim.MaxAudio)
+		return nil, lim.tooLong(name, ", once converted")
 	}
-	if werr != nil || (derr != nil && errors.Is(derr, ErrNotWAV)) {
-		reason := lastLine(stderr.String())
-		if reason == "" && werr != nil {
+	unreadable := werr != nil || (derr != nil && errors.Is(derr, ErrNotWAV))
+	if !unreadable && derr == nil && out.frames > 0 {
+		return out.finish(), nil
+	}
+	reason := "no audio in it"
+	if unreadable {
+		if reason = lastLine(stderr.String()); reason == "" && werr != nil {
 			reason = werr.Error()
 		}
 		if reason == "" {
 			reason = "no audio stream"
 		}
+		if spooled != "" { // the copy's path means nothing to whoever sent the audio
+			reason = strings.ReplaceAll(reason, spooled, name)
+		}
+	}
+	switch {
+	case src.goErr != nil:
+		return nil, kindErr(ErrCorruptAudio, "%s is a damaged MP3 file: neither the built-in decoder (%s) nor ffmpeg (%s) reads it; export it again",
+			name, oneLine(src.goErr.Error()), reason)
+	case unreadable:
 		return nil, kindErr(ErrUnsupportedFormat, "%s is not audio that WhisperKey or ffmpeg can read (%s; ffmpeg: %s); give a WAV, FLAC, MP3 or Ogg Vorbis file",
 			name, strings.TrimSuffix(strings.TrimPrefix(what, "not a WAV file ("), ")"), reason)
 	}
-	if derr != nil || out.frames == 0 {
-		return nil, kindErr(ErrUnsupportedFormat, "%s: ffmpeg found no audio in it; give a WAV, FLAC, MP3 or Ogg Vorbis file", name)
+	return nil, kindErr(ErrUnsupportedFormat, "%s: ffmpeg found no audio in it; give a WAV, FLAC, MP3 or Ogg Vorbis file", name)
+}
+
+// spool copies r to a new temporary file, readable by its owner only, and
+// returns the file's path; the caller removes it.
+func spool(r io.Reader) (string, error) {
+	f, err := os.CreateTemp("", "whisperkey-audio-*")
+	if err != nil {
+		return "", err
 	}
-	return out.finish(), nil
+	_, err = io.Copy(f, r)
+	// Closed at once: ffmpeg opens it by name, and Windows removes no open file.
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
 }
 
 // ffmpegLayouts are the channel layouts ffmpeg may hand back (more channels are mixed down to 7.1).

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
@@ -59,8 +60,9 @@ func TestDecodeFormats(t *testing.T) {
 		files[f.name] = filepath.Join(dir, f.file)
 		run(t, "ffmpeg", "-nostdin", "-loglevel", "error", "-i", src, files[f.name])
 	}
-	// go-mp3 garbles 22050 Hz (MPEG-2) without an error; ffmpeg decodes it.
-	for _, rate := range []string{"16000", "22050", "24000", "48000"} {
+	// go-mp3 garbles 22050 Hz (MPEG-2) without an error and refuses MPEG-2.5
+	// (8000 to 12000 Hz, which LAME writes for low rates); ffmpeg decodes them.
+	for _, rate := range []string{"8000", "11025", "16000", "22050", "24000", "48000"} {
 		name := "MP3 mono " + rate + " Hz"
 		files[name] = filepath.Join(dir, "tone"+rate+".mp3")
 		run(t, "ffmpeg", "-nostdin", "-loglevel", "error", "-i", src, "-ac", "1", "-ar", rate, files[name])
@@ -109,6 +111,39 @@ func TestDecodeFormats(t *testing.T) {
 				t.Errorf("DecodeNamed(reader) gave %d samples, DecodeFile %d", len(fromReader), len(got))
 			}
 		})
+	}
+}
+
+// An AAC .m4a whose index (the moov atom) follows the audio, as ffmpeg and
+// most phones write it, needs a seekable input: from a pipe ffmpeg found no
+// audio in it (issue 34). An input that can seek is copied to a temporary
+// file for ffmpeg, which is removed afterwards.
+func TestDecodeM4AWithIndexAtEnd(t *testing.T) {
+	requireFFmpeg(t)
+	requireTool(t, "sox")
+	dir := t.TempDir()
+	src, m4a := filepath.Join(dir, "tone.wav"), filepath.Join(dir, "tone.m4a")
+	run(t, "sox", "-n", "-r", "48000", "-c", "2", src, "synth", "8", "sine", "440", "vol", "0.5")
+	run(t, "ffmpeg", "-nostdin", "-loglevel", "error", "-i", src, "-c:a", "aac", "-b:a", "320k", m4a)
+	data, err := os.ReadFile(m4a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// ffmpeg reads ahead 64 KiB or so from a pipe; past that it cannot go back.
+	if mdat, moov := bytes.Index(data, []byte("mdat")), bytes.Index(data, []byte("moov")); mdat < 0 || moov < 128<<10 {
+		t.Fatalf("the index is at %d, the audio at %d: want the index after 128 KiB of audio", moov, mdat)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	got, err := DecodeNamed(bytes.NewReader(data), "tone.m4a", Limits{MaxAudio: time.Minute, FFmpegTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := len(got) - 8*SampleRate; d < 0 || d > SampleRate/10 {
+		t.Errorf("%d samples, want 8 s (%d) and the encoder's padding", len(got), 8*SampleRate)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("the temporary copy for ffmpeg is still there: %v", left)
 	}
 }
 
@@ -207,6 +242,8 @@ func TestDecodeWithoutFFmpeg(t *testing.T) {
 	run(t, "ffmpeg", "-nostdin", "-loglevel", "error", "-i", src, opus)
 	mp3 := filepath.Join(dir, "tone22k.mp3")
 	run(t, "ffmpeg", "-nostdin", "-loglevel", "error", "-i", src, "-ar", "22050", mp3)
+	mp3at8k := filepath.Join(dir, "tone8k.mp3")
+	run(t, "ffmpeg", "-nostdin", "-loglevel", "error", "-i", src, "-ar", "8000", mp3at8k)
 	flacFile := filepath.Join(dir, "tone.flac")
 	run(t, "sox", src, flacFile)
 	t.Setenv("PATH", t.TempDir()) // no ffmpeg anywhere
@@ -218,6 +255,11 @@ func TestDecodeWithoutFFmpeg(t *testing.T) {
 	_, err = DecodeFile(mp3)
 	if !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), "22050 Hz") || !strings.Contains(err.Error(), "install it") {
 		t.Fatalf("22050 Hz MP3 without ffmpeg: %v, want one line saying to install ffmpeg", err)
+	}
+	t.Log(err)
+	_, err = DecodeFile(mp3at8k)
+	if !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), "MPEG version 2.5") || !strings.Contains(err.Error(), "install it") {
+		t.Fatalf("8000 Hz (MPEG-2.5) MP3 without ffmpeg: %v, want one line saying to install ffmpeg", err)
 	}
 	t.Log(err)
 	if _, err := DecodeFile(flacFile); err != nil { // the Go decoders need nothing on the PATH

@@ -128,6 +128,61 @@ func TestDecodeStopsAtMaxAudio(t *testing.T) {
 	}
 }
 
+// What a header declares of the length is not taken at its word: only
+// decoded audio counts toward MaxAudio (issue 34: a FLAC saying 2^36-1
+// samples that held half a second got 413 from serve).
+func TestDecodeJudgesByDecodedLength(t *testing.T) {
+	half := audiotest.FFmpeg(t, "half.flac", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=0.5", "-c:a", "flac")
+	var wav bytes.Buffer
+	if err := audio.EncodeWAV(&wav, make([]float32, 8000), 16000, 1); err != nil {
+		t.Fatal(err)
+	}
+	bigWAV := bytes.Clone(wav.Bytes())
+	copy(bigWAV[40:44], []byte{0xfe, 0xff, 0xff, 0xff}) // 4 GiB of data declared, not a size left unknown
+	cases := []struct {
+		name string
+		data []byte
+	}{
+		{"FLAC declaring 2^36-1 samples", audiotest.DeclareLength(half, 1<<36-1)},
+		{"FLAC declaring 2 hours", audiotest.DeclareLength(half, 2*3600*16000)},
+		{"WAV declaring 4 GiB of data", bigWAV},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			samples, err := audio.DecodeNamed(bytes.NewReader(tc.data), "half", audio.Limits{MaxAudio: time.Minute})
+			if err != nil || len(samples) != 8000 {
+				t.Fatalf("%d samples, %v; want the 8000 it holds", len(samples), err)
+			}
+		})
+	}
+}
+
+// ErrTooLong's message names the input and the limit, and says how to allow
+// more when the caller says how (the CLI's --max-audio); ffmpeg's output is
+// judged the same way.
+func TestTooLongSaysHowToAllowMore(t *testing.T) {
+	flac := audiotest.SilentFLAC(8000, 90)
+	mka := audiotest.FFmpeg(t, "long.mka", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", "90", "-c:a", "flac")
+	cases := []struct {
+		name  string
+		data  []byte
+		raise string
+		want  string
+	}{
+		{"FLAC", flac, "", "long.x is longer than 1m0s, the most accepted; split it or allow longer audio"},
+		{"FLAC, with a flag to raise it", flac, "pass a larger --max-audio", "long.x is longer than 1m0s, the most accepted; split it, or pass a larger --max-audio"},
+		{"Matroska through ffmpeg", mka, "pass a larger --max-audio", "long.x is longer than 1m0s, the most accepted; split it, or pass a larger --max-audio"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := audio.DecodeNamed(bytes.NewReader(tc.data), "long.x", audio.Limits{MaxAudio: time.Minute, Raise: tc.raise})
+			if !errors.Is(err, audio.ErrTooLong) || err.Error() != tc.want {
+				t.Fatalf("err = %v; want ErrTooLong saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
 // streamed marks a WAV's data size unknown, as a writer to a pipe does.
 func streamed(wav []byte) []byte {
 	wav = bytes.Clone(wav)

@@ -1,7 +1,5 @@
 package audio
 
-import "time"
-
 // Sample rates every decoder accepts: below 1 kHz nothing is speech, and a
 // bogus rate (1 Hz in a 66-byte FLAC) would make resampling ask for gigabytes.
 const (
@@ -12,9 +10,10 @@ const (
 // pcmSink receives audio as a decoder produces it, so no decoder needs to
 // hold a whole file's samples.
 type pcmSink interface {
-	// begin is called once, before any samples, with the stream's format
-	// and the frames its header declares (0 when unknown).
-	begin(rate, channels int, declared int64) error
+	// begin is called once, before any samples, with the stream's format.
+	// What a header declares of the length is not passed: only decoded
+	// frames count (a FLAC saying 2^36-1 samples may hold half a second).
+	begin(rate, channels int) error
 	// write takes interleaved frames; the slice is reused by the caller.
 	write(interleaved []float32) error
 }
@@ -22,7 +21,7 @@ type pcmSink interface {
 // clipSink keeps the decoded frames as they are (DecodeWAV's Clip).
 type clipSink struct{ clip Clip }
 
-func (c *clipSink) begin(rate, channels int, _ int64) error {
+func (c *clipSink) begin(rate, channels int) error {
 	c.clip.Rate, c.clip.Channels = rate, channels
 	return nil
 }
@@ -33,11 +32,11 @@ func (c *clipSink) write(s []float32) error {
 }
 
 // monoSink averages the channels, resamples to SampleRate as it goes and
-// stops with ErrTooLong past limit: what it holds is bounded by the limit,
-// not by what a file declares or how well it compresses.
+// stops with ErrTooLong past lim.MaxAudio: what it holds is bounded by the
+// limit, not by what a file declares or how well it compresses.
 type monoSink struct {
 	name     string
-	limit    time.Duration
+	lim      Limits
 	rate     int
 	channels int
 	frames   int64 // frames written, at rate
@@ -47,11 +46,11 @@ type monoSink struct {
 	out      blocks
 }
 
-func newMonoSink(name string, limit time.Duration) *monoSink {
-	return &monoSink{name: name, limit: limit}
+func newMonoSink(name string, lim Limits) *monoSink {
+	return &monoSink{name: name, lim: lim}
 }
 
-func (m *monoSink) begin(rate, channels int, declared int64) error {
+func (m *monoSink) begin(rate, channels int) error {
 	if rate < MinRate || rate > MaxRate {
 		return kindErr(ErrCorruptAudio, "%s declares a sample rate of %d Hz (want %d to %d); the file is damaged or not audio — export it again",
 			m.name, rate, MinRate, MaxRate)
@@ -60,15 +59,9 @@ func (m *monoSink) begin(rate, channels int, declared int64) error {
 		return kindErr(ErrCorruptAudio, "%s declares %d channels (want 1 to 255)", m.name, channels)
 	}
 	m.rate, m.channels = rate, channels
-	if m.limit > 0 {
+	if m.lim.MaxAudio > 0 {
 		// A frame of slack keeps audio exactly at the limit.
-		m.max = int64(m.limit.Seconds()*float64(rate)) + 1
-		// A header that declares too much is taken at its word: decoding
-		// up to the limit first would only cost time. One that declares
-		// less, or nothing, is still counted as it decodes.
-		if declared > m.max {
-			return m.tooLong()
-		}
+		m.max = int64(m.lim.MaxAudio.Seconds()*float64(rate)) + 1
 	}
 	return nil
 }
@@ -76,7 +69,7 @@ func (m *monoSink) begin(rate, channels int, declared int64) error {
 func (m *monoSink) write(s []float32) error {
 	n := len(s) / m.channels
 	if m.max > 0 && m.frames+int64(n) > m.max {
-		return m.tooLong()
+		return m.lim.tooLong(m.name, "")
 	}
 	m.frames += int64(n)
 	mono := s[:n*m.channels]
@@ -101,10 +94,6 @@ func (m *monoSink) write(s []float32) error {
 	}
 	m.rs.push(mono)
 	return nil
-}
-
-func (m *monoSink) tooLong() error {
-	return kindErr(ErrTooLong, "%s is longer than %s, the most accepted; split it or allow longer audio", m.name, m.limit)
 }
 
 // finish returns the samples at SampleRate.

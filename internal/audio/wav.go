@@ -239,18 +239,19 @@ func parseFmt(b []byte, name string) (*wavFormat, error) {
 		return nil, kindErr(ErrCorruptWAV, "%s declares a sample rate of %d Hz (want 1000 to 1000000)", name, f.rate)
 	}
 	// Samples sit in containers of blockAlign/channels bytes; writers disagree
-	// on whether bits counts the container or the valid bits, so trust blockAlign.
-	if f.blockAlign > 0 && f.blockAlign%f.channels == 0 {
-		// Valid bits sit left-justified in the container (12 in 16, 7 in 8),
-		// so decoding the container is right, unless it cannot hold them.
-		if container := 8 * f.blockAlign / f.channels; f.bits > container {
-			return nil, kindErr(ErrCorruptWAV, "%s declares %d-bit samples in %d-byte frames, which cannot hold them; %s", name, f.bits, f.blockAlign, convert)
-		}
-		f.bits = 8 * f.blockAlign / f.channels
-	} else {
-		f.bits = (f.bits + 7) / 8 * 8
-		f.blockAlign = f.bits / 8 * f.channels
+	// on whether bits counts the container or the valid bits, so trust
+	// blockAlign. One that is no whole number of bytes per channel (0, say)
+	// is a damaged header, refused rather than guessed at.
+	if f.blockAlign < f.channels || f.blockAlign%f.channels != 0 {
+		return nil, kindErr(ErrCorruptWAV, "%s declares a block align (bytes per frame) of %d for %d-bit samples in %d channel(s), where %d belongs; its header is damaged, so %s",
+			name, f.blockAlign, f.bits, f.channels, f.channels*max(1, (f.bits+7)/8), convert)
 	}
+	// Valid bits sit left-justified in the container (12 in 16, 7 in 8),
+	// so decoding the container is right, unless it cannot hold them.
+	if container := 8 * f.blockAlign / f.channels; f.bits > container {
+		return nil, kindErr(ErrCorruptWAV, "%s declares %d-bit samples in %d-byte frames, which cannot hold them; %s", name, f.bits, f.blockAlign, convert)
+	}
+	f.bits = 8 * f.blockAlign / f.channels
 	ok := (f.code == wavPCM && (f.bits == 8 || f.bits == 16 || f.bits == 24 || f.bits == 32)) ||
 		(f.code == wavFloat && (f.bits == 32 || f.bits == 64))
 	if !ok {
@@ -262,11 +263,7 @@ func parseFmt(b []byte, name string) (*wavFormat, error) {
 
 // decode reads up to size bytes of sample frames from r into out, a block at a time.
 func (f *wavFormat) decode(r io.Reader, size int64, name string, out pcmSink) error {
-	declared := int64(0)
-	if size != math.MaxInt64 {
-		declared = size / int64(f.blockAlign)
-	}
-	if err := out.begin(f.rate, f.channels, declared); err != nil {
+	if err := out.begin(f.rate, f.channels); err != nil {
 		return err
 	}
 	buf := make([]byte, max(f.blockAlign, (64<<10)/f.blockAlign*f.blockAlign))

@@ -143,6 +143,11 @@ func TestDecodeWAVHandMade(t *testing.T) {
 	// 12 valid bits left-justified in 16-bit containers, as the WAVE spec says.
 	fmt12in16 := fmtBody(1, 1, 16000, 16)
 	binary.LittleEndian.PutUint16(fmt12in16[14:], 12)
+	// 7 valid bits in 8-bit containers; fmtBody's block align, 7/8 of a byte, is 0.
+	fmt7 := fmtBody(1, 1, 16000, 7)
+	binary.LittleEndian.PutUint16(fmt7[12:], 1)
+	stereo16Align3 := fmtBody(1, 2, 16000, 16)
+	binary.LittleEndian.PutUint16(stereo16Align3[12:], 3)
 	nan32 := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, math.Float32bits(0.25)), math.Float32bits(float32(math.NaN())))
 	inf64 := binary.LittleEndian.AppendUint64(nil, math.Float64bits(math.Inf(-1)))
 	tests := []struct {
@@ -169,7 +174,10 @@ func TestDecodeWAVHandMade(t *testing.T) {
 		}(), want: want, channels: 1},
 		{name: "12-bit PCM in 16-bit containers", data: riff(chunk("fmt ", fmt12in16), chunk("data", pcm16Bytes(16384, -16384))), want: []float32{0.5, -0.5}, channels: 1},
 		{name: "12-bit PCM with frames too small to hold it", data: riff(chunk("fmt ", fmtBody(1, 1, 16000, 12)), chunk("data", half)), wantErr: ErrCorruptWAV, errHas: "12-bit samples in 1-byte frames"},
-		{name: "7-bit PCM in bytes", data: riff(chunk("fmt ", fmtBody(1, 1, 16000, 7)), chunk("data", []byte{0xC0, 0x40})), want: []float32{0.5, -0.5}, channels: 1},
+		{name: "7-bit PCM in bytes", data: riff(chunk("fmt ", fmt7), chunk("data", []byte{0xC0, 0x40})), want: []float32{0.5, -0.5}, channels: 1},
+		// Issue 34: block align 0 was guessed from the bits, and serve answered 200 "".
+		{name: "7-bit PCM, block align 0", data: riff(chunk("fmt ", fmtBody(1, 1, 16000, 7)), chunk("data", []byte{0xC0, 0x40})), wantErr: ErrCorruptWAV, errHas: "block align (bytes per frame) of 0 for 7-bit samples in 1 channel(s), where 1 belongs"},
+		{name: "stereo block align of 3 bytes", data: riff(chunk("fmt ", stereo16Align3), chunk("data", half)), wantErr: ErrCorruptWAV, errHas: "block align (bytes per frame) of 3"},
 		{name: "NaN float samples", data: riff(chunk("fmt ", fmtBody(3, 1, 16000, 32)), chunk("data", nan32)), wantErr: ErrCorruptWAV, errHas: "not a number"},
 		{name: "infinite float64 samples", data: riff(chunk("fmt ", fmtBody(3, 1, 16000, 64)), chunk("data", inf64)), wantErr: ErrCorruptWAV, errHas: "infinite"},
 		{name: "empty data chunk", data: riff(chunk("fmt ", fmtBody(1, 1, 16000, 16)), chunk("data", nil)), want: []float32{}, channels: 1},

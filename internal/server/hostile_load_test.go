@@ -74,9 +74,9 @@ func TestLoadTricklersDoNotLockOut(t *testing.T) {
 // such file before decoders stopped at --max-audio). Bounded: 20 requests,
 // 2 minutes. No engine: none of them may reach it.
 func TestLoadLongFLACsBoundedMemory(t *testing.T) {
-	// The length is left undeclared, so every frame up to the limit is
-	// decoded and resampled: the worst case, not the early refusal of a
-	// header that declares too much.
+	// The length is left undeclared; a declared one would change nothing,
+	// since only decoded frames count: every frame up to the limit is
+	// decoded and resampled.
 	flac := audiotest.HideLength(audiotest.SilentFLAC(1000, 68*60))
 	if len(flac) > 1100 {
 		t.Fatalf("the FLAC is %d bytes, want about 1 KB", len(flac))

@@ -106,14 +106,22 @@ func FFmpeg(t testing.TB, name string, args ...string) []byte {
 }
 
 // VorbisAtRate is a short Ogg Vorbis file made by ffmpeg whose
-// identification header is then patched to say rate Hz, with the first
-// page's checksum fixed so the patched header is read.
+// identification header is then patched to say rate Hz.
 func VorbisAtRate(t testing.TB, rate uint32) []byte {
 	t.Helper()
 	b := FFmpeg(t, "tone.ogg", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=1", "-c:a", "libvorbis", "-ac", "1")
+	return PatchVorbisRate(t, b, rate)
+}
+
+// PatchVorbisRate returns a copy of an Ogg Vorbis file whose identification
+// header says rate Hz, with the first page's checksum fixed so the patched
+// header is read: the audio then lasts as much longer as the rate is lower.
+func PatchVorbisRate(t testing.TB, ogg []byte, rate uint32) []byte {
+	t.Helper()
+	b := bytes.Clone(ogg)
 	i := bytes.Index(b, []byte("\x01vorbis"))
 	if i < 0 || !bytes.HasPrefix(b, []byte("OggS")) {
-		t.Fatal("ffmpeg wrote no Ogg Vorbis identification header")
+		t.Fatal("no Ogg Vorbis identification header")
 	}
 	binary.LittleEndian.PutUint32(b[i+12:], rate)
 	segs := int(b[26])
@@ -144,10 +152,14 @@ func oggCRC(b []byte) uint32 {
 // HideLength returns a copy of a SilentFLAC file whose STREAMINFO says its
 // length is unknown (0), as a streaming encoder writes it: a decoder then
 // has only the frames to count.
-func HideLength(flac []byte) []byte {
+func HideLength(flac []byte) []byte { return DeclareLength(flac, 0) }
+
+// DeclareLength returns a copy of a FLAC file whose STREAMINFO says it holds
+// frames samples per channel (at most 2^36-1), whatever its frames hold.
+func DeclareLength(flac []byte, frames uint64) []byte {
 	b := bytes.Clone(flac)
 	v := binary.BigEndian.Uint64(b[18:])
-	binary.BigEndian.PutUint64(b[18:], v&^(1<<36-1))
+	binary.BigEndian.PutUint64(b[18:], v&^(1<<36-1)|frames&(1<<36-1))
 	return b
 }
 
@@ -177,4 +189,29 @@ func FloatWAV(samples []float32, rate, channels int) []byte {
 		b = le.AppendUint32(b, math.Float32bits(v))
 	}
 	return b
+}
+
+// SevenBitWAV is mono samples as 7-bit PCM, left-justified in bytes as the
+// WAVE format puts them, under a header whose block align is 0: 7 bits / 8,
+// rounded down, as a writer that counts bits rather than bytes computes it.
+func SevenBitWAV(samples []float32, rate int) []byte {
+	le := binary.LittleEndian
+	data := make([]byte, len(samples))
+	for i, v := range samples {
+		q := int(max(-64, min(63, v*64)))
+		data[i] = byte(q+64) << 1
+	}
+	b := []byte("RIFF")
+	b = le.AppendUint32(b, uint32(4+8+16+8+len(data)))
+	b = append(b, "WAVEfmt "...)
+	b = le.AppendUint32(b, 16)
+	b = le.AppendUint16(b, 1) // PCM
+	b = le.AppendUint16(b, 1)
+	b = le.AppendUint32(b, uint32(rate))
+	b = le.AppendUint32(b, uint32(rate*7/8))
+	b = le.AppendUint16(b, 0) // block align
+	b = le.AppendUint16(b, 7)
+	b = append(b, "data"...)
+	b = le.AppendUint32(b, uint32(len(data)))
+	return append(b, data...)
 }
