@@ -25,6 +25,9 @@ type environment struct {
 	engineRoot string // one folder per variant: cpu, cuda, rocm, rocm-rdna1
 	stateDir   string // the kept Recent dictations, GPU verification verdicts
 	cache      *models.Cache
+	// report is the GPU probes' answer, asked once per command: choosing the
+	// model and opening it both need it.
+	report *gpu.Report
 }
 
 // newEnvironment reads the config at cfgPath. A config with errors is
@@ -144,10 +147,16 @@ func (e *environment) backendOptions(c engineChoice) backend.Options {
 	if err != nil {
 		e.log.Warn("no self-test sample; GPUs will not be verified", "err", err)
 	}
-	return backend.Options{
+	opt := backend.Options{
 		EngineRoot: e.engineRoot, StateDir: e.stateDir, Device: c.device, DeviceIndex: c.deviceIndex,
 		ComputeType: c.computeType, Threads: c.threads, Sample: sample,
 	}
+	if e.report == nil {
+		r := backend.Detect(context.Background(), opt, e.log)
+		e.report = &r
+	}
+	opt.Report = e.report
+	return opt
 }
 
 // cliEnvironment reads the user's config (or WHISPERKEY_CONFIG's) for a
