@@ -14,6 +14,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/desktop"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/hotkey/grab"
 	"github.com/whisperkey/whisperkey/internal/instance"
 	"github.com/whisperkey/whisperkey/internal/logging"
@@ -115,7 +116,7 @@ func installedDoc(name, anchor string) string {
 // to that server first and falls back to the local engine, telling the user
 // once per outage through notify (desktop's notifications).
 func remoteEngine(log *slog.Logger) desktop.RemoteEngine {
-	return func(cfg config.Config, local desktop.Engine, notify func(msg string)) (desktop.Engine, error) {
+	return func(cfg config.Config, local dictation.Engine, notify func(msg string)) (dictation.Engine, error) {
 		if cfg.Remote.URL == "" {
 			return local, nil
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 // noConfig is a config file that sets nothing, so a test's settings are its
@@ -228,9 +229,14 @@ http {
 	case <-time.After(10 * time.Minute):
 		t.Fatalf("transcribe through nginx did not finish:\n%s", run.out)
 	}
-	n := strings.Count(run.out.String(), `"file":`)
-	if n != len(files) || strings.Count(strings.ToLower(run.out.String()), "call me back") != len(files) {
-		t.Fatalf("%d of %d dictations came back right:\n%s", n, len(files), run.out)
+	right := 0
+	for _, r := range parseTranscribed(t, run.out.String()) {
+		if whisper.WordErrorRate(said, r.Text) <= 0.2 {
+			right++
+		}
+	}
+	if right != len(files) {
+		t.Fatalf("%d of %d dictations came back right:\n%s", right, len(files), run.out)
 	}
 	t.Logf("%d dictations through nginx, one of the two servers stopped after the first answer: all came back", len(files))
 }

@@ -20,7 +20,7 @@ import (
 // engine and settings of the current config, swapped whole on each config
 // change.
 type transcriber struct {
-	local  Engine                 // the engine on this machine, the fallback of a remote one
+	local  dictation.Engine       // the engine on this machine, the fallback of a remote one
 	speech whisper.SpeechDetector // nil: none
 	cur    atomic.Pointer[dictationSettings]
 }
@@ -28,12 +28,12 @@ type transcriber struct {
 type dictationSettings struct {
 	cfg     config.Config // profiles apply on top of it, per dictation
 	base    dictation.Settings
-	engine  Engine
+	engine  dictation.Engine
 	cleaner dictation.Cleaner // nil: no AI cleanup
 	log     *slog.Logger
 }
 
-func newTranscriber(local Engine, speech whisper.SpeechDetector) *transcriber {
+func newTranscriber(local dictation.Engine, speech whisper.SpeechDetector) *transcriber {
 	d := &transcriber{local: local, speech: speech}
 	base, _ := dictation.Resolve(config.Defaults(), "") // the defaults are valid
 	d.cur.Store(&dictationSettings{cfg: config.Defaults(), base: base, engine: local, log: slog.New(slog.DiscardHandler)})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/vad/vadtest"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -31,7 +32,7 @@ func (e *namedEngine) Transcribe(_ context.Context, _ []float32, o whisper.Optio
 // decoding settings follow the config.
 func TestDictationEngineChoice(t *testing.T) {
 	local, remote := &namedEngine{name: "local"}, &namedEngine{name: "remote"}
-	useRemote := func(cfg config.Config, l Engine, _ func(string)) (Engine, error) {
+	useRemote := func(cfg config.Config, l dictation.Engine, _ func(string)) (dictation.Engine, error) {
 		if cfg.Decode.Prompt == "remote" {
 			return remote, nil
 		}
@@ -85,7 +86,7 @@ func (e *countingEngine) Transcribe(context.Context, []float32, whisper.Options)
 func TestRemoteIsNotAskedAboutPressesWithoutSpeech(t *testing.T) {
 	remote := &countingEngine{}
 	d := newTranscriber(&namedEngine{name: "local"}, vadtest.Open(t))
-	useRemote := func(config.Config, Engine, func(string)) (Engine, error) { return remote, nil }
+	useRemote := func(config.Config, dictation.Engine, func(string)) (dictation.Engine, error) { return remote, nil }
 	d.configure(config.Defaults(), useRemote, nil, testLog(t))
 	tests := []struct {
 		name     string

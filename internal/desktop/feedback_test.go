@@ -12,6 +12,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/history"
@@ -142,7 +143,7 @@ func TestRemoteFallbackIsNotified(t *testing.T) {
 	note := &fakeNotifier{}
 	d.feedback.note = note
 	dict := newTranscriber(&namedEngine{name: "local"}, nil)
-	failing := func(_ config.Config, local Engine, tell func(string)) (Engine, error) {
+	failing := func(_ config.Config, local dictation.Engine, tell func(string)) (dictation.Engine, error) {
 		tell("the remote server failed; dictating on this computer")
 		return local, nil
 	}

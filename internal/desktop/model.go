@@ -9,6 +9,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/notify"
@@ -225,7 +226,7 @@ func (g *modelGate) pending() <-chan struct{} {
 // whose successor loads); when there is none, it tells the user why its
 // text is late and waits for the load.
 type gatedEngine struct {
-	Engine
+	dictation.Engine
 	gate    *modelGate
 	waiting func() // tells the user; called on the dictation's goroutine
 }

@@ -1,21 +1,14 @@
 package desktop
 
 import (
-	"context"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/history"
 	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/notify"
-	"github.com/whisperkey/whisperkey/internal/whisper"
 )
-
-// Engine transcribes 16 kHz samples: the local backend.Service, or a remote
-// service. It is what dictation needs of any engine.
-type Engine interface {
-	Transcribe(ctx context.Context, samples []float32, o whisper.Options) (*whisper.Result, error)
-}
 
 // RemoteEngine builds the engine to dictate with for cfg (internal/remote,
 // when cfg names a remote URL), given the local engine to fall back to and
@@ -23,7 +16,7 @@ type Engine interface {
 // engine gives way. It returns local itself when cfg asks for no remote
 // engine. Called at start and on every config change, so it must be quick
 // and not touch the network.
-type RemoteEngine func(cfg config.Config, local Engine, tell func(msg string)) (Engine, error)
+type RemoteEngine func(cfg config.Config, local dictation.Engine, tell func(msg string)) (dictation.Engine, error)
 
 // Indicator is what the desk needs of the on-screen indicator
 // (indicator.Indicator).
