@@ -55,6 +55,13 @@ func whisperkey(t testing.TB, args ...string) result {
 	t.Helper()
 	cmd := exec.CommandContext(context.Background(), binary(t), args...)
 	cmd.Env = append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)))
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd to its end and returns what it printed and its exit code;
+// a command that cannot start fails the test.
+func runCmd(t testing.TB, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -32,16 +31,7 @@ func TestRemoteKeyTrimmed(t *testing.T) {
 		defer cancel()
 		cmd := exec.CommandContext(ctx, binary(t), append([]string{"transcribe", "--remote", srv.url, "--language", "en", wav}, args...)...)
 		cmd.Env = append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)), "WHISPERKEY_REMOTE_API_KEY="+env)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return result{out.String(), errb.String(), code}
+		return runCmd(t, cmd)
 	}
 	for _, tc := range []struct {
 		name string

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -27,17 +26,8 @@ func underAddressLimit(t *testing.T, limit int64, args ...string) (result, int64
 	t.Helper()
 	script := fmt.Sprintf(`ulimit -v %d && exec "$@"`, limit>>10)
 	cmd := exec.Command("sh", append([]string{"-c", script, "sh", binary(t)}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
-	return result{out.String(), errb.String(), code}, rss
+	r := runCmd(t, cmd)
+	return r, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
 }
 
 // Issue 34 item 1: transcribe decoded whatever a file declared. A 12.9 KB

@@ -20,16 +20,7 @@ case "$BACKEND" in
     libs="$site/ctranslate2.libs"
     lib=$(ls "$libs"/libctranslate2-*.so.* | head -1)
     [ -f "$lib" ] || { echo "engine.sh: no libctranslate2 in $libs" >&2; exit 1; }
-    # ct2rs's `system` mode links -lctranslate2 and, unconditionally, cpu_features and
-    # the static cuBLAS archives; the wheel's library already contains cpu_features and
-    # loads cuBLAS at run time, so empty archives stand in for them at link time.
-    link="$CACHE/ct2-wheel-link"
-    mkdir -p "$link"
-    ln -sf "$lib" "$link/libctranslate2.so"
-    for s in cpu_features cublas_static cublasLt_static culibos; do
-      [ -f "$link/lib$s.a" ] || ar rc "$link/lib$s.a"
-    done
-    LIBRARY_PATH="$link" CARGO_TARGET_DIR="$TARGET" cargo build --release --locked --no-default-features --features system
+    bash ../../scripts/engine-link.sh "$lib" "$CACHE/ct2-wheel-link" "$TARGET"
     cd ../..
     rm -f "$OUT"/*.so*
     cp "$TARGET/release/libct2engine.so" "$libs"/*.so* "$OUT/"

@@ -104,17 +104,7 @@ ln -sf "libctranslate2.so.$ct2_version" "$OUT/libctranslate2.so.${ct2_version%%.
 if [ -n "${ENGINE_SO:-}" ]; then
   cp "$ENGINE_SO" "$OUT/libct2engine.so"
 else
-  # ct2rs's `system` mode links -lctranslate2 and, always, cpu_features and the
-  # static cuBLAS archives: the first is in the library, which loads cuBLAS
-  # itself, so empty archives stand in for them.
-  link="$BUILD/link"
-  mkdir -p "$link"
-  ln -sf "$LIB" "$link/libctranslate2.so"
-  for s in cpu_features cublas_static cublasLt_static culibos; do
-    [ -f "$link/lib$s.a" ] || ar rc "$link/lib$s.a"
-  done
-  (cd native/ct2engine && LIBRARY_PATH="$link" CARGO_TARGET_DIR="$CACHE/cargo-target-cuda" \
-    cargo build --release --locked --no-default-features --features system)
+  bash scripts/engine-link.sh "$LIB" "$BUILD/link" "$CACHE/cargo-target-cuda"
   cp "$CACHE/cargo-target-cuda/release/libct2engine.so" "$OUT/"
 fi
 echo cuda > "$OUT/BACKEND"
