@@ -42,7 +42,7 @@ $(ENGINE_LIB): $(wildcard native/ct2engine/src/*) native/ct2engine/Cargo.toml na
 
 # The Linux CUDA engine, for this machine's GPU, with its CUDA toolkit
 # (docs/building.md); no GPU is needed to build it.
-engine-cuda: scripts/engine-link.sh
+engine-cuda:
 	bash scripts/gpu-build.sh
 
 build:
