@@ -14,8 +14,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/textproc"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -141,7 +143,7 @@ func (c *Client) Transcribe(ctx context.Context, samples []float32, opt whisper.
 		return nil, fmt.Errorf("%w: %s: read the answer: %v", ErrRemote, c.Host(), err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: %s answered %s: %s", ErrRemote, c.Host(), resp.Status, serverMessage(raw))
+		return nil, fmt.Errorf("%w: %s answered %s: %s", ErrRemote, c.Host(), textproc.Sanitize(resp.Status), serverMessage(raw))
 	}
 	var v struct {
 		Text     string  `json:"text"`
@@ -158,12 +160,14 @@ func (c *Client) Transcribe(ctx context.Context, samples []float32, opt whisper.
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, fmt.Errorf("%w: %s answered something other than a transcription (%v)", ErrRemote, c.Host(), err)
 	}
-	res := &whisper.Result{Text: strings.TrimSpace(v.Text), Language: v.Language, Duration: v.Duration}
+	// The server's words are only text: no escape sequence, Enter or bidi
+	// override of its reaches a terminal, a paste or a caller's JSON.
+	res := &whisper.Result{Text: strings.TrimSpace(textproc.Sanitize(v.Text)), Language: textproc.Sanitize(v.Language), Duration: v.Duration}
 	if res.Duration == 0 {
 		res.Duration = float64(len(samples)) / audio.SampleRate
 	}
 	for _, s := range v.Segments {
-		res.Segments = append(res.Segments, whisper.Segment{Start: s.Start, End: s.End, Text: s.Text,
+		res.Segments = append(res.Segments, whisper.Segment{Start: s.Start, End: s.End, Text: textproc.Sanitize(s.Text),
 			AvgLogProb: s.AvgLogProb, NoSpeechProb: s.NoSpeechProb})
 	}
 	res.Timings.Engine = time.Since(start)
@@ -205,22 +209,28 @@ func (c *Client) form(samples []float32, opt whisper.Options) ([]byte, string, e
 	return b.Bytes(), mw.FormDataContentType(), nil
 }
 
-// serverMessage is the message of an OpenAI-style error, or the start of the body.
+// serverMessage is the message of an OpenAI-style error, or the start of
+// the body, sanitized: it is printed and shown in notifications.
 func serverMessage(raw []byte) string {
 	var e struct {
 		Error struct {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
+	s := string(raw)
 	if json.Unmarshal(raw, &e) == nil && e.Error.Message != "" {
-		return e.Error.Message
+		s = e.Error.Message
 	}
-	s := strings.TrimSpace(string(raw))
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
+	s = strings.TrimSpace(textproc.Sanitize(s))
 	if s == "" {
 		return "(no message)"
+	}
+	if len(s) > 200 {
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }

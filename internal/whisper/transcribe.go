@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/textproc"
 	"github.com/whisperkey/whisperkey/internal/wire"
 )
 
@@ -251,7 +252,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 		var segs []rawSegment
 		segs, seek = t.splitByTimestamps(d.tokens, timeOffset, seek, size)
 		for _, s := range segs {
-			text := t.tok.Decode(s.tokens)
+			text := t.segmentText(s.tokens)
 			if s.start == s.end || strings.TrimSpace(text) == "" {
 				continue
 			}
@@ -535,6 +536,13 @@ func (t *Transcriber) splitByTimestamps(tokens []int, timeOffset float64, seek, 
 	}
 	segs = append(segs, rawSegment{start: timeOffset, end: timeOffset + duration, tokens: tokens})
 	return segs, seek + size
+}
+
+// segmentText is the text of a segment's tokens as the Result carries it:
+// sanitized (textproc.Sanitize), since the byte-level vocabulary can spell
+// any control character and serve hands the text on as it is.
+func (t *Transcriber) segmentText(tokens []int) string {
+	return textproc.Sanitize(t.tok.Decode(tokens))
 }
 
 // compressionRatio is len(text) / len(zlib(text)), as faster-whisper computes it.
