@@ -1,8 +1,6 @@
 package whisper
 
 import (
-	"bytes"
-	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -545,16 +543,13 @@ func (t *Transcriber) segmentText(tokens []int) string {
 	return textproc.Sanitize(t.tok.Decode(tokens))
 }
 
-// compressionRatio is len(text) / len(zlib(text)), as faster-whisper computes it.
+// compressionRatio is len(text) / len(zlib(text)), as faster-whisper
+// computes it with Python's zlib (zlibSize says why not Go's).
 func compressionRatio(text string) float64 {
 	if text == "" {
 		return 0
 	}
-	var buf bytes.Buffer
-	w, _ := zlib.NewWriterLevel(&buf, 6)
-	_, _ = w.Write([]byte(text))
-	_ = w.Close()
-	return float64(len(text)) / float64(buf.Len())
+	return float64(len(text)) / float64(zlibSize([]byte(text)))
 }
 
 // isSilent reports a clip in which nothing rises above the background:
