@@ -15,8 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/textproc"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -161,17 +163,20 @@ func (c *Client) Transcribe(ctx context.Context, samples []float32, opt whisper.
 		return nil, fmt.Errorf("%w: %s answered something other than a transcription (%v)", ErrRemote, c.Host(), err)
 	}
 	// OpenAI writes the language's name ("english"); the local engine, and
-	// everything after it, its code.
+	// everything after it, its code. The server's words are only text: no
+	// escape sequence, Enter or bidi override of its reaches a terminal, a
+	// paste or a caller's JSON.
 	lang, ok := whisper.LanguageCode(v.Language)
 	if !ok {
-		lang = v.Language
+		lang = textproc.Sanitize(v.Language)
 	}
-	res := &whisper.Result{Text: strings.TrimSpace(v.Text), Language: lang, LanguageProb: v.LanguageProb, Path: v.Path, Duration: v.Duration}
+	res := &whisper.Result{Text: strings.TrimSpace(textproc.Sanitize(v.Text)), Language: lang, LanguageProb: v.LanguageProb,
+		Path: textproc.Sanitize(v.Path), Duration: v.Duration}
 	if res.Duration == 0 {
 		res.Duration = float64(len(samples)) / audio.SampleRate
 	}
 	for _, s := range v.Segments {
-		res.Segments = append(res.Segments, whisper.Segment{Start: s.Start, End: s.End, Text: s.Text,
+		res.Segments = append(res.Segments, whisper.Segment{Start: s.Start, End: s.End, Text: textproc.Sanitize(s.Text),
 			AvgLogProb: s.AvgLogProb, NoSpeechProb: s.NoSpeechProb})
 	}
 	res.Timings.Engine = time.Since(start)
@@ -214,7 +219,7 @@ func (c *Client) post(ctx context.Context, body []byte, ctype string) ([]byte, e
 		wait, ok := retryAfter(resp)
 		deadline, hasDeadline := ctx.Deadline()
 		if !ok || attempt == 3 || (hasDeadline && time.Until(deadline) < wait+time.Second) {
-			return nil, fmt.Errorf("%w: %s answered %s: %s", ErrRemote, c.Host(), resp.Status, serverMessage(raw))
+			return nil, fmt.Errorf("%w: %s answered %s: %s", ErrRemote, c.Host(), textproc.Sanitize(resp.Status), serverMessage(raw))
 		}
 		c.log.Info("remote server busy; asking again", "status", resp.StatusCode, "after", wait)
 		t := time.NewTimer(wait)
@@ -288,22 +293,28 @@ func (c *Client) form(samples []float32, opt whisper.Options) ([]byte, string, e
 	return b.Bytes(), mw.FormDataContentType(), nil
 }
 
-// serverMessage is the message of an OpenAI-style error, or the start of the body.
+// serverMessage is the message of an OpenAI-style error, or the start of
+// the body, sanitized: it is printed and shown in notifications.
 func serverMessage(raw []byte) string {
 	var e struct {
 		Error struct {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
+	s := string(raw)
 	if json.Unmarshal(raw, &e) == nil && e.Error.Message != "" {
-		return e.Error.Message
+		s = e.Error.Message
 	}
-	s := strings.TrimSpace(string(raw))
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
+	s = strings.TrimSpace(textproc.Sanitize(s))
 	if s == "" {
 		return "(no message)"
+	}
+	if len(s) > 200 {
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }

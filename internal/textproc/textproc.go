@@ -21,7 +21,8 @@ const (
 	CaseLower    = "lower"     // all lower case (replacements still write To as is)
 )
 
-// Options say how to shape the text. The zero value changes nothing.
+// Options say how to shape the text. The zero value changes nothing but
+// the controls Apply strips.
 type Options struct {
 	// SpokenPunctuation turns "comma", "new line", "question mark" and the
 	// like into the characters.
@@ -73,10 +74,13 @@ func New(o Options) (*Processor, error) {
 	return p, nil
 }
 
-// Apply returns text shaped by the options: spoken punctuation, then case,
-// then replacements (so their To keeps its capitals), then the final period
-// and the trailing space.
+// Apply returns text shaped by the options: first what Sanitize strips is
+// stripped, but for line feeds (the engines' text has none left, and an AI
+// rewrite's list keeps its lines), then spoken punctuation, case,
+// replacements (so their To keeps its capitals), the final period and the
+// trailing space.
 func (p *Processor) Apply(text string) string {
+	text = sanitize(text, true)
 	if p.opt.SpokenPunctuation {
 		text = spokenPunctuation(text)
 	}

@@ -111,7 +111,7 @@ func (t *Transcriber) transcribeShort(ctx context.Context, mel *Mel, contentFram
 	var texts []string
 	var segments []Segment
 	for _, s := range segs {
-		text := t.tok.Decode(s.tokens)
+		text := t.segmentText(s.tokens)
 		if s.start == s.end || strings.TrimSpace(text) == "" {
 			continue
 		}

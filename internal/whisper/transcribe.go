@@ -1,8 +1,6 @@
 package whisper
 
 import (
-	"bytes"
-	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/textproc"
 	"github.com/whisperkey/whisperkey/internal/wire"
 )
 
@@ -239,19 +238,22 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 		if seek > 0 {
 			win = wire.Window{ID: t.nextID.Add(1), NMels: t.nMels, Frames: NFrames, Features: mel.Window(seek, size)}
 		}
-		d, err := t.decodeWindow(ctx, win, allTokens[promptResetSince:], sot, suppress, opt, seek == 0)
+		heard := t.hearsSpeech(samples[min(seek*HopLength, len(samples)):min((seek+size)*HopLength, len(samples))], opt)
+		d, err := t.decodeWindow(ctx, win, allTokens[promptResetSince:], sot, suppress, opt, seek == 0, heard)
 		if err != nil {
 			return nil, err
 		}
-		if opt.NoSpeechThreshold != 0 && float64(d.res.NoSpeechProb) > opt.NoSpeechThreshold &&
+		if !d.speechHeard && opt.NoSpeechThreshold != 0 && float64(d.res.NoSpeechProb) > opt.NoSpeechThreshold &&
 			!(opt.LogProbThreshold != 0 && d.avgLogProb > opt.LogProbThreshold) {
+			t.log.Debug("no speech: window skipped", "at_s", timeOffset, "no_speech_prob", d.res.NoSpeechProb,
+				"avg_logprob", d.avgLogProb, "temperature", d.temperature)
 			seek += size
 			continue
 		}
 		var segs []rawSegment
 		segs, seek = t.splitByTimestamps(d.tokens, timeOffset, seek, size)
 		for _, s := range segs {
-			text := t.tok.Decode(s.tokens)
+			text := t.segmentText(s.tokens)
 			if s.start == s.end || strings.TrimSpace(text) == "" {
 				continue
 			}
@@ -276,12 +278,12 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 // decodeWindow decodes one 30-s window with the temperature fallback. With
 // a vocabulary, a decode that writes none of its terms is replaced by one
 // without it (vocabulary.go says why).
-func (t *Transcriber) decodeWindow(ctx context.Context, win wire.Window, previous, sot, suppress []int, opt Options, first bool) (decoded, error) {
+func (t *Transcriber) decodeWindow(ctx context.Context, win wire.Window, previous, sot, suppress []int, opt Options, first bool, heard func() bool) (decoded, error) {
 	prompt, err := t.prompt(previous, sot, opt, first)
 	if err != nil {
 		return decoded{}, err
 	}
-	d, err := t.generateWithFallback(ctx, win, prompt, suppress, opt)
+	d, err := t.generateWithFallback(ctx, win, prompt, suppress, opt, heard)
 	if err != nil || !hasVocabulary(opt) || mentionsTerm(t.tok.Decode(d.tokens), opt.Vocabulary) {
 		return d, err
 	}
@@ -289,7 +291,7 @@ func (t *Transcriber) decodeWindow(ctx context.Context, win wire.Window, previou
 	if prompt, err = t.prompt(previous, sot, plain, first); err != nil {
 		return decoded{}, err
 	}
-	return t.generateWithFallback(ctx, win, prompt, suppress, plain)
+	return t.generateWithFallback(ctx, win, prompt, suppress, plain, heard)
 }
 
 // language returns the language to decode in: the requested one, "en" for
@@ -400,16 +402,32 @@ type decoded struct {
 	avgLogProb  float64
 	temperature float32
 	compression float64
+	// speechHeard: the speech detector overruled a silence verdict in this
+	// window (generateWithFallback), so the no-speech rule does not drop it.
+	speechHeard bool
 }
 
 // generateWithFallback retries at rising temperatures while the output looks
 // repetitive (compression ratio) or unlikely (average log-probability).
-func (t *Transcriber) generateWithFallback(ctx context.Context, win wire.Window, prompt, suppress []int, opt Options) (decoded, error) {
+//
+// faster-whisper stops at the first decode that is unlikely while the
+// no-speech probability is high, and then drops the window as silence. It
+// does so at any temperature; but a sample at 0.8 or 1.0 is unlikely by
+// nature, and when a cooler decode of the same window was likely, the model
+// did read words there: it was only looping. On a clear voice that Whisper
+// rates 0.8-0.99 "no speech" (espeak-ng's), such verdicts dropped whole
+// windows of 111 s of speech, and sometimes all of them (#34). So when a
+// cooler decode was likely, heard (the speech detector on the window's
+// audio; nil without one) has the last word: speech heard, the fallback goes
+// on as for any failed decode and the window is kept. Without a detector,
+// or when it hears nothing, the verdict stands as in faster-whisper.
+func (t *Transcriber) generateWithFallback(ctx context.Context, win wire.Window, prompt, suppress []int, opt Options, heard func() bool) (decoded, error) {
 	temps := opt.Temperatures
 	if len(temps) == 0 {
 		temps = []float32{0}
 	}
 	var all, belowCR []decoded
+	likely, overruled := false, false // a decode so far was likely; the detector overruled a silence verdict
 	for _, temp := range temps {
 		d, err := t.generateAt(ctx, win, prompt, suppress, opt, temp, maxLength)
 		if err != nil {
@@ -430,9 +448,19 @@ func (t *Transcriber) generateWithFallback(ctx context.Context, win wire.Window,
 		}
 		if opt.NoSpeechThreshold != 0 && float64(res.NoSpeechProb) > opt.NoSpeechThreshold &&
 			opt.LogProbThreshold != 0 && avg < opt.LogProbThreshold {
-			fallback = false // silence: nothing better will come from sampling
+			// Silence: nothing better will come from sampling; unless the
+			// model read words here before and the detector hears speech.
+			if !likely || heard == nil || !heard() {
+				fallback = false
+			} else if !overruled {
+				overruled = true
+				t.log.Debug("silence verdict overruled: the speech detector hears speech", "temperature", temp,
+					"avg_logprob", avg, "no_speech_prob", res.NoSpeechProb)
+			}
 		}
+		likely = likely || avg >= opt.LogProbThreshold
 		if !fallback {
+			d.speechHeard = overruled
 			return d, nil
 		}
 		t.log.Debug("temperature fallback", "temperature", temp, "avg_logprob", avg, "compression_ratio", d.compression)
@@ -448,7 +476,30 @@ func (t *Transcriber) generateWithFallback(ctx context.Context, win wire.Window,
 		}
 	}
 	best.temperature = temps[len(temps)-1]
+	best.speechHeard = overruled
 	return best, nil
+}
+
+// hearsSpeech returns a check, run at most once, of whether the speech
+// detector hears speech in a window's samples; nil when there is no
+// detector or Options.DetectSpeech is off. A detector that fails hears
+// nothing: the window is judged as faster-whisper judges it.
+func (t *Transcriber) hearsSpeech(samples []float32, opt Options) func() bool {
+	if t.speech == nil || !opt.DetectSpeech {
+		return nil
+	}
+	var heard, asked bool
+	return func() bool {
+		if !asked {
+			asked = true
+			_, _, ok, err := t.speech.Speech(samples)
+			if err != nil {
+				t.log.Warn("speech detector failed on a window; Whisper's no-speech rule decides", "err", err)
+			}
+			heard = ok && err == nil
+		}
+		return heard
+	}
 }
 
 // generateAt decodes win once at temperature temp with faster-whisper's
@@ -543,16 +594,20 @@ func (t *Transcriber) splitByTimestamps(tokens []int, timeOffset float64, seek, 
 	return segs, seek + size
 }
 
-// compressionRatio is len(text) / len(zlib(text)), as faster-whisper computes it.
+// segmentText is the text of a segment's tokens as the Result carries it:
+// sanitized (textproc.Sanitize), since the byte-level vocabulary can spell
+// any control character and serve hands the text on as it is.
+func (t *Transcriber) segmentText(tokens []int) string {
+	return textproc.Sanitize(t.tok.Decode(tokens))
+}
+
+// compressionRatio is len(text) / len(zlib(text)), as faster-whisper
+// computes it with Python's zlib (zlibSize says why not Go's).
 func compressionRatio(text string) float64 {
 	if text == "" {
 		return 0
 	}
-	var buf bytes.Buffer
-	w, _ := zlib.NewWriterLevel(&buf, 6)
-	_, _ = w.Write([]byte(text))
-	_ = w.Close()
-	return float64(len(text)) / float64(buf.Len())
+	return float64(len(text)) / float64(zlibSize([]byte(text)))
 }
 
 // isSilent reports a clip in which nothing rises above the background:

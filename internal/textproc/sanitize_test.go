@@ -1,0 +1,124 @@
+package textproc_test
+
+import (
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/whisperkey/whisperkey/internal/textproc"
+)
+
+func TestSanitize(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"plain", " Hello, world.", " Hello, world."},
+		{"empty", "", ""},
+		{"colour CSI", "\x1b[31mred\x1b[0m text", "red text"},
+		{"cursor and erase", "ok\x1b[2K\x1b[1A\x1b[?25l done", "ok done"},
+		{"OSC title ended by BEL", "\x1b]0;pwned\aHello", "Hello"},
+		{"OSC title ended by ST", "\x1b]2;pwned\x1b\\Hello", "Hello"},
+		{"OSC 52 clipboard write", "Hi\x1b]52;c;ZWNobyBwd25lZA==\a there", "Hi there"},
+		{"unterminated OSC swallows the rest", "Hello \x1b]0;title", "Hello "},
+		{"DCS", "a\x1bPq#0;2;0;0;0\x1b\\b", "ab"},
+		{"two-byte escape", "reset\x1bc now", "reset now"},
+		{"charset escape", "x\x1b(By", "xy"},
+		{"lone ESC at the end", "end\x1b", "end"},
+		{"ESC before a letter outside the final range", "a\x1b\u00e9b", "a\u00e9b"},
+		{"C1 CSI", "\u009b31mred", "red"},
+		{"C1 OSC ended by C1 ST", "\u009d0;t\u009cok", "ok"},
+		{"C1 OSC ended by BEL", "\u009d0;t\aok", "ok"},
+		{"other C1", "a\u0084b\u0088c", "abc"},
+		{"BEL, NUL, backspace, DEL", "be\a\x00l\bl\x7f", "bell"},
+		{"CR in the middle", "rm -rf x\rls", "rm -rf x ls"},
+		{"Enter at the end", "make install\r\n", "make install"},
+		{"line breaks between words", "first\nsecond\r\nthird", "first second third"},
+		{"breaks beside spaces", "one \n two\n three", "one two three"},
+		{"break at the start", "\n\tHello", "Hello"},
+		{"segment's leading space kept", "\n Hello", " Hello"},
+		{"tab", "a\tb", "a b"},
+		{"VT, FF, NEL", "a\vb\fc\u0085d", "a b c d"},
+		{"line and paragraph separators", "a\u2028b\u2029c", "a b c"},
+		{"RLO", "invoice\u202Efdp.exe", "invoicefdp.exe"},
+		{"all embeddings and overrides", "\u202Aa\u202Bb\u202Cc\u202Dd\u202Ee", "abcde"},
+		{"isolates", "\u2066a\u2067b\u2068c\u2069", "abc"},
+		{"zero-width space and word joiner", "pass\u200Bword\u2060s", "passwords"},
+		{"BOM", "\uFEFFHello", "Hello"},
+		{"soft hyphen", "dicta\u00ADtion", "dictation"},
+		{"tag characters", "hi\U000E0001\U000E0069\U000E0067\U000E006E\U000E007F", "hi"},
+		{"invalid UTF-8", "caf\xc3 ok\xff", "caf ok"},
+		{"ZWNJ kept (Persian)", "می\u200cخواهم", "می\u200cخواهم"},
+		{"ZWJ kept (emoji)", "👩\u200d💻", "👩\u200d💻"},
+		{"direction marks kept", "\u05e9\u05dc\u05d5\u05dd\u200f!\u200e \u061c", "\u05e9\u05dc\u05d5\u05dd\u200f!\u200e \u061c"},
+		{"non-breaking and wide spaces kept", "10\u00a0km\u3000x", "10\u00a0km\u3000x"},
+		{"accents and scripts kept", " Ça va? 你好. Привет!", " Ça va? 你好. Привет!"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := textproc.Sanitize(tc.in)
+			if got != tc.want {
+				t.Errorf("Sanitize(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			if again := textproc.Sanitize(got); again != got {
+				t.Errorf("not idempotent: Sanitize(%q) = %q", got, again)
+			}
+		})
+	}
+}
+
+// TestSanitizeLeavesNoControl runs every code point of the planes text
+// comes from through Sanitize, alone and between words: none of C0, C1,
+// DEL or a format character outside the kept five survives, and nothing
+// else is touched.
+func TestSanitizeLeavesNoControl(t *testing.T) {
+	kept := map[rune]bool{'\u200c': true, '\u200d': true, '\u200e': true, '\u200f': true, '\u061c': true}
+	for r := rune(0); r <= 0x10ffff; r++ {
+		if r >= 0x30000 && r < 0xe0000 || r >= 0xd800 && r < 0xe000 {
+			continue // unassigned planes, surrogates
+		}
+		in := "a" + string(r) + "b"
+		got := textproc.Sanitize(in)
+		bad := unicode.IsControl(r) || unicode.Is(unicode.Cf, r) && !kept[r] || r == '\u2028' || r == '\u2029'
+		// An escape introducer may take the "b" along as its final byte.
+		if bad && got != "ab" && got != "a b" && got != "a" || !bad && got != in {
+			t.Errorf("%U: Sanitize(%q) = %q", r, in, got)
+		}
+	}
+}
+
+// TestApplySanitizesFirst: the text settings see sanitized text. Line
+// feeds stay: the engines' text has none by then (Sanitize took them), and
+// an AI rewrite's list keeps its lines; the settings' own line breaks (spoken
+// "new line", a replacement's "\n") are written after.
+func TestApplySanitizesFirst(t *testing.T) {
+	cases := []struct {
+		name string
+		o    textproc.Options
+		in   string
+		want string
+	}{
+		{"no settings", textproc.Options{}, "ls\x1b]0;x\a -la\r", "ls -la"},
+		{"a list's lines kept, CR-LF as one", textproc.Options{}, "Buy:\r\n- milk\n- eggs\u202e", "Buy:\n- milk\n- eggs"},
+		{"a lone CR is no line break", textproc.Options{}, "one\rtwo", "one two"},
+		{"spoken new line", textproc.Options{SpokenPunctuation: true},
+			textproc.Sanitize("first\rline new line second\u202E line\r\n"), "first line\nSecond line"},
+		{"replacement writes a line break", textproc.Options{Replacements: []textproc.Replacement{{From: "next item", To: "\n- "}}},
+			textproc.Sanitize("milk\vnext item eggs"), "milk\n- eggs"},
+		{"a replacement matches across a stripped override", textproc.Options{Replacements: []textproc.Replacement{{From: "invoice", To: "bill"}}},
+			"invo\u202Eice", "bill"},
+		{"final period after a stripped break", textproc.Options{StripFinalPeriod: true}, textproc.Sanitize("One sentence.\r\n"), "One sentence"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := textproc.New(tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := p.Apply(tc.in)
+			if got != tc.want {
+				t.Errorf("Apply(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			if strings.ContainsAny(got, "\r\x1b\a\u202e") {
+				t.Error("a control survived")
+			}
+		})
+	}
+}
