@@ -179,6 +179,7 @@ func (c *Client) Transcribe(ctx context.Context, samples []float32, opt whisper.
 		res.Segments = append(res.Segments, whisper.Segment{Start: s.Start, End: s.End, Text: textproc.Sanitize(s.Text),
 			AvgLogProb: s.AvgLogProb, NoSpeechProb: s.NoSpeechProb})
 	}
+	res.Segments = whisper.WithinAudio(res.Segments, res.Duration)
 	res.Timings.Engine = time.Since(start)
 	res.Timings.Total = res.Timings.Engine
 	c.log.Debug("remote transcription", "audio_s", res.Duration, "took", res.Timings.Total)

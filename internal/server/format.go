@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -32,7 +31,7 @@ type segment struct {
 // write answers in the requested response_format, shaped as OpenAI's are.
 func (s *Server) write(w http.ResponseWriter, req *request, res *whisper.Result) {
 	u := usage{Type: "duration", Seconds: math.Ceil(res.Duration)}
-	segments := withinAudio(res.Segments, res.Duration)
+	segments := whisper.WithinAudio(res.Segments, res.Duration) // any engine's
 	switch req.format {
 	case "text":
 		writeText(w, "text/plain; charset=utf-8", res.Text+"\n")
@@ -69,21 +68,6 @@ func (s *Server) write(w http.ResponseWriter, req *request, res *whisper.Result)
 			Usage usage  `json:"usage"`
 		}{res.Text, u})
 	}
-}
-
-// withinAudio clamps segment times to the audio's duration: Whisper hears
-// each clip padded with silence to 30 s and may end a segment inside the
-// padding (2.0 s for a 1.39 s clip), a cue past the end of the audio.
-func withinAudio(segs []whisper.Segment, duration float64) []whisper.Segment {
-	if duration <= 0 {
-		return segs
-	}
-	out := slices.Clone(segs)
-	for i := range out {
-		out[i].End = min(out[i].End, duration)
-		out[i].Start = min(out[i].Start, out[i].End)
-	}
-	return out
 }
 
 func writeText(w http.ResponseWriter, ctype, body string) {

@@ -2,6 +2,7 @@ package whisper
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -26,7 +27,31 @@ func (t *Transcriber) UseSpeechDetector(d SpeechDetector) { t.speech = d }
 // decoded window by window, each window starting where the last complete
 // segment ended, so no words are dropped or repeated at the seams. With a
 // speech detector, a press with no speech returns no text at once.
+// Segments end within the audio (WithinAudio).
 func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Options) (*Result, error) {
+	res, err := t.transcribeGated(ctx, samples, opt)
+	if err == nil {
+		res.Segments = WithinAudio(res.Segments, res.Duration)
+	}
+	return res, err
+}
+
+// WithinAudio clamps segment times to the audio's duration: Whisper hears
+// each clip padded with silence to 30 s and may end a segment inside the
+// padding (2.0 s for a 1.39 s clip), past the end of the audio.
+func WithinAudio(segs []Segment, duration float64) []Segment {
+	if duration <= 0 {
+		return segs
+	}
+	out := slices.Clone(segs)
+	for i := range out {
+		out[i].End = min(out[i].End, duration)
+		out[i].Start = min(out[i].Start, out[i].End)
+	}
+	return out
+}
+
+func (t *Transcriber) transcribeGated(ctx context.Context, samples []float32, opt Options) (*Result, error) {
 	// Presses over 30 s are plainly meant; the detector's cost grows with
 	// length (~160 ms for 25 s) and would buy nothing there.
 	if t.speech == nil || !opt.DetectSpeech || len(samples) == 0 || len(samples) > NSamples || isSilent(samples) {
