@@ -124,7 +124,7 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	lim := audio.Limits{MaxAudio: o.maxAudio, Raise: fmt.Sprintf("pass a larger --max-audio (up to %s)", transcribeMaxAudioTop)}
 	clips := make([][]float32, len(o.files))
 	for i, f := range o.files {
-		if clips[i], err = audio.DecodeFileLimited(f, lim); err != nil {
+		if clips[i], err = audio.DecodeFile(f, lim); err != nil {
 			return usageError{err.Error()}
 		}
 	}

@@ -71,7 +71,7 @@ func TestFormatsPeopleSend(t *testing.T) {
 		t.Fatalf("low.mp3 is MPEG version bits %02b, want 00 (MPEG-2.5)", v)
 	}
 	flac := write("declares-hours.flac", audiotest.DeclareLength(read(convert("speech.flac", "-c:a", "flac")), 1<<36-1))
-	speech, err := audio.DecodeFile(wav)
+	speech, err := audio.DecodeFile(wav, audio.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func toneWAV(t *testing.T) string {
 		s[i] = float32(0.3 * math.Sin(2*math.Pi*440*float64(i)/audio.SampleRate))
 	}
 	var b bytes.Buffer
-	if err := audio.EncodeWAV(&b, s, audio.SampleRate, 1); err != nil {
+	if err := audio.EncodeWAV(&b, s, audio.SampleRate, 1, audio.PCM16); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "tone.wav")

@@ -276,7 +276,7 @@ func noiseWAV(t testing.TB) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := audio.EncodeWAV(f, clicks, audio.SampleRate, 1); err != nil {
+	if err := audio.EncodeWAV(f, clicks, audio.SampleRate, 1, audio.PCM16); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -57,7 +57,7 @@ func speech(t *testing.T, text string) (string, []float32) {
 	if out, err := exec.Command("espeak-ng", "-w", path, text).CombinedOutput(); err != nil {
 		t.Fatalf("espeak-ng: %v: %s", err, out)
 	}
-	ref, err := DecodeFile(path)
+	ref, err := DecodeFile(path, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

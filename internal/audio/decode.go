@@ -78,16 +78,10 @@ func DecodeNamed(r io.Reader, name string, lim Limits) ([]float32, error) {
 	return decode(r, name, "", lim)
 }
 
-// DecodeFile is DecodeFileLimited without limits, for files the program
-// trusts (its own recordings, test clips).
-func DecodeFile(path string) ([]float32, error) {
-	return DecodeFileLimited(path, Limits{})
-}
-
-// DecodeFileLimited is DecodeNamed for the file at path, which must be a
-// regular file: a FIFO or a device could block forever or never end. ffmpeg,
-// when needed, reads the file itself.
-func DecodeFileLimited(path string, lim Limits) ([]float32, error) {
+// DecodeFile is DecodeNamed for the file at path, which must be a regular
+// file: a FIFO or a device could block forever or never end. ffmpeg, when
+// needed, reads the file itself. Limits{} sets no limit.
+func DecodeFile(path string, lim Limits) ([]float32, error) {
 	// Checked before opening: opening a FIFO blocks until a writer comes.
 	st, err := os.Stat(path)
 	if err != nil {

@@ -43,7 +43,7 @@ func FuzzDecodeAll(f *testing.F) {
 	f.Add(audiotest.HideLength(audiotest.SilentFLAC(1000, 3600)))
 	f.Add(audiotest.DeclareLength(audiotest.SilentFLAC(16000, 1), 1<<36-1))
 	var wav bytes.Buffer
-	_ = audio.EncodeWAV(&wav, make([]float32, 8000), 8000, 1)
+	_ = audio.EncodeWAV(&wav, make([]float32, 8000), 8000, 1, audio.PCM16)
 	f.Add(wav.Bytes())
 	f.Add(audiotest.SevenBitWAV(make([]float32, 800), 8000))
 	tone := []string{"-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=0.3", "-ac", "1"}
@@ -68,7 +68,7 @@ func FuzzDecodeAll(f *testing.F) {
 			decode func() ([]float32, error)
 		}{
 			{"upload", func() ([]float32, error) { return audio.DecodeNamed(bytes.NewReader(data), "x", lim) }},
-			{"file", func() ([]float32, error) { return audio.DecodeFileLimited(path, lim) }},
+			{"file", func() ([]float32, error) { return audio.DecodeFile(path, lim) }},
 		}
 		if audio.Sniff(data) == audio.FormatOther {
 			for _, way := range ways {

@@ -76,14 +76,14 @@ func TestDecodeFormats(t *testing.T) {
 	if err := os.WriteFile(files["MP3 named .wav"], b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want, err := DecodeFile(src)
+	want, err := DecodeFile(src, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantRMS, wantZC := toneStats(want)
 	for name, path := range files {
 		t.Run(name, func(t *testing.T) {
-			got, err := DecodeFile(path)
+			got, err := DecodeFile(path, Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +219,7 @@ func TestDecodeBadFiles(t *testing.T) {
 			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := DecodeFile(path)
+			_, err := DecodeFile(path, Limits{})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -247,22 +247,22 @@ func TestDecodeWithoutFFmpeg(t *testing.T) {
 	flacFile := filepath.Join(dir, "tone.flac")
 	run(t, "sox", src, flacFile)
 	t.Setenv("PATH", t.TempDir()) // no ffmpeg anywhere
-	_, err := DecodeFile(opus)
+	_, err := DecodeFile(opus, Limits{})
 	if !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), "install it") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("error %v, want one line saying to install ffmpeg", err)
 	}
 	t.Log(err)
-	_, err = DecodeFile(mp3)
+	_, err = DecodeFile(mp3, Limits{})
 	if !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), "22050 Hz") || !strings.Contains(err.Error(), "install it") {
 		t.Fatalf("22050 Hz MP3 without ffmpeg: %v, want one line saying to install ffmpeg", err)
 	}
 	t.Log(err)
-	_, err = DecodeFile(mp3at8k)
+	_, err = DecodeFile(mp3at8k, Limits{})
 	if !errors.Is(err, ErrUnsupportedFormat) || !strings.Contains(err.Error(), "MPEG version 2.5") || !strings.Contains(err.Error(), "install it") {
 		t.Fatalf("8000 Hz (MPEG-2.5) MP3 without ffmpeg: %v, want one line saying to install ffmpeg", err)
 	}
 	t.Log(err)
-	if _, err := DecodeFile(flacFile); err != nil { // the Go decoders need nothing on the PATH
+	if _, err := DecodeFile(flacFile, Limits{}); err != nil { // the Go decoders need nothing on the PATH
 		t.Fatalf("FLAC without ffmpeg: %v", err)
 	}
 }

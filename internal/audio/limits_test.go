@@ -88,7 +88,7 @@ func TestDecodeStopsAtMaxAudio(t *testing.T) {
 	bound := uint64(3*limit.Seconds()*audio.SampleRate*4) + 16<<20
 	longWAV := func(rate, seconds int) []byte {
 		var b bytes.Buffer
-		if err := audio.EncodeWAV(&b, make([]float32, rate*seconds), rate, 1); err != nil {
+		if err := audio.EncodeWAV(&b, make([]float32, rate*seconds), rate, 1, audio.PCM16); err != nil {
 			t.Fatal(err)
 		}
 		return b.Bytes()
@@ -134,7 +134,7 @@ func TestDecodeStopsAtMaxAudio(t *testing.T) {
 func TestDecodeJudgesByDecodedLength(t *testing.T) {
 	half := audiotest.FFmpeg(t, "half.flac", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=0.5", "-c:a", "flac")
 	var wav bytes.Buffer
-	if err := audio.EncodeWAV(&wav, make([]float32, 8000), 16000, 1); err != nil {
+	if err := audio.EncodeWAV(&wav, make([]float32, 8000), 16000, 1, audio.PCM16); err != nil {
 		t.Fatal(err)
 	}
 	bigWAV := bytes.Clone(wav.Bytes())

@@ -354,20 +354,26 @@ func (f *wavFormat) convert(dst []float32, b []byte) []float32 {
 	return dst
 }
 
-// EncodeWAV writes samples (interleaved frames) as a 16-bit PCM WAV file,
-// clipping values outside [-1, 1].
-func EncodeWAV(w io.Writer, samples []float32, rate, channels int) error {
+// WAVFormat is how EncodeWAV stores samples.
+type WAVFormat int
+
+const (
+	// PCM16 is 16-bit integers, clipped at full scale: what every reader takes.
+	PCM16 WAVFormat = iota
+	// Float32 is the samples exactly, in twice the bytes: whoever decodes the
+	// file hears what the app heard (the remote engine sends it).
+	Float32
+)
+
+// EncodeWAV writes samples (interleaved frames) as a WAV file in format f.
+func EncodeWAV(w io.Writer, samples []float32, rate, channels int, f WAVFormat) error {
+	if f == Float32 {
+		return encodeWAV(w, samples, rate, channels, wavFloat, 4, func(b []byte, v float32) []byte {
+			return binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+		})
+	}
 	return encodeWAV(w, samples, rate, channels, wavPCM, 2, func(b []byte, v float32) []byte {
 		return binary.LittleEndian.AppendUint16(b, uint16(pcm16(v)))
-	})
-}
-
-// EncodeFloatWAV writes samples as a 32-bit float WAV file: twice the bytes
-// of EncodeWAV, and exactly the samples given, so whoever decodes it hears
-// what the app heard.
-func EncodeFloatWAV(w io.Writer, samples []float32, rate, channels int) error {
-	return encodeWAV(w, samples, rate, channels, wavFloat, 4, func(b []byte, v float32) []byte {
-		return binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
 	})
 }
 

@@ -78,7 +78,7 @@ func TestDecodeWAVFromSox(t *testing.T) {
 				}
 			}
 
-			mono, err := DecodeFile(path)
+			mono, err := DecodeFile(path, Limits{})
 			if err != nil {
 				t.Fatalf("DecodeFile: %v", err)
 			}
@@ -245,7 +245,7 @@ func TestDecodeFileWAVErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := DecodeFile(tc.path)
+			_, err := DecodeFile(tc.path, Limits{})
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tc.wantErr)
 			}
@@ -254,7 +254,7 @@ func TestDecodeFileWAVErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := DecodeFile(filepath.Join(dir, "missing.wav")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := DecodeFile(filepath.Join(dir, "missing.wav"), Limits{}); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing file: err = %v, want os.ErrNotExist", err)
 	}
 }
@@ -268,13 +268,13 @@ func TestEncodeWAVRoundTrip(t *testing.T) {
 		tol      float64
 		want     []float32
 	}{
-		{name: "16-bit mono", encode: func(b *bytes.Buffer) error { return EncodeWAV(b, in, 16000, 1) }, channels: 1, tol: 1.0 / 32768,
+		{name: "16-bit mono", encode: func(b *bytes.Buffer) error { return EncodeWAV(b, in, 16000, 1, PCM16) }, channels: 1, tol: 1.0 / 32768,
 			want: []float32{0, 0.25, -0.25, 0.999, -1, 32767.0 / 32768, -1, 0.1}},
-		{name: "16-bit stereo", encode: func(b *bytes.Buffer) error { return EncodeWAV(b, in, 16000, 2) }, channels: 2, tol: 1.0 / 32768,
+		{name: "16-bit stereo", encode: func(b *bytes.Buffer) error { return EncodeWAV(b, in, 16000, 2, PCM16) }, channels: 2, tol: 1.0 / 32768,
 			want: []float32{0, 0.25, -0.25, 0.999, -1, 32767.0 / 32768, -1, 0.1}},
 		{name: "float", encode: func(b *bytes.Buffer) error { _, err := b.Write(audiotest.FloatWAV(in, 16000, 1)); return err }, channels: 1, tol: 0, want: in},
 		// What the remote engine sends: every sample exactly, the server hears what the app heard.
-		{name: "EncodeFloatWAV", encode: func(b *bytes.Buffer) error { return EncodeFloatWAV(b, in, 16000, 1) }, channels: 1, tol: 0, want: in},
+		{name: "Float32", encode: func(b *bytes.Buffer) error { return EncodeWAV(b, in, 16000, 1, Float32) }, channels: 1, tol: 0, want: in},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -307,7 +307,7 @@ func TestEncodeWAVRoundTrip(t *testing.T) {
 			}
 		})
 	}
-	if err := EncodeWAV(&bytes.Buffer{}, in[:3], 16000, 2); err == nil {
+	if err := EncodeWAV(&bytes.Buffer{}, in[:3], 16000, 2, PCM16); err == nil {
 		t.Fatal("EncodeWAV accepted 3 samples as stereo frames")
 	}
 }

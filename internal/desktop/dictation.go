@@ -151,7 +151,7 @@ func saveWAV(name string, s []float32) error {
 	}
 	// Float, not 16-bit: the file holds exactly the samples that were
 	// transcribed, so `transcribe` on it gives the dictation's words.
-	if err := audio.EncodeFloatWAV(f, s, audio.SampleRate, 1); err != nil {
+	if err := audio.EncodeWAV(f, s, audio.SampleRate, 1, audio.Float32); err != nil {
 		_ = f.Close()
 		return err
 	}

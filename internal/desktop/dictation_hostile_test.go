@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/remote"
 )
 
@@ -37,7 +38,7 @@ func jsonServer(t *testing.T, path string, v any) *httptest.Server {
 func TestDictationPastesPlainText(t *testing.T) {
 	heard := "\x1b]0;pwned\a\x1b[2J Buy milk\r\nrm -rf ~\a and \u202eeggs\u202c new line thanks\n"
 	stt := jsonServer(t, "/v1/audio/transcriptions", map[string]any{"text": heard, "language": "en"})
-	useRemote := func(cfg config.Config, local Engine, tell func(string)) (Engine, error) {
+	useRemote := func(cfg config.Config, local dictation.Engine, tell func(string)) (dictation.Engine, error) {
 		c, err := remote.New(remote.Config{URL: stt.URL}, testLog(t))
 		if err != nil {
 			return nil, err
@@ -57,7 +58,7 @@ func TestDictationPastesPlainText(t *testing.T) {
 		{"remote engine, spoken punctuation", false, "Buy milk rm -rf ~ and eggs\nThanks"},
 		{"AI cleanup's list", true, "- Buy milk\n- rm -rf ~\n- and eggs"},
 	}
-	d := newDictation(&namedEngine{name: "local"}, nil)
+	d := newTranscriber(&namedEngine{name: "local"}, nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := config.Defaults()

@@ -262,7 +262,7 @@ func (c *Client) form(samples []float32, opt whisper.Options) ([]byte, string, e
 	if err != nil {
 		return nil, "", err
 	}
-	if err := audio.EncodeFloatWAV(fw, samples, audio.SampleRate, 1); err != nil {
+	if err := audio.EncodeWAV(fw, samples, audio.SampleRate, 1, audio.Float32); err != nil {
 		return nil, "", err
 	}
 	fields := [][2]string{{"model", c.cfg.Model}, {"response_format", "verbose_json"}}

@@ -75,7 +75,7 @@ func start(t testing.TB, cfg server.Config, eng server.Transcriber) *running {
 func wavBytes(t testing.TB, samples []float32) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := audio.EncodeWAV(&b, samples, audio.SampleRate, 1); err != nil {
+	if err := audio.EncodeWAV(&b, samples, audio.SampleRate, 1, audio.PCM16); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -47,7 +47,7 @@ func vocabularySpeech(t *testing.T) []werClip {
 		if !ok {
 			continue
 		}
-		s, err := audio.DecodeFile(filepath.Join(dir, file))
+		s, err := audio.DecodeFile(filepath.Join(dir, file), audio.Limits{})
 		if err != nil {
 			t.Fatalf("real speech: %v (re-run scripts/speech.sh)", err)
 		}
