@@ -35,7 +35,7 @@ func TestMakefileEngineFollowsBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := map[string]string{"Makefile": string(mk), "native/ct2engine/src/lib.rs": "", "native/ct2engine/Cargo.toml": "",
-		"native/ct2engine/build.rs": ""}
+		"native/ct2engine/build.rs": "", "scripts/engine-link.sh": ""}
 	for name, body := range files {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
 			t.Fatal(err)
