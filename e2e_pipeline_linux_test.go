@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,11 +50,18 @@ profiles:
 		t.Fatalf("the app kept %d recordings, want 1", len(recs))
 	}
 	srv := startServe(t)
+	// The app's config is the user's config of these runs: a plain transcribe
+	// reads it, as the tray does, and --cleanup off changes nothing else.
+	userConfig := "XDG_CONFIG_HOME=" + filepath.Dir(filepath.Dir(a.config))
 	for _, args := range [][]string{
+		{"transcribe", "--profile", "editor", recs[0]},
+		{"transcribe", "--profile", "editor", "--cleanup", "off", recs[0]},
 		{"transcribe", "--config", a.config, "--profile", "editor", recs[0]},
 		{"transcribe", "--config", a.config, "--profile", "editor", "--remote", srv.url, recs[0]},
 	} {
-		r := whisperkey(t, args...)
+		cmd := exec.Command(binary(t), args...)
+		cmd.Env = append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)), userConfig, "WHISPERKEY_CONFIG=")
+		r := runCmd(t, cmd)
 		if r.code != 0 {
 			t.Fatalf("%s: exit %d: %s", strings.Join(args, " "), r.code, r.stderr)
 		}
