@@ -17,7 +17,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON (docs/doctor.schema.json), for bug reports")
 	model := fs.String("model", "", "model directory or name (default: the config's model, as the tray app uses it)")
-	device := fs.String("device", "auto", "auto, cpu, cuda or rocm")
+	device := fs.String("device", "auto", "auto, cpu, cuda or rocm (default: the config's device)")
 	verbose := fs.Bool("verbose", false, "log every probe to stderr")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
@@ -30,8 +30,17 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	opt := env.backendOptions(engineChoice{device: *device})
-	dir, derr := env.modelDir(ctx, *model, engineChoice{device: *device})
+	// The engine as the tray app opens it: the config's device, compute type
+	// and threads; --device overrides the device.
+	c := env.cfg.Engine
+	choice := engineChoice{device: c.Device, deviceIndex: c.DeviceIndex, computeType: c.ComputeType, threads: c.CPUThreads}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "device" {
+			choice.device = *device
+		}
+	})
+	opt := env.backendOptions(choice)
+	dir, derr := env.modelDir(ctx, *model, choice)
 	r := backend.Doctor(ctx, dir, opt, version, log)
 	if derr != nil {
 		r.Error = derr.Error()

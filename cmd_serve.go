@@ -176,7 +176,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if unmet := backend.UnmetRequest(o.device, m); unmet != "" {
 		log.Warn(unmet)
 	}
-	log.Info("engine ready", "model", name, "device", m.Spec.Device, "compute_type", m.Spec.ComputeType, "gpu", m.Message)
+	log.Info("engine ready", "model", name, "device", m.Spec.Device, "compute_type", m.ComputeType(), "gpu", m.Message)
 	err = srv.Serve(ctx, ln)
 	if ctx.Err() != nil && err == nil {
 		return nil // SIGTERM/SIGINT: a clean stop

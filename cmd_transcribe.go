@@ -182,7 +182,7 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 			RTF         float64 `json:"real_time_factor"`
 			// DeviceUnmet says why an explicitly requested GPU device is not used.
 			DeviceUnmet string `json:"device_unmet,omitempty"`
-		}{file, tr.Result, info(set, meta, tr), modelDir, m.Spec.Device, m.Spec.ComputeType, m.Message, load.Seconds(),
+		}{file, tr.Result, info(set, meta, tr), modelDir, m.Spec.Device, m.ComputeType(), m.Message, load.Seconds(),
 			tr.Result.Timings.Total.Seconds() / max(tr.Result.Duration, 1e-9), unmet}
 	})
 }

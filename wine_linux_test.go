@@ -304,7 +304,8 @@ func TestWine(t *testing.T) {
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(p, []byte("user data\n"), 0o644); err != nil {
+			// A comment: valid as a config, so the commands after read it quietly.
+			if err := os.WriteFile(p, []byte("# user data\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/engine"
@@ -167,6 +168,29 @@ func (l *Loaded) ComputeTypes() []string {
 		}
 	}
 	return nil
+}
+
+// ComputeType is the compute type the model runs with: "auto" named as
+// CTranslate2 resolves it on the device, from the types the device supports
+// (its documented order), so a user reads int8, not auto.
+func (l *Loaded) ComputeType() string {
+	return resolveComputeType(l.Spec.ComputeType, l.Spec.Device, l.ComputeTypes())
+}
+
+func resolveComputeType(ct, device string, supported []string) string {
+	if ct != "auto" {
+		return ct
+	}
+	order := []string{"int8_float32", "int16", "float32"}
+	if device != "cpu" {
+		order = []string{"int8_float16", "int8_float32", "float16", "float32"}
+	}
+	for _, want := range order {
+		if slices.Contains(supported, want) {
+			return want
+		}
+	}
+	return ct
 }
 
 // Languages lists the language codes the model knows.

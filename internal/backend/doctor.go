@@ -91,7 +91,7 @@ func Doctor(ctx context.Context, modelDir string, opt Options, version string, l
 	r.Decision, r.Message = loaded.Decision, loaded.Message
 	ready := loaded.Ready()
 	r.Engine = &EngineReport{Variant: loaded.Decision.Variant, LibDir: loaded.Spec.LibDir, Device: loaded.Spec.Device,
-		ComputeType: loaded.Spec.ComputeType, ModelDir: modelDir, Model: ready.Model, Devices: ready.Devices, LoadMillis: ready.LoadMillis}
+		ComputeType: loaded.ComputeType(), ModelDir: modelDir, Model: ready.Model, Devices: ready.Devices, LoadMillis: ready.LoadMillis}
 	if sample == nil {
 		return r
 	}

@@ -22,29 +22,7 @@ func readyText(l *backend.Loaded, name string) string {
 	if l.Spec.Device != "cpu" {
 		dev = "GPU"
 	}
-	return fmt.Sprintf("%s — model %s · %s %s · ready", l.Message, modelName(name), dev,
-		shownComputeType(l.Spec.ComputeType, l.Spec.Device, l.ComputeTypes()))
-}
-
-// shownComputeType names what CTranslate2 resolves "auto" to on device,
-// given the types the device supports (its documented order), so the status
-// line says int8, not auto.
-func shownComputeType(ct, device string, supported []string) string {
-	if ct != "auto" {
-		return ct
-	}
-	order := []string{"int8_float32", "int16", "float32"}
-	if device != "cpu" {
-		order = []string{"int8_float16", "int8_float32", "float16", "float32"}
-	}
-	for _, want := range order {
-		for _, have := range supported {
-			if have == want {
-				return want
-			}
-		}
-	}
-	return ct
+	return fmt.Sprintf("%s — model %s · %s %s · ready", l.Message, modelName(name), dev, l.ComputeType())
 }
 
 // modelName is how the status line names a model: a folder by its base name.
