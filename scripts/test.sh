@@ -31,7 +31,7 @@ go test -count=1 -p 2 -timeout 40m $(go list ./... | grep -v '^github.com/whispe
 # person would speak; they run alone, as on a user's desktop, not beside the
 # CPU-heavy packages above.
 step "go test (end to end: the real app)"
-go test -count=1 -timeout 20m -skip '^TestWine' . 2>&1 | tee -a /tmp/whisperkey-test.log
+go test -count=1 -timeout 40m -skip '^TestWine' . 2>&1 | tee -a /tmp/whisperkey-test.log
 
 step "fuzz every parser of untrusted bytes briefly"
 bash scripts/fuzz.sh
