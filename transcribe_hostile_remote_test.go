@@ -3,17 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
-
-	"github.com/whisperkey/whisperkey/internal/audio"
 )
 
 // hostileText is what a compromised or spoofed transcription server might
@@ -50,25 +45,6 @@ func hostileServer(t *testing.T, status int, body string) *httptest.Server {
 	return srv
 }
 
-// toneWAV writes one second of a 440 Hz tone: the hostile server ignores
-// the audio, and transcribe --remote sends it as it is.
-func toneWAV(t *testing.T) string {
-	t.Helper()
-	s := make([]float32, audio.SampleRate)
-	for i := range s {
-		s[i] = float32(0.3 * math.Sin(2*math.Pi*440*float64(i)/audio.SampleRate))
-	}
-	var b bytes.Buffer
-	if err := audio.EncodeWAV(&b, s, audio.SampleRate, 1, audio.PCM16); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "tone.wav")
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // unsafeRunes lists what must never reach a terminal: controls other than
 // line feeds (which end each printed line, or come from spoken punctuation),
 // and format characters such as the bidi overrides.
@@ -100,7 +76,9 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // Item 4 of #34: what a remote server answers is printed as text, never as
 // terminal commands; line breaks come from spoken punctuation alone.
 func TestTranscribeRemoteStripsControls(t *testing.T) {
-	wav := toneWAV(t)
+	// Speech, not a tone: transcribe --remote asks the speech gate first, as
+	// the local engine does, and a tone would never reach the server.
+	wav := speechWAV(t, "Run make, then open the file.")
 	srv := hostileServer(t, http.StatusOK, "")
 
 	cases := []struct {
