@@ -19,7 +19,6 @@ import (
 	"github.com/whisperkey/whisperkey/internal/instance"
 	"github.com/whisperkey/whisperkey/internal/logging"
 	"github.com/whisperkey/whisperkey/internal/remote"
-	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 //go:embed config.example.yaml
@@ -78,10 +77,10 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("hotkeys: %w", err)
 	}
 	defer g.Close()
-	var speech whisper.SpeechDetector
+	var speech desktop.SpeechDetector
 	if d := env.speechDetector(); d != nil {
 		defer d.Close()
-		speech = d
+		speech = desktop.Detector(d)
 	}
 	err = desktop.Run(ctx, desktop.Options{
 		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, StateDir: env.stateDir,

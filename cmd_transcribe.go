@@ -138,6 +138,7 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if d := env.speechDetector(); d != nil {
 		defer d.Close()
 		p.Gate = d // the remote engine's gate; the local engine runs it itself (below)
+		p.Trim = d // as the tray cuts a dictation's silence after the words
 	}
 	if o.remote != "" {
 		return transcribeRemote(ctx, o, p, set, meta, clips, stdout, stderr)

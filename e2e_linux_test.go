@@ -81,6 +81,9 @@ func launchApp(t testing.TB, cfg string, env ...string) (*runningApp, <-chan err
 		"XDG_STATE_HOME="+filepath.Join(home, "state"),
 		"WHISPERKEY_CACHE="+filepath.Join(home, "cache"),
 		"WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)),
+		// As installed: the speech detector beside the app (transcribe finds
+		// it in the user cache, so both cut the audio alike).
+		"WHISPERKEY_VAD_DIR="+testenv.VADDir(t),
 	), env...)
 	stderr, err := os.Create(filepath.Join(home, "stderr.log"))
 	if err != nil {

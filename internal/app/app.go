@@ -24,6 +24,24 @@ type Transcriber interface {
 	Transcribe(ctx context.Context, samples []float32) (Transcript, error)
 }
 
+// Speculator transcribes a dictation while its key is still held
+// (dictation.Ahead), so the text can be ready at the release.
+type Speculator interface {
+	// Follow starts following the recording that has just begun; ctx
+	// carries its profile (ProfileFrom). nil: not this one.
+	Follow(ctx context.Context) Speculation
+}
+
+// Speculation is one hold's early transcription.
+type Speculation interface {
+	// Take returns the transcript of samples, the release's recording,
+	// when the hold has made it already (ok false: transcribe as usual;
+	// the transcript then carries only Wasted).
+	Take(ctx context.Context, samples []float32) (tr Transcript, ok bool)
+	// Drop discards it (a cancelled or failed recording).
+	Drop()
+}
+
 // Transcript is a transcriber's answer and where its time went.
 type Transcript struct {
 	Text     string
@@ -36,6 +54,11 @@ type Transcript struct {
 	Cleanup, Notice string
 	// Cleaning is how long the cleanup took.
 	Cleaning time.Duration
+	// Early: the text was transcribed while the key was held. Wasted is
+	// the engine time spent on early transcriptions of the hold that were
+	// not used (speech went on after them).
+	Early  bool
+	Wasted time.Duration
 }
 
 // Chooser names the profile of a dictation when its key goes down (the
@@ -144,6 +167,10 @@ type Timings struct {
 	// ReleaseToPaste is from the key release to the paste keystroke: when
 	// the text appears (the clipboard is restored after that).
 	ReleaseToPaste time.Duration
+	// Early: the text was ready at the release (Transcript.Early); Wasted
+	// is Transcript.Wasted.
+	Early  bool
+	Wasted time.Duration
 }
 
 // Config are the app's own settings.
@@ -169,6 +196,9 @@ type Deps struct {
 	Sounds      Sounds
 	// Chooser, when set, picks each dictation's profile at key-down.
 	Chooser Chooser
+	// Speculator, when set, transcribes during holds that begin while no
+	// earlier dictation is in the engine (that one goes first).
+	Speculator Speculator
 }
 
 // App is the dictation state machine: idle → recording → transcribing →
@@ -187,6 +217,7 @@ type App struct {
 
 type job struct {
 	profile  string
+	early    Speculation // nil: none
 	samples  []float32
 	send     bool
 	released time.Time
@@ -237,6 +268,14 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 	recording := false
 	var send bool
 	var profile string
+	var early Speculation
+	drop := func() {
+		if early != nil {
+			early.Drop()
+			early = nil
+		}
+	}
+	defer drop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -262,6 +301,9 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					continue
 				}
 				recording, send = true, in.Send
+				if a.deps.Speculator != nil && a.idleOrBusy() == Idle {
+					early = a.deps.Speculator.Follow(WithProfile(ctx, profile))
+				}
 				a.play("start")
 				a.mu.Lock()
 				a.state = Recording
@@ -280,6 +322,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				stopTook := time.Since(released)
 				a.play("stop")
 				if err != nil && len(samples) == 0 {
+					drop()
 					a.emit(Event{State: Error, Err: err, Message: "Recording failed: " + err.Error()})
 					continue
 				}
@@ -287,13 +330,15 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					a.log.Warn("recording ended early; using what was captured", "err", err)
 				}
 				if d, min := time.Duration(len(samples))*time.Second/16000, a.cfg.Load().MinDuration; d < min {
+					drop()
 					a.log.Info("recording too short; dropped", "duration", d, "min", min)
 					a.setState(a.idleOrBusy(), fmt.Sprintf("Too short (%.1f s) — hold the key while you speak", d.Seconds()))
 					continue
 				}
 				a.setState(Transcribing, "Transcribing…")
 				select {
-				case a.jobs <- job{profile: profile, samples: samples, send: send || in.Send, released: released, stopTook: stopTook}:
+				case a.jobs <- job{profile: profile, early: early, samples: samples, send: send || in.Send, released: released, stopTook: stopTook}:
+					early = nil // the job owns it
 				case <-ctx.Done():
 					return ctx.Err()
 				}
@@ -303,6 +348,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				}
 				recording = false
 				a.deps.Recorder.Cancel()
+				drop()
 				a.setState(a.idleOrBusy(), "Cancelled")
 			}
 		}
@@ -324,10 +370,27 @@ func (a *App) transcribeLoop(ctx context.Context) {
 	}
 }
 
+// transcribe is the job's transcript: the one its hold made already, or a
+// transcription now.
+func (a *App) transcribe(ctx context.Context, j job) (Transcript, error) {
+	var wasted time.Duration
+	if j.early != nil {
+		tr, ok := j.early.Take(ctx, j.samples)
+		if ok {
+			tr.Early = true
+			return tr, nil
+		}
+		wasted = tr.Wasted
+	}
+	tr, err := a.deps.Transcriber.Transcribe(ctx, j.samples)
+	tr.Wasted += wasted
+	return tr, err
+}
+
 func (a *App) finish(ctx context.Context, j job) {
 	t := Timings{Audio: time.Duration(len(j.samples)) * time.Second / 16000, CaptureStop: j.stopTook}
 	ctx = WithProfile(ctx, j.profile)
-	tr, err := a.deps.Transcriber.Transcribe(ctx, j.samples)
+	tr, err := a.transcribe(ctx, j)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return
@@ -335,7 +398,7 @@ func (a *App) finish(ctx context.Context, j job) {
 		a.emit(Event{State: Error, Err: err, Message: "Transcription failed: " + err.Error()})
 		return
 	}
-	t.Features, t.Engine, t.Cleanup = tr.Features, tr.Engine, tr.Cleaning
+	t.Features, t.Engine, t.Cleanup, t.Early, t.Wasted = tr.Features, tr.Engine, tr.Cleaning, tr.Early, tr.Wasted
 	done := Event{Profile: j.profile, Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice}
 	if tr.Text == "" {
 		a.mu.Lock()

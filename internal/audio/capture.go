@@ -450,6 +450,28 @@ func (r *Recorder) Stop() ([]float32, error) {
 	return samples, nil
 }
 
+// Captured returns the samples of the recording in progress from index
+// from on, exactly as Stop will return them; nil when there are none, no
+// recording is in progress, or the device delivers another rate than 16 kHz
+// (Stop resamples the whole recording then, and its samples near the end
+// would differ from a piece resampled early).
+func (r *Recorder) Captured(from int) []float32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state == idle || r.rate != SampleRate || from >= r.n || from < 0 {
+		return nil
+	}
+	out := make([]float32, 0, r.n-from)
+	at := 0
+	for _, c := range r.chunks {
+		if end := at + len(c); end > from {
+			out = append(out, c[max(from-at, 0):]...)
+		}
+		at += len(c)
+	}
+	return out
+}
+
 // Cancel ends the recording and discards it. It does nothing when idle.
 func (r *Recorder) Cancel() {
 	r.opMu.Lock()

@@ -65,6 +65,9 @@ type Decode struct {
 	// ShortWindow decodes short recordings on a window fitted to the speech
 	// (falling back to the full 30 s when the result looks wrong).
 	ShortWindow bool
+	// Early transcribes while the key is still held, once the speech has
+	// ended, so the text is ready at the release (the same words).
+	Early bool
 }
 
 // Hotkeys holds key combinations as written in the file (parsed by internal/hotkey)
@@ -121,6 +124,7 @@ const (
 	KeyInitialPrompt  = "initial_prompt"
 	KeyHotwords       = "hotwords"
 	KeyShortWindow    = "decoding.short_window"
+	KeyEarly          = "decoding.early"
 	KeyRecord         = "hotkeys.record"
 	KeyCancel         = "hotkeys.cancel"
 	KeyAutoSend       = "hotkeys.auto_send"
@@ -148,7 +152,7 @@ const (
 func Defaults() Config {
 	return Config{
 		Engine:  Engine{Model: ModelAuto, Device: DeviceAuto, ComputeType: "auto"},
-		Decode:  Decode{Language: "auto", BeamSize: 5},
+		Decode:  Decode{Language: "auto", BeamSize: 5, Early: true},
 		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: ModeHold},
 		Paste:   PastePaste,
 		Audio: Audio{
@@ -229,6 +233,7 @@ func fields() []field {
 		renamed(textField(KeyInitialPrompt, func(c *Config) any { return &c.Decode.InitialPrompt }), KeyPrompt),
 		renamed(textField(KeyHotwords, func(c *Config) any { return &c.Decode.Hotwords }), KeyVocabulary),
 		boolField(KeyShortWindow, func(c *Config) any { return &c.Decode.ShortWindow }),
+		boolField(KeyEarly, func(c *Config) any { return &c.Decode.Early }),
 		{key: KeyRecord, ptr: func(c *Config) any { return &c.Hotkeys.Record }, check: checkHotkey(false),
 			allowed: combo, hint: "a key combination"},
 		{key: KeyCancel, ptr: func(c *Config) any { return &c.Hotkeys.Cancel }, check: checkHotkey(true),

@@ -19,7 +19,6 @@ import (
 	"github.com/whisperkey/whisperkey/internal/output"
 	"github.com/whisperkey/whisperkey/internal/power"
 	"github.com/whisperkey/whisperkey/internal/tray"
-	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 // Options are what main hands over.
@@ -36,8 +35,10 @@ type Options struct {
 	// ConfigHelpPath is docs/configuration.md as installed, or its URL.
 	ConfigHelpPath string
 	// SpeechDetector (Silero VAD), when set, skips presses without speech
-	// before any decoding; main owns and closes it.
-	SpeechDetector whisper.SpeechDetector
+	// before any decoding, cuts the silence after the last words, and
+	// finds the end of the speech during a hold so the text can be ready
+	// at the release; main owns and closes it.
+	SpeechDetector SpeechDetector
 	Engine         engine.Options
 	// Grabber registers hotkeys with the OS (package hotkey/grab).
 	Grabber hotkey.Grabber
@@ -190,6 +191,10 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		default:
 		}
 	}}, d.opt.SpeechDetector)
+	var speculator app.Speculator
+	if d.opt.SpeechDetector != nil {
+		speculator = ahead{d}
+	}
 	d.dictation.configure(cfg, d.opt.Remote, d.remoteNotice, d.log)
 	loaderDone := make(chan struct{})
 	go func() {
@@ -201,7 +206,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: keepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
 		Transcriber: d.dictation, Paster: paster{d.paster, d.dictation}, Sounds: d,
-		Chooser: d.profiles}, log)
+		Chooser: d.profiles, Speculator: speculator}, log)
 	input := make(chan app.Input)
 	appDone := make(chan struct{})
 	defer func() { quit(); <-appDone }() // before the parts it drives close

@@ -20,9 +20,21 @@ import (
 // engine and settings of the current config, swapped whole on each config
 // change.
 type transcriber struct {
-	local  dictation.Engine       // the engine on this machine, the fallback of a remote one
-	speech whisper.SpeechDetector // nil: none
+	local  dictation.Engine // the engine on this machine, the fallback of a remote one
+	speech SpeechDetector   // nil: none
 	cur    atomic.Pointer[dictationSettings]
+	// gen counts config changes and model loads: a transcription made
+	// during a hold is the release's only if gen did not move meanwhile.
+	gen atomic.Uint64
+}
+
+// SpeechDetector is what dictation asks of the speech detector: whether a
+// press holds speech, where its speech ends, and the same as the audio
+// arrives (vad.Detector, adapted by main).
+type SpeechDetector interface {
+	whisper.SpeechDetector
+	dictation.Trimmer
+	Stream() dictation.SpeechStream
 }
 
 type dictationSettings struct {
@@ -33,7 +45,7 @@ type dictationSettings struct {
 	log     *slog.Logger
 }
 
-func newTranscriber(local dictation.Engine, speech whisper.SpeechDetector) *transcriber {
+func newTranscriber(local dictation.Engine, speech SpeechDetector) *transcriber {
 	d := &transcriber{local: local, speech: speech}
 	base, _ := dictation.Resolve(config.Defaults(), "") // the defaults are valid
 	d.cur.Store(&dictationSettings{cfg: config.Defaults(), base: base, engine: local, log: slog.New(slog.DiscardHandler)})
@@ -61,7 +73,11 @@ func (d *transcriber) configure(cfg config.Config, remote RemoteEngine, tell fun
 		}
 	}
 	d.cur.Store(s)
+	d.changed()
 }
+
+// changed notes a config change or a model load.
+func (d *transcriber) changed() { d.gen.Add(1) }
 
 // Transcribe is app.Transcriber: the pipeline with the settings of the
 // profile ctx names (app.ProfileFrom).
@@ -69,7 +85,10 @@ func (d *transcriber) Transcribe(ctx context.Context, samples []float32) (app.Tr
 	s := d.cur.Load()
 	set := s.forProfile(app.ProfileFrom(ctx))
 	p := dictation.Pipeline{Engine: s.engine, Cleaner: s.cleaner}
-	if s.engine != d.local {
+	if d.speech != nil {
+		p.Trim = d.speech
+	}
+	if s.engine != d.local && d.speech != nil {
 		// The local engine runs the detector itself; a remote one is not
 		// asked about a press without speech: no round trip, no upload.
 		p.Gate = d.speech

@@ -85,7 +85,7 @@ func (e *countingEngine) Transcribe(context.Context, []float32, whisper.Options)
 // speech on this machine: "nothing heard", no request. Speech still goes out.
 func TestRemoteIsNotAskedAboutPressesWithoutSpeech(t *testing.T) {
 	remote := &countingEngine{}
-	d := newTranscriber(&namedEngine{name: "local"}, vadtest.Open(t))
+	d := newTranscriber(&namedEngine{name: "local"}, Detector(vadtest.Open(t)))
 	useRemote := func(config.Config, dictation.Engine, func(string)) (dictation.Engine, error) { return remote, nil }
 	d.configure(config.Defaults(), useRemote, nil, testLog(t))
 	tests := []struct {

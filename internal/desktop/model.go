@@ -73,6 +73,7 @@ func (d *desk) requestLoad(job loadJob) {
 		d.loadsPending++
 	}
 	d.gate.begin()
+	d.dictation.changed()                                    // a hold's early transcription is of the old model
 	d.status(tray.StateLoading, "Loading the speech model…") // the loader names it once resolved
 	d.loadReq <- job                                         // only the loop sends, and the buffer is empty now
 }
@@ -112,6 +113,7 @@ func (d *desk) load(ctx context.Context, job loadJob) loaded {
 	d.status(tray.StateLoading, fmt.Sprintf("Loading %s…", modelName(choice.Name)))
 	opt.Report = choice.Report // auto has probed the GPUs already
 	sw, err := d.svc.Switch(ctx, choice.Dir, opt)
+	d.dictation.changed()
 	r.err, r.took = err, time.Since(start)
 	if err == nil {
 		d.log.Info("engine loaded", "model", choice.Dir, "load", sw.Load)

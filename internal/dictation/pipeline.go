@@ -46,9 +46,25 @@ type Pipeline struct {
 	// server: no upload, no round trip); the local engine runs the same
 	// detector inside whisper.Transcriber.
 	Gate whisper.SpeechDetector
+	// Trim, when set, cuts the non-speech after the last words to a short
+	// tail before anything else (with Options.DetectSpeech): the engine's
+	// input then ends where the speech does, however long the key was held
+	// after it, which is what lets a hold's transcription (Ahead) be the
+	// release's. The local engine and a remote one get the same audio.
+	Trim Trimmer
 	// Cleaner runs the AI cleanup in the settings' mode; nil: none.
 	Cleaner Cleaner
 }
+
+// Trimmer finds where a recording's speech ends (vad.Detector's Cut).
+type Trimmer interface {
+	Cut(samples []float32) (int, error)
+}
+
+// MaxTrim is the longest recording Trim is asked about: a dictation's
+// longest (the audio.max_duration limit); a longer file is decoded whole
+// rather than scored for minutes first.
+const MaxTrim = time.Hour
 
 // Transcript is one dictation's outcome.
 type Transcript struct {
@@ -69,12 +85,24 @@ type Transcript struct {
 // Run transcribes samples with s: the gate, the engine, the cleanup, the
 // shaping. Only the engine can fail; a failed cleanup keeps the words as heard.
 func (p Pipeline) Run(ctx context.Context, samples []float32, s Settings) (Transcript, error) {
+	whole := len(samples)
+	if p.Trim != nil && s.Decode.DetectSpeech && whole <= int(MaxTrim.Seconds())*whisper.SampleRate {
+		// On an error the detector is an optimisation: decode everything.
+		if cut, err := p.Trim.Cut(samples); err == nil {
+			samples = samples[:cut]
+		}
+	}
 	if p.Gate != nil && !heardSpeech(p.Gate, samples, s.Decode) {
 		return Transcript{}, nil
 	}
 	res, err := p.Engine.Transcribe(ctx, samples, s.Decode)
 	if err != nil {
 		return Transcript{}, err
+	}
+	if len(samples) < whole {
+		r := *res // the recording's length, not the engine input's
+		r.Duration = float64(whole) / whisper.SampleRate
+		res = &r
 	}
 	tr := Transcript{Result: res}
 	text := res.Text

@@ -22,3 +22,22 @@ func BenchmarkSpeech(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStream is the cost of scoring audio as it arrives, per second of
+// audio: what a hold costs while the key is down.
+func BenchmarkStream(b *testing.B) {
+	d := vadtest.Open(b)
+	samples := testenv.PinkNoise(10, 1)
+	b.ResetTimer()
+	for range b.N {
+		s := d.NewStream()
+		for rest := samples; len(rest) > 0; {
+			k := min(len(rest), 1600) // 100 ms at a time
+			if err := s.Write(rest[:k]); err != nil {
+				b.Fatal(err)
+			}
+			rest = rest[k:]
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/10, "ms_per_audio_s")
+}

@@ -309,7 +309,11 @@ func (t *Transcriber) language(ctx context.Context, win wire.Window, want string
 		}
 		return want, 1, nil
 	}
-	probs, err := t.eng.DetectLanguage(ctx, win)
+	ectx, err := engineContext(ctx)
+	if err != nil {
+		return "", 0, err
+	}
+	probs, err := t.eng.DetectLanguage(ectx, win)
 	if err != nil {
 		return "", 0, fmt.Errorf("detect language: %w", err)
 	}
@@ -526,7 +530,11 @@ func (t *Transcriber) generateAt(ctx context.Context, win wire.Window, prompt, s
 	} else {
 		req.BeamSize, req.Patience = max(opt.BeamSize, 1), opt.Patience
 	}
-	res, err := t.eng.Generate(ctx, win, req)
+	ectx, err := engineContext(ctx)
+	if err != nil {
+		return decoded{}, err
+	}
+	res, err := t.eng.Generate(ectx, win, req)
 	if err != nil {
 		return decoded{}, fmt.Errorf("decode at temperature %.1f: %w", temp, err)
 	}

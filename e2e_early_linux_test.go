@@ -1,0 +1,189 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// longSpeech is espeak-ng speech of sentences, repeated until the audio is
+// at least seconds long, with pause seconds of silence after each, at the
+// virtual microphone's format; it returns the WAV and the text said.
+func longSpeech(t testing.TB, sentences []string, seconds, pause float64) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	gap := filepath.Join(dir, "gap.wav")
+	if o, err := exec.Command("sox", "-n", "-r", "16000", "-c", "1", "-b", "16", gap, "trim", "0", strconv.FormatFloat(pause, 'f', 3, 64)).CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v %s", err, o)
+	}
+	var parts, said []string
+	total := 0.0
+	for i := 0; total < seconds; i++ {
+		s := sentences[i%len(sentences)]
+		w := micWAV(t, s)
+		parts = append(parts, w, gap)
+		said = append(said, s)
+		total += wavSeconds(t, w) + pause
+	}
+	out := filepath.Join(dir, "long.wav")
+	if o, err := exec.Command("sox", append(parts, out)...).CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v %s", err, o)
+	}
+	return out, strings.Join(said, " ")
+}
+
+func wavSeconds(t testing.TB, wav string) float64 {
+	t.Helper()
+	out, err := exec.Command("soxi", "-D", wav).Output()
+	if err != nil {
+		t.Fatalf("soxi %s: %v", wav, err)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil {
+		t.Fatalf("soxi %s: %q", wav, out)
+	}
+	return v
+}
+
+// Issue #33: the text is ready when the key is let go. The app transcribes
+// during the hold once the speech has ended; the release uses that text
+// only when nothing was said after it, and it is the release's own text.
+func TestTextReadyAtRelease(t *testing.T) {
+	desktopSession(t)
+	recordings := t.TempDir()
+	cfg := "model: " + testenv.Model(t, "base") + "\nlanguage: en\nhotkeys:\n  record: ctrl+shift+f9\n  cancel: esc\n"
+	a, _ := launchApp(t, cfg, "WHISPERKEY_LOG_FORMAT=json", "WHISPERKEY_SAVE_RECORDINGS="+recordings)
+	a.waitStatus(t, "ready", 90*time.Second)
+	tg := openTarget(t)
+	const second = "Please call me back tomorrow."
+	first, more := micWAV(t, dictated), micWAV(t, second)
+
+	// dictate holds the key, runs speak, and waits for the dictation's
+	// record and text.
+	dictate := func(t *testing.T, speak func()) (dictatedRecord, string) {
+		t.Helper()
+		tg.clear(t)
+		before := len(records(a.log, "dictated"))
+		xdo(t, "keydown", "ctrl+shift+F9")
+		time.Sleep(300 * time.Millisecond)
+		speak()
+		xdo(t, "keyup", "ctrl+shift+F9")
+		r := waitRecord(t, a.log, "dictated", before, 90*time.Second)
+		return r, strings.TrimSpace(tg.waitText(t, 10*time.Second))
+	}
+	// transcribeLatest is `transcribe` on the recording the app kept last,
+	// with the app's config.
+	transcribeLatest := func(t *testing.T) string {
+		t.Helper()
+		recs, _ := filepath.Glob(filepath.Join(recordings, "*.wav"))
+		slices.Sort(recs)
+		if len(recs) == 0 {
+			t.Fatal("the app kept no recording")
+		}
+		cmd := exec.Command(binary(t), "transcribe", "--config", a.config, recs[len(recs)-1])
+		cmd.Env = append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)))
+		r := runCmd(t, cmd)
+		if r.code != 0 {
+			t.Fatalf("transcribe: exit %d: %s", r.code, r.stderr)
+		}
+		return strings.TrimSpace(r.stdout)
+	}
+
+	t.Run("a pause before the release: the text was ready, and it is the release's", func(t *testing.T) {
+		r, got := dictate(t, func() { say(t, first); time.Sleep(1200 * time.Millisecond) })
+		if !r.Early {
+			t.Errorf("the paste did not use the text transcribed during the hold (record %+v)", r)
+		}
+		if wer := whisper.WordErrorRate(dictated, got); wer > 0.15 {
+			t.Fatalf("pasted %q (WER %.2f)", got, wer)
+		}
+		if want := transcribeLatest(t); got != want {
+			t.Errorf("pasted %q; transcribe of the same recording gives %q", got, want)
+		}
+		t.Logf("pasted %q, release to paste %.0f ms", got, r.ReleaseToPaste)
+	})
+
+	t.Run("words after the pause are in the paste", func(t *testing.T) {
+		r, got := dictate(t, func() {
+			say(t, first)
+			time.Sleep(1200 * time.Millisecond) // the early transcription runs, and is done
+			say(t, more)
+		})
+		if r.Early {
+			t.Errorf("the paste used the early text of the first sentence (record %+v)", r)
+		}
+		if wer := whisper.WordErrorRate(dictated+" "+second, got); wer > 0.15 {
+			t.Fatalf("pasted %q (WER %.2f), want both sentences", got, wer)
+		}
+		if r.Wasted <= 0 {
+			t.Errorf("record %+v: the dropped early transcription's engine time is not reported", r)
+		}
+	})
+
+	t.Run("Esc during an early transcription pastes nothing", func(t *testing.T) {
+		tg.clear(t)
+		xdo(t, "keydown", "ctrl+shift+F9")
+		time.Sleep(300 * time.Millisecond)
+		say(t, first)
+		time.Sleep(400 * time.Millisecond) // the early transcription has begun
+		xdo(t, "key", "Escape")
+		time.Sleep(200 * time.Millisecond)
+		xdo(t, "keyup", "ctrl+shift+F9")
+		if got := tg.waitText(t, 6*time.Second); got != "" {
+			t.Fatalf("the target got %q after Esc", got)
+		}
+		a.waitStatus(t, "Cancelled", 5*time.Second)
+	})
+
+	t.Run("a config change during the hold drops the early text", func(t *testing.T) {
+		r, got := dictate(t, func() {
+			say(t, first)
+			time.Sleep(1200 * time.Millisecond)
+			if err := os.WriteFile(a.config, []byte(cfg+"vocabulary: [Siobhan]\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(1500 * time.Millisecond) // the app reloads its config
+		})
+		if r.Early {
+			t.Errorf("the paste used text transcribed with the old settings (record %+v)", r)
+		}
+		if wer := whisper.WordErrorRate(dictated, got); wer > 0.15 {
+			t.Fatalf("pasted %q (WER %.2f)", got, wer)
+		}
+		if want := transcribeLatest(t); got != want {
+			t.Errorf("pasted %q; transcribe with the new config gives %q", got, want)
+		}
+	})
+
+	t.Run("a 60 s dictation with pauses is pasted whole and right", func(t *testing.T) {
+		// Sentences that do not repeat: Whisper's repetition check would
+		// send a window of repeated text through every fallback temperature.
+		wav, said := longSpeech(t, []string{dictated, second,
+			"Remember to buy milk, bread and eggs on the way home.",
+			"Our new website will launch next month with a fresh design.",
+			"I think we should hire two more engineers for the mobile team.",
+			"The quarterly report is due on Friday afternoon.",
+			"Let us meet in the small conference room at ten.",
+			"Her flight from Chicago lands just after midnight.",
+			"Please water the plants while I am away.",
+			"The train was delayed by almost an hour this morning.",
+			"We need a new battery for the smoke alarm.",
+			"My brother is painting the kitchen a pale yellow.",
+			"Turn left at the bakery and park behind the bank.",
+			"The library closes early on public holidays.",
+		}, 60, 0.8)
+		r, got := dictate(t, func() { say(t, wav); time.Sleep(600 * time.Millisecond) })
+		if wer := whisper.WordErrorRate(said, got); wer > 0.15 {
+			t.Fatalf("pasted %q (WER %.2f), want %q", got, wer, said)
+		}
+		t.Logf("60 s: early %v, release to paste %.0f ms, wasted %.0f ms", r.Early, r.ReleaseToPaste, r.Wasted)
+	})
+}

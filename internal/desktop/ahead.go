@@ -1,0 +1,61 @@
+package desktop
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/dictation"
+	"github.com/whisperkey/whisperkey/internal/vad"
+)
+
+// ahead is the app's Speculator: it follows each hold's audio with the
+// speech detector and transcribes it through the dictation's own pipeline
+// as soon as the speech has ended, so a release that adds no words finds
+// its text ready.
+type ahead struct{ d *desk }
+
+func (a ahead) Follow(ctx context.Context) app.Speculation {
+	t := a.d.dictation
+	if !t.cur.Load().cfg.Decode.Early {
+		return nil
+	}
+	rec := a.d.recorder
+	return &speculation{t: t, gen: t.gen.Load(), log: a.d.log, h: dictation.Ahead[app.Transcript]{
+		Stream: t.speech.Stream(),
+		Read:   rec.Captured,
+		Run:    t.Transcribe,
+		Log:    a.d.log,
+	}.Follow(ctx)}
+}
+
+type speculation struct {
+	t   *transcriber
+	gen uint64 // t.gen when the hold began
+	log *slog.Logger
+	h   *dictation.Hold[app.Transcript]
+}
+
+// Take is the hold's transcript when it is the release's: the same audio,
+// and no model switch or config change since the hold began.
+func (s *speculation) Take(ctx context.Context, samples []float32) (app.Transcript, bool) {
+	if s.t.gen.Load() != s.gen {
+		s.h.Drop()
+		s.log.Info("early transcription dropped: the model or the settings changed during the hold")
+		return app.Transcript{}, false
+	}
+	tr, ok, o := s.h.Take(ctx, samples)
+	s.log.Info("early transcription", "used", o.Used, "waited_ms", o.Waited.Milliseconds(),
+		"dropped", o.Dropped, "wasted_ms", o.Wasted.Milliseconds())
+	tr.Wasted = o.Wasted
+	return tr, ok
+}
+
+func (s *speculation) Drop() { s.h.Drop() }
+
+// Detector adapts the Silero speech detector to SpeechDetector.
+func Detector(d *vad.Detector) SpeechDetector { return vadDetector{d} }
+
+type vadDetector struct{ *vad.Detector }
+
+func (v vadDetector) Stream() dictation.SpeechStream { return v.NewStream() }

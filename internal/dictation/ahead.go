@@ -1,0 +1,234 @@
+package dictation
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// SpeechStream scores a recording for speech as it arrives (vad.Stream);
+// its Cut is the Pipeline's Trimmer's, so what it finds during a hold is
+// what the release will find.
+type SpeechStream interface {
+	Write(samples []float32) error
+	// Scored is the samples scored so far (whole windows).
+	Scored() int
+	// Cut is where the engine's input ends for a recording of n samples.
+	Cut(n int) int
+	// Voiced reports whether any window so far could be speech.
+	Voiced() bool
+}
+
+// Ahead transcribes a dictation while its key is still held. Once the
+// speech has been followed by the Trimmer's whole tail of non-speech, the
+// recording up to the cut is exactly what the release would transcribe if
+// nothing more is said, so it is transcribed then, in the background; at
+// the release, Take hands over that result when no word came after it.
+type Ahead[T any] struct {
+	Stream SpeechStream
+	// Read returns the samples captured from index from on (16 kHz); nil
+	// when there are none yet.
+	Read func(from int) []float32
+	// Run transcribes as a release would, with the dictation's settings.
+	Run func(ctx context.Context, samples []float32) (T, error)
+	// Ready reports whether a transcription may start now: false while
+	// earlier dictations are still in the engine, which go first.
+	Ready func() bool
+	// Every is how often the capture is read (default 40 ms).
+	Every time.Duration
+	Log   *slog.Logger
+}
+
+// Hold follows one recording; Take or Drop ends it.
+type Hold[T any] struct {
+	a      Ahead[T]
+	cancel context.CancelFunc
+	done   chan struct{} // closed when follow returns
+
+	// Owned by follow until done, then by Take.
+	samples []float32
+	err     error   // the stream failed: no speculation
+	cur     *run[T] // the latest speculation
+	dropped []*run[T]
+}
+
+type run[T any] struct {
+	cut    int
+	cancel context.CancelFunc
+	done   chan struct{}
+	start  time.Time
+	took   time.Duration
+	res    T
+	err    error
+}
+
+// Outcome says what became of a hold's speculations, for the log and the
+// benchmarks.
+type Outcome struct {
+	// Used: the release's transcript is the speculation's.
+	Used bool
+	// Waited is how long the release waited for it to finish.
+	Waited time.Duration
+	// Dropped counts the speculations not used; Wasted is the time they
+	// ran (engine time spent for nothing).
+	Dropped int
+	Wasted  time.Duration
+}
+
+// Follow starts following a recording from its first sample. ctx carries
+// the dictation's values (its profile) to Run.
+func (a Ahead[T]) Follow(ctx context.Context) *Hold[T] {
+	if a.Every <= 0 {
+		a.Every = 40 * time.Millisecond
+	}
+	if a.Log == nil {
+		a.Log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	h := &Hold[T]{a: a, cancel: cancel, done: make(chan struct{})}
+	go h.follow(ctx)
+	return h
+}
+
+func (h *Hold[T]) follow(ctx context.Context) {
+	defer close(h.done)
+	t := time.NewTicker(h.a.Every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		more := h.a.Read(len(h.samples))
+		if len(more) == 0 {
+			continue
+		}
+		h.samples = append(h.samples, more...)
+		if h.err = h.a.Stream.Write(more); h.err != nil {
+			h.a.Log.Warn("speech detector failed; transcribing at the release", "err", h.err)
+			return
+		}
+		h.consider(ctx)
+	}
+}
+
+// consider starts a speculation when the speech so far has ended: its tail
+// of non-speech is all scored.
+func (h *Hold[T]) consider(ctx context.Context) {
+	s := h.a.Stream
+	if !s.Voiced() {
+		return // no speech yet: no engine call
+	}
+	cut := s.Cut(math.MaxInt)
+	// The cut is TailSamples after the speech; the transcription starts
+	// once wait more has passed. Each time speech went on after one (the
+	// pause was inside the dictation), the wait doubles: the work thrown
+	// away per hold stays bounded however often the speaker pauses.
+	ended := cut+h.wait() <= s.Scored()
+	if c := h.cur; c != nil && c.cut != cut && c.cancel != nil {
+		// More speech came: that transcription is of the wrong audio.
+		c.cancel()
+		c.cancel = nil
+		h.dropped = append(h.dropped, c)
+	}
+	if !ended || (h.cur != nil && h.cur.cut == cut) {
+		return
+	}
+	for _, d := range h.dropped {
+		select {
+		case <-d.done:
+		default:
+			return // one engine job at a time: the next tick looks again
+		}
+	}
+	if h.a.Ready != nil && !h.a.Ready() {
+		return
+	}
+	rctx, cancel := context.WithCancel(whisper.Yielding(ctx))
+	r := &run[T]{cut: cut, cancel: cancel, done: make(chan struct{}), start: time.Now()}
+	h.cur = r
+	samples := h.samples[:cut:cut]
+	go func() {
+		defer close(r.done)
+		r.res, r.err = h.a.Run(rctx, samples)
+		r.took = time.Since(r.start)
+	}()
+}
+
+// wait is how long past the cut a transcription waits to start, in
+// samples: none at first, then 0.25 s doubling with each dropped one, up
+// to 4 s.
+func (h *Hold[T]) wait() int {
+	if len(h.dropped) == 0 {
+		return 0
+	}
+	return min(whisper.SampleRate/4<<(len(h.dropped)-1), 4*whisper.SampleRate)
+}
+
+// stop ends following and waits for it.
+func (h *Hold[T]) stop() {
+	h.cancel()
+	<-h.done
+}
+
+// Take ends the hold with the release's recording: the speculation's
+// result when it transcribed exactly the audio the release would (waiting
+// for it to finish), ok false otherwise.
+func (h *Hold[T]) Take(ctx context.Context, samples []float32) (res T, ok bool, o Outcome) {
+	h.stop()
+	defer func() { o.Dropped, o.Wasted = h.wasted(ok) }()
+	c := h.cur
+	if c == nil || h.err != nil || len(samples) < len(h.samples) || !slices.Equal(samples[:len(h.samples)], h.samples) {
+		return res, false, o
+	}
+	if err := h.a.Stream.Write(samples[len(h.samples):]); err != nil {
+		return res, false, o
+	}
+	if h.a.Stream.Cut(len(samples)) != c.cut || c.cancel == nil {
+		return res, false, o
+	}
+	start := time.Now()
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return res, false, o
+	}
+	o.Waited = time.Since(start)
+	if c.err != nil {
+		return res, false, o
+	}
+	return c.res, true, Outcome{Used: true, Waited: o.Waited}
+}
+
+// Drop ends the hold without a result (Esc, a failed recording): a
+// speculation in flight stops before its next engine call.
+func (h *Hold[T]) Drop() {
+	h.stop()
+	h.wasted(false)
+}
+
+// wasted cancels the speculations not used and reports their count and
+// the time they ran (so far, for one still running).
+func (h *Hold[T]) wasted(used bool) (n int, took time.Duration) {
+	runs := h.dropped
+	if h.cur != nil && h.cur.cancel != nil && !used {
+		runs = append(runs, h.cur)
+	}
+	for _, r := range runs {
+		if r.cancel != nil {
+			r.cancel()
+		}
+		select {
+		case <-r.done:
+			took += r.took
+		default:
+			took += time.Since(r.start)
+		}
+	}
+	return len(runs), took
+}

@@ -1,0 +1,187 @@
+package dictation_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/dictation"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// levelStream scores a window voiced when its samples average over 0.5, and
+// cuts as vad.Stream does: tail windows after the last voiced one.
+type levelStream struct {
+	pending      []float32
+	scored, last int // last: windows up to the last voiced one
+}
+
+const (
+	win  = 512
+	tail = 8 * win
+)
+
+func (s *levelStream) Write(x []float32) error {
+	s.pending = append(s.pending, x...)
+	for len(s.pending) >= win {
+		var sum float32
+		for _, v := range s.pending[:win] {
+			sum += v
+		}
+		s.scored += win
+		if sum/win > 0.5 {
+			s.last = s.scored / win
+		}
+		s.pending = s.pending[win:]
+	}
+	return nil
+}
+func (s *levelStream) Scored() int  { return s.scored }
+func (s *levelStream) Voiced() bool { return s.last > 0 }
+func (s *levelStream) Cut(n int) int {
+	if s.last == 0 {
+		return n
+	}
+	return min(n, s.last*win+tail)
+}
+
+// mic is a recording that grows as the test speaks into it.
+type mic struct {
+	mu sync.Mutex
+	s  []float32
+}
+
+func (m *mic) say(windows int, level float32) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for range windows * win {
+		m.s = append(m.s, level)
+	}
+}
+
+func (m *mic) read(from int) []float32 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if from >= len(m.s) {
+		return nil
+	}
+	return append([]float32(nil), m.s[from:]...)
+}
+
+func (m *mic) all() []float32 { return m.read(0) }
+
+// engine records what it was asked to transcribe; each run takes took.
+type engine struct {
+	mu   sync.Mutex
+	runs []int // lengths transcribed
+	took time.Duration
+	busy atomic.Int32
+}
+
+func (e *engine) run(ctx context.Context, s []float32) (int, error) {
+	e.busy.Add(1)
+	defer e.busy.Add(-1)
+	if e.busy.Load() > 1 {
+		return 0, context.Canceled // two at once: the test fails on the count below
+	}
+	time.Sleep(e.took) // one engine call: a yielding context is checked before, not during
+	e.mu.Lock()
+	e.runs = append(e.runs, len(s))
+	e.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return len(s), nil
+}
+
+func (e *engine) count() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.runs)
+}
+
+func TestAhead(t *testing.T) {
+	type step struct {
+		windows int
+		level   float32
+	}
+	cases := []struct {
+		name   string
+		steps  []step
+		used   bool
+		cut    int // samples the used transcription covers
+		runs   int // transcriptions started, at least
+		noRuns bool
+	}{
+		{"silent tail: the hold's transcription is the release's",
+			[]step{{20, 1}, {12, 0}}, true, 20*win + tail, 1, false},
+		{"released inside the tail: transcribed at the release",
+			[]step{{20, 1}, {5, 0}}, false, 0, 0, true},
+		{"a word after the pause: the early one is dropped",
+			[]step{{20, 1}, {12, 0}, {6, 1}}, false, 0, 1, false},
+		{"a word after the pause, then a longer pause: the second is used",
+			[]step{{20, 1}, {12, 0}, {6, 1}, {20, 0}}, true, 38*win + tail, 2, false},
+		{"after a drop, a pause as short as the first waits longer",
+			[]step{{20, 1}, {12, 0}, {6, 1}, {12, 0}}, false, 0, 1, false},
+		{"no speech: no engine call",
+			[]step{{40, 0}}, false, 0, 0, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &mic{}
+			e := &engine{took: 30 * time.Millisecond}
+			h := dictation.Ahead[int]{Stream: &levelStream{}, Read: m.read, Run: e.run, Every: 5 * time.Millisecond}.Follow(context.Background())
+			for _, st := range tc.steps {
+				m.say(st.windows, st.level)
+				time.Sleep(150 * time.Millisecond) // the follower reads every 5 ms; the engine takes 30
+			}
+			got, ok, o := h.Take(context.Background(), m.all())
+			if ok != tc.used || o.Used != tc.used {
+				t.Fatalf("used %v (outcome %+v), want %v", ok, o, tc.used)
+			}
+			if ok && got != tc.cut {
+				t.Errorf("transcribed %d samples, want %d", got, tc.cut)
+			}
+			if n := e.count(); n < tc.runs || (tc.noRuns && n > 0) {
+				t.Errorf("%d transcriptions, want at least %d (none: %v)", n, tc.runs, tc.noRuns)
+			}
+			if !ok && e.count() > 0 && o.Dropped == 0 {
+				t.Errorf("outcome %+v: the unused transcriptions are not counted", o)
+			}
+		})
+	}
+}
+
+// Drop (Esc) stops a transcription in flight at its next engine call and
+// leaves no goroutine behind.
+func TestAheadDropStopsTheWork(t *testing.T) {
+	m := &mic{}
+	e := &engine{took: 100 * time.Millisecond}
+	var yielding atomic.Bool
+	run := func(ctx context.Context, s []float32) (int, error) {
+		yielding.Store(whisper.IsYielding(ctx))
+		return e.run(ctx, s)
+	}
+	h := dictation.Ahead[int]{Stream: &levelStream{}, Read: m.read, Run: run, Every: 5 * time.Millisecond}.Follow(context.Background())
+	m.say(20, 1)
+	m.say(12, 0)
+	deadline := time.Now().Add(2 * time.Second)
+	for e.busy.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if e.busy.Load() == 0 {
+		t.Fatal("no transcription started after the pause")
+	}
+	h.Drop()
+	if !yielding.Load() {
+		t.Error("the hold's transcription does not yield: cancelling it would kill the engine worker")
+	}
+	for e.busy.Load() != 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if e.busy.Load() != 0 {
+		t.Fatal("the dropped transcription is still running")
+	}
+}
