@@ -98,8 +98,11 @@ def main():
             row.append(f"{100 * m.wer:.1f} %")
         print(f"| {label} | " + " | ".join(row) + " |")
     a_, b_ = runs["(a) whole recording at the release (before)"], runs["(b) cut after the speech: early or at the release (now)"]
-    differ = sum(norm(a_[f]["text"]) != norm(b_[f]["text"]) for f in files)
-    print(f"\n{differ} of {len(files)} recordings get other words cut than whole.")
+    differ = [c for c in clips if norm(a_[c[2]]["text"]) != norm(b_[c[2]]["text"])]
+    print(f"\n{len(differ)} of {len(files)} recordings get other words cut than whole:\n")
+    for c in differ:
+        print(f"- {os.path.basename(c[2])}: whole \"{a_[c[2]]['text'].strip()}\"; cut \"{b_[c[2]]['text'].strip()}\"; "
+              f"said \"{c[3]}\"")
 
 
 if __name__ == "__main__":
