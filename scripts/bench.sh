@@ -32,10 +32,15 @@ echo
 "$CACHE/venv/bin/python" scripts/bench_wer.py --binary build/whisperkey --model "$CACHE/models/whisper-base" \
   --speech "$CACHE/speech" --python "$CACHE/venv/bin/python" --threads "${BENCH_THREADS:-2}"
 echo
+echo "### Text ready at the release: accuracy of the cut audio (issue #33)"
+echo
+"$CACHE/venv/bin/python" scripts/bench_early.py --binary build/whisperkey --model "$CACHE/models/whisper-base" \
+  --speech "$CACHE/speech" --python "$CACHE/venv/bin/python" --threads "${BENCH_THREADS:-2}"
+echo
 echo "### Go micro-benchmarks"
 echo '```'
 go test -run '^$' -bench 'LogMel|Resample|LoadTokenizer|FirstSample' -benchtime 20x ./internal/whisper/ ./internal/audio/ 2>&1 | grep -E '^(Benchmark|goos|cpu)'
-go test -run '^$' -bench 'Speech' -benchtime 20x ./internal/vad/ 2>&1 | grep -E '^Benchmark'
+go test -run '^$' -bench 'Speech|Stream' -benchtime 20x ./internal/vad/ 2>&1 | grep -E '^Benchmark'
 echo '```'
 echo
 echo "## whisperkey serve (OpenAI-compatible API over loopback)"
@@ -47,5 +52,5 @@ echo '```'
 go test -run '^$' -bench 'RemoteOverhead' -benchtime 10x ./internal/remote/ 2>&1 | grep -E '^(Benchmark|cpu)'
 echo '```'
 if [ -n "${DISPLAY:-}" ] || [ "${BENCH_APP:-1}" = 1 ]; then
-  bash scripts/testenv.sh go test -run '^$' -bench 'ReleaseToPaste' -benchtime 10x -timeout 30m . 2>&1 | grep -E '^(Benchmark|    )' || true
+  bash scripts/testenv.sh go test -run '^$' -bench 'ReleaseToPaste' -benchtime 5x -timeout 120m . 2>&1 | grep -E '^(Benchmark|    )' || true
 fi

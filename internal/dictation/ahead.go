@@ -46,8 +46,9 @@ type Ahead[T any] struct {
 // Hold follows one recording; Take or Drop ends it.
 type Hold[T any] struct {
 	a      Ahead[T]
-	cancel context.CancelFunc
-	done   chan struct{} // closed when follow returns
+	parent context.Context    // the dictation's: the transcriptions' context comes from it
+	cancel context.CancelFunc // ends following (not a transcription in flight)
+	done   chan struct{}      // closed when follow returns
 
 	// Owned by follow until done, then by Take.
 	samples []float32
@@ -88,9 +89,9 @@ func (a Ahead[T]) Follow(ctx context.Context) *Hold[T] {
 	if a.Log == nil {
 		a.Log = slog.New(slog.DiscardHandler)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	h := &Hold[T]{a: a, cancel: cancel, done: make(chan struct{})}
-	go h.follow(ctx)
+	fctx, cancel := context.WithCancel(ctx)
+	h := &Hold[T]{a: a, parent: ctx, cancel: cancel, done: make(chan struct{})}
+	go h.follow(fctx)
 	return h
 }
 
@@ -113,13 +114,13 @@ func (h *Hold[T]) follow(ctx context.Context) {
 			h.a.Log.Warn("speech detector failed; transcribing at the release", "err", h.err)
 			return
 		}
-		h.consider(ctx)
+		h.consider()
 	}
 }
 
 // consider starts a speculation when the speech so far has ended: its tail
 // of non-speech is all scored.
-func (h *Hold[T]) consider(ctx context.Context) {
+func (h *Hold[T]) consider() {
 	s := h.a.Stream
 	if !s.Voiced() {
 		return // no speech yet: no engine call
@@ -149,7 +150,9 @@ func (h *Hold[T]) consider(ctx context.Context) {
 	if h.a.Ready != nil && !h.a.Ready() {
 		return
 	}
-	rctx, cancel := context.WithCancel(whisper.Yielding(ctx))
+	// Not from following's context: the release stops following and may
+	// still want this transcription.
+	rctx, cancel := context.WithCancel(whisper.Yielding(h.parent))
 	r := &run[T]{cut: cut, cancel: cancel, done: make(chan struct{}), start: time.Now()}
 	h.cur = r
 	samples := h.samples[:cut:cut]

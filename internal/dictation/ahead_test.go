@@ -131,7 +131,9 @@ func TestAhead(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &mic{}
-			e := &engine{took: 30 * time.Millisecond}
+			// An engine call longer than the pauses: the release comes while
+			// the early transcription runs, and waits for it.
+			e := &engine{took: 250 * time.Millisecond}
 			h := dictation.Ahead[int]{Stream: &levelStream{}, Read: m.read, Run: e.run, Every: 5 * time.Millisecond}.Follow(context.Background())
 			for _, st := range tc.steps {
 				m.say(st.windows, st.level)
