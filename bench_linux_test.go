@@ -28,20 +28,8 @@ func utterance(b *testing.B, seconds float64) (string, float64, string) {
 		"The coffee machine on the second floor is broken again.",
 		"I think we should hire two more engineers for the mobile team.",
 		"Our new website will launch next month with a fresh design.",
-		// Distinct sentences for the long rows: Whisper's repetition check
-		// sends a window of repeated text through every fallback temperature.
-		"The quarterly report is due on Friday afternoon.",
-		"Let us meet in the small conference room at ten.",
-		"Her flight from Chicago lands just after midnight.",
-		"Please water the plants while I am away.",
-		"The train was delayed by almost an hour this morning.",
-		"We need a new battery for the smoke alarm.",
-		"My brother is painting the kitchen a pale yellow.",
-		"Turn left at the bakery and park behind the bank.",
-		"The library closes early on public holidays.",
-		"Send the invoice to the accounting team by Monday.",
-		"The printer on the third floor needs more paper.",
 	}
+	sentences = append(sentences, moreSentences...) // the long rows repeat none
 	dir := b.TempDir()
 	var parts, said []string
 	total := 0.0

@@ -14,6 +14,23 @@ import (
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
+// moreSentences are distinct sentences for long speech: Whisper's
+// repetition check would send a window of repeated text through every
+// fallback temperature.
+var moreSentences = []string{
+	"The quarterly report is due on Friday afternoon.",
+	"Let us meet in the small conference room at ten.",
+	"Her flight from Chicago lands just after midnight.",
+	"Please water the plants while I am away.",
+	"The train was delayed by almost an hour this morning.",
+	"We need a new battery for the smoke alarm.",
+	"My brother is painting the kitchen a pale yellow.",
+	"Turn left at the bakery and park behind the bank.",
+	"The library closes early on public holidays.",
+	"Send the invoice to the accounting team by Monday.",
+	"The printer on the third floor needs more paper.",
+}
+
 // longSpeech is espeak-ng speech of sentences, repeated until the audio is
 // at least seconds long, with pause seconds of silence after each, at the
 // virtual microphone's format; it returns the WAV and the text said.
@@ -111,6 +128,18 @@ func TestTextReadyAtRelease(t *testing.T) {
 		t.Logf("pasted %q, release to paste %.0f ms", got, r.ReleaseToPaste)
 	})
 
+	t.Run("released while the early transcription runs: the release waits for it", func(t *testing.T) {
+		// 0.5 s after the last word: the early transcription began 0.25 s
+		// after it and takes longer than the rest of the pause.
+		r, got := dictate(t, func() { say(t, first); time.Sleep(500 * time.Millisecond) })
+		if !r.Early {
+			t.Errorf("the paste did not use the early transcription in flight (record %+v)", r)
+		}
+		if want := transcribeLatest(t); got != want {
+			t.Errorf("pasted %q; transcribe of the same recording gives %q", got, want)
+		}
+	})
+
 	t.Run("words after the pause are in the paste", func(t *testing.T) {
 		r, got := dictate(t, func() {
 			say(t, first)
@@ -143,47 +172,33 @@ func TestTextReadyAtRelease(t *testing.T) {
 		a.waitStatus(t, "Cancelled", 5*time.Second)
 	})
 
-	t.Run("a config change during the hold drops the early text", func(t *testing.T) {
-		r, got := dictate(t, func() {
-			say(t, first)
-			time.Sleep(1200 * time.Millisecond)
-			if err := os.WriteFile(a.config, []byte(cfg+"vocabulary: [Siobhan]\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(1500 * time.Millisecond) // the app reloads its config
-		})
-		if r.Early {
-			t.Errorf("the paste used text transcribed with the old settings (record %+v)", r)
-		}
-		if wer := whisper.WordErrorRate(dictated, got); wer > 0.15 {
-			t.Fatalf("pasted %q (WER %.2f)", got, wer)
-		}
-		if want := transcribeLatest(t); got != want {
-			t.Errorf("pasted %q; transcribe with the new config gives %q", got, want)
-		}
-	})
-
 	t.Run("a 60 s dictation with pauses is pasted whole and right", func(t *testing.T) {
-		// Sentences that do not repeat: Whisper's repetition check would
-		// send a window of repeated text through every fallback temperature.
-		wav, said := longSpeech(t, []string{dictated, second,
-			"Remember to buy milk, bread and eggs on the way home.",
-			"Our new website will launch next month with a fresh design.",
-			"I think we should hire two more engineers for the mobile team.",
-			"The quarterly report is due on Friday afternoon.",
-			"Let us meet in the small conference room at ten.",
-			"Her flight from Chicago lands just after midnight.",
-			"Please water the plants while I am away.",
-			"The train was delayed by almost an hour this morning.",
-			"We need a new battery for the smoke alarm.",
-			"My brother is painting the kitchen a pale yellow.",
-			"Turn left at the bakery and park behind the bank.",
-			"The library closes early on public holidays.",
-		}, 60, 0.8)
+		wav, said := longSpeech(t, append([]string{dictated, second}, moreSentences...), 60, 0.8)
 		r, got := dictate(t, func() { say(t, wav); time.Sleep(600 * time.Millisecond) })
 		if wer := whisper.WordErrorRate(said, got); wer > 0.15 {
 			t.Fatalf("pasted %q (WER %.2f), want %q", got, wer, said)
 		}
 		t.Logf("60 s: early %v, release to paste %.0f ms, wasted %.0f ms", r.Early, r.ReleaseToPaste, r.Wasted)
+	})
+
+	t.Run("a model switch during the hold drops the early text", func(t *testing.T) {
+		switched := strings.Replace(cfg, testenv.Model(t, "base"), testenv.Model(t, "tiny.en"), 1)
+		r, got := dictate(t, func() {
+			say(t, first)
+			time.Sleep(1200 * time.Millisecond) // the early transcription, on base, is done
+			if err := os.WriteFile(a.config, []byte(switched), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(1500 * time.Millisecond) // the app reloads its config and loads tiny.en
+		})
+		if r.Early {
+			t.Errorf("the paste used text transcribed by the old model (record %+v)", r)
+		}
+		if wer := whisper.WordErrorRate(dictated, got); wer > 0.15 {
+			t.Fatalf("pasted %q (WER %.2f)", got, wer)
+		}
+		if want := transcribeLatest(t); got != want {
+			t.Errorf("pasted %q; transcribe with the new model gives %q", got, want)
+		}
 	})
 }

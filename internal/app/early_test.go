@@ -72,20 +72,7 @@ func TestEarlyTranscription(t *testing.T) {
 			p := &paster{}
 			a := New(Config{}, Deps{Recorder: &recorder{clips: tc.clips}, Transcriber: tr, Paster: p, Speculator: sp},
 				slog.New(slog.NewTextHandler(io.Discard, nil)))
-			in := make(chan Input)
-			done := make(chan error)
-			go func() { done <- a.Run(context.Background(), in) }()
-			go func() {
-				for range a.Events() {
-				}
-			}()
-			for _, i := range tc.inputs {
-				in <- i
-			}
-			close(in)
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
+			drive(t, a, tc.inputs)
 			if got := tr.calls.Load(); got != tc.wantCalls {
 				t.Errorf("transcribed %d times at the release, want %d", got, tc.wantCalls)
 			}
@@ -107,20 +94,7 @@ func TestNoEarlyTranscriptionWhileBusy(t *testing.T) {
 	p := &paster{}
 	a := New(Config{}, Deps{Recorder: &recorder{clips: [][]float32{clip(1, 1), clip(1, 2)}}, Transcriber: tr, Paster: p, Speculator: &busyFirst{sp, false}},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	in := make(chan Input)
-	done := make(chan error)
-	go func() { done <- a.Run(context.Background(), in) }()
-	go func() {
-		for range a.Events() {
-		}
-	}()
-	for _, i := range []Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}, {Trigger: TriggerStart}, {Trigger: TriggerStop}} {
-		in <- i
-	}
-	close(in)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	drive(t, a, []Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}, {Trigger: TriggerStart}, {Trigger: TriggerStop}})
 	if sp.follows != 0 {
 		t.Errorf("the hold during a transcription was followed")
 	}
@@ -142,4 +116,23 @@ func (b *busyFirst) Follow(ctx context.Context) Speculation {
 		return nil
 	}
 	return b.s.Follow(ctx)
+}
+
+// drive runs a on inputs to the end, discarding its events.
+func drive(t *testing.T, a *App, inputs []Input) {
+	t.Helper()
+	in := make(chan Input)
+	done := make(chan error)
+	go func() { done <- a.Run(context.Background(), in) }()
+	go func() {
+		for range a.Events() {
+		}
+	}()
+	for _, i := range inputs {
+		in <- i
+	}
+	close(in)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }
