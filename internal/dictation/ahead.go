@@ -35,9 +35,6 @@ type Ahead[T any] struct {
 	Read func(from int) []float32
 	// Run transcribes as a release would, with the dictation's settings.
 	Run func(ctx context.Context, samples []float32) (T, error)
-	// Ready reports whether a transcription may start now: false while
-	// earlier dictations are still in the engine, which go first.
-	Ready func() bool
 	// Every is how often the capture is read (default 40 ms).
 	Every time.Duration
 	Log   *slog.Logger
@@ -147,9 +144,6 @@ func (h *Hold[T]) consider() {
 			return // one engine job at a time: the next tick looks again
 		}
 	}
-	if h.a.Ready != nil && !h.a.Ready() {
-		return
-	}
 	// Not from following's context: the release stops following and may
 	// still want this transcription.
 	rctx, cancel := context.WithCancel(whisper.Yielding(h.parent))
@@ -170,7 +164,7 @@ func (h *Hold[T]) wait() int {
 	if len(h.dropped) == 0 {
 		return 0
 	}
-	return min(whisper.SampleRate/4<<(len(h.dropped)-1), 4*whisper.SampleRate)
+	return min(whisper.SampleRate/4<<min(len(h.dropped)-1, 4), 4*whisper.SampleRate)
 }
 
 // stop ends following and waits for it.
