@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -12,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/vad"
+	"github.com/whisperkey/whisperkey/internal/vad/vadtest"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -75,7 +79,8 @@ func start(t testing.TB, cmd *exec.Cmd) *proc {
 
 // `transcribe --remote` to an OpenAI-compatible server we did not write,
 // faster-whisper-server 0.0.3 (PyPI) on the same model, gives faster-whisper's
-// own words for the same file: what we send is what the file holds.
+// own words for the same audio: what we send is what the file holds, cut
+// 256 ms after its speech as every dictation is (dictation.Pipeline.Trim).
 func TestRemoteToFasterWhisperServer(t *testing.T) {
 	py, model := testenv.Python(t), testenv.Model(t, "base")
 	if out, err := exec.Command(py, "-c", "import faster_whisper_server").CombinedOutput(); err != nil {
@@ -86,9 +91,12 @@ func TestRemoteToFasterWhisperServer(t *testing.T) {
 	srv := start(t, exec.Command(py, "-m", "faster_whisper_server", model, "--host", host, "--port", port))
 	waitHTTP(t, "http://"+addr+"/health", 2*time.Minute, srv)
 
-	var files []string
+	var files, sent []string
+	det := vadtest.Open(t)
 	for _, c := range testenv.RealSpeech(t)[:3] {
-		files = append(files, filepath.Join(testenv.Cache(), "speech", c.Name+".wav"))
+		f := filepath.Join(testenv.Cache(), "speech", c.Name+".wav")
+		files = append(files, f)
+		sent = append(sent, cutWAV(t, det, f))
 	}
 	const direct = `
 import sys
@@ -98,7 +106,7 @@ for f in sys.argv[2:]:
     segs, _ = m.transcribe(f, language="en")
     print("".join(s.text for s in segs).strip())
 `
-	want, err := exec.Command(py, append([]string{"-c", direct, model}, files...)...).Output()
+	want, err := exec.Command(py, append([]string{"-c", direct, model}, sent...)...).Output()
 	if err != nil {
 		t.Fatalf("faster-whisper: %v", err)
 	}
@@ -117,6 +125,29 @@ for f in sys.argv[2:]:
 			t.Errorf("%s: through faster-whisper-server %q, faster-whisper itself %q", filepath.Base(files[i]), got[i], exp[i])
 		}
 	}
+}
+
+// cutWAV writes the samples of file up to the speech detector's cut, as
+// float WAV: what `transcribe --remote` uploads for it.
+func cutWAV(t *testing.T, det *vad.Detector, file string) string {
+	t.Helper()
+	s, err := audio.DecodeFile(file, audio.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut, err := det.Cut(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := audio.EncodeWAV(&b, s[:cut], audio.SampleRate, 1, audio.Float32); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(file))
+	if err := os.WriteFile(out, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // Two `serve` instances behind nginx (Debian's package), as a team that
