@@ -350,6 +350,8 @@ func TestPushToTalk(t *testing.T) {
 			xdo(t, "keydown", "ctrl+shift+F9")
 			time.Sleep(100 * time.Millisecond)
 			xdo(t, "keyup", "ctrl+shift+F9")
+			// Dropped for the key's time down, whatever the pre-roll holds.
+			a.waitStatus(t, "Too short", 5*time.Second)
 		}},
 		{name: "engine worker killed during transcription", wantPasted: true, wantNote: "Engine restarted", act: func(t *testing.T, a *runningApp) {
 			holdAndSay(t, wav)

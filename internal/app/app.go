@@ -107,7 +107,9 @@ type Input struct {
 	Trigger Trigger
 	// Send means the auto-send hotkey: paste, then press Enter.
 	Send bool
-	At   time.Time
+	// At is when the key moved; zero means when the Input arrives. A start's
+	// and a stop's together say how long the key was held.
+	At time.Time
 }
 
 // State is where the dictation is.
@@ -268,6 +270,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 	recording := false
 	var send bool
 	var profile string
+	var pressed time.Time // the start's Input.At; zero when not given
 	var early Speculation
 	drop := func() {
 		if early != nil {
@@ -300,7 +303,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					a.emit(Event{State: Error, Err: err, Message: "Could not start recording: " + err.Error()})
 					continue
 				}
-				recording, send = true, in.Send
+				recording, send, pressed = true, in.Send, in.At
 				if a.deps.Speculator != nil && a.idleOrBusy() == Idle {
 					early = a.deps.Speculator.Follow(WithProfile(ctx, profile))
 				}
@@ -329,7 +332,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				if err != nil {
 					a.log.Warn("recording ended early; using what was captured", "err", err)
 				}
-				if d, min := time.Duration(len(samples))*time.Second/16000, a.cfg.Load().MinDuration; d < min {
+				if d, min := held(samples, pressed, in.At), a.cfg.Load().MinDuration; d < min {
 					drop()
 					a.log.Info("recording too short; dropped", "duration", d, "min", min)
 					a.setState(a.idleOrBusy(), fmt.Sprintf("Too short (%.1f s) — hold the key while you speak", d.Seconds()))
@@ -353,6 +356,18 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 			}
 		}
 	}
+}
+
+// held is how long a recording was asked for: the key's time down when
+// both Inputs carry their time, never more than the audio. The samples alone
+// would let every tap through, since the pre-roll (audio.DefaultPreRoll)
+// puts half a second in front of it.
+func held(samples []float32, pressed, released time.Time) time.Duration {
+	d := time.Duration(len(samples)) * time.Second / 16000
+	if !pressed.IsZero() && !released.IsZero() {
+		d = min(d, released.Sub(pressed))
+	}
+	return d
 }
 
 // idleOrBusy is the state to show after a recording ends without a job of

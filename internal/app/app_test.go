@@ -286,3 +286,50 @@ func TestProfileChosenAtKeyDownTravelsWithTheDictation(t *testing.T) {
 		t.Errorf("events name profiles %q while recording and %q when done", recording, finished)
 	}
 }
+
+// A tap is too short by the time the key was down, not by the audio: the
+// pre-roll puts half a second of sound in front of every press.
+func TestTapIsTooShortDespitePreRoll(t *testing.T) {
+	t0 := time.Now()
+	cases := []struct {
+		name       string
+		hold       time.Duration
+		wantPasted bool
+	}{
+		{"0.1 s tap with 0.6 s of audio", 100 * time.Millisecond, false},
+		{"0.3 s hold with 0.8 s of audio", 300 * time.Millisecond, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{clips: [][]float32{clip((tc.hold + 500*time.Millisecond).Seconds(), 1)}}
+			p := &paster{}
+			a := New(Config{MinDuration: 300 * time.Millisecond},
+				Deps{Recorder: rec, Transcriber: &transcriber{}, Paster: p},
+				slog.New(slog.NewTextHandler(io.Discard, nil)))
+			in := make(chan Input)
+			done := make(chan error)
+			go func() { done <- a.Run(context.Background(), in) }()
+			var last Event
+			events := make(chan struct{})
+			go func() {
+				for e := range a.Events() {
+					last = e
+				}
+				close(events)
+			}()
+			in <- Input{Trigger: TriggerStart, At: t0}
+			in <- Input{Trigger: TriggerStop, At: t0.Add(tc.hold)}
+			close(in)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			<-events
+			if got := len(p.got) == 1; got != tc.wantPasted {
+				t.Fatalf("pasted %q, want pasted %v (last status %q)", p.got, tc.wantPasted, last.Message)
+			}
+			if !tc.wantPasted && !strings.HasPrefix(last.Message, "Too short (0.1 s)") {
+				t.Fatalf("status %q, want it to say the press was too short", last.Message)
+			}
+		})
+	}
+}
