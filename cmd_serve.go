@@ -14,6 +14,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/server"
 )
 
@@ -154,10 +155,14 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
+	var eng server.Transcriber = m
 	if d := env.speechDetector(); d != nil {
-		// A request without speech is answered with no text at once.
+		// A request without speech is answered with no text at once, and
+		// the silence after the last words is not decoded: a file sent here
+		// gives the words transcribe and transcribe --remote give.
 		defer d.Close()
 		m.UseSpeechDetector(d)
+		eng = dictation.Trimmed{Engine: m, Trim: d}
 	}
 	name := filepath.Base(modelDir) // the id GET /v1/models lists, such as whisper-base
 	srv, err := server.New(server.Config{
@@ -165,7 +170,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		MaxUploadBytes: int64(o.maxUploadMB) << 20, UploadMemory: int64(o.uploadMemoryMB) << 20, MaxAudio: o.maxAudio, Queue: o.queue,
 		RequestTimeout: o.timeout, BeamSize: o.beamSize,
 		AllowedOrigins: o.allowOrigins, AllowedHosts: o.allowHosts,
-	}, log, m)
+	}, log, eng)
 	if err != nil {
 		return usageError{err.Error()}
 	}

@@ -52,7 +52,8 @@ func startServe(t testing.TB, args ...string) *servedBinary {
 	t.Helper()
 	addr := freePort(t)
 	cmd := exec.Command(binary(t), append([]string{"serve", "--listen", addr, "--model", testenv.Model(t, "base"), "--device", "cpu"}, args...)...)
-	cmd.Env = append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)), "WHISPERKEY_CACHE="+t.TempDir())
+	cmd.Env = append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)), "WHISPERKEY_CACHE="+t.TempDir(),
+		"WHISPERKEY_VAD_DIR="+testenv.VADDir(t)) // as installed: the detector beside the exe
 	s := &servedBinary{cmd: cmd, url: "http://" + addr, stderr: &testenv.Buffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = s.stderr, s.stderr
 	if err := cmd.Start(); err != nil {

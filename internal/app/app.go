@@ -34,10 +34,10 @@ type Speculator interface {
 
 // Speculation is one hold's early transcription.
 type Speculation interface {
-	// Take returns the transcript of samples, the release's recording,
-	// when the hold has made it already (ok false: transcribe as usual;
-	// the transcript then carries only Wasted).
-	Take(ctx context.Context, samples []float32) (tr Transcript, ok bool)
+	// Finish returns the transcript of samples, the release's recording:
+	// the hold's own when it made it already (Transcript.Early), otherwise
+	// one made now with what the hold learned of the recording.
+	Finish(ctx context.Context, samples []float32) (Transcript, error)
 	// Drop discards it (a cancelled or failed recording).
 	Drop()
 }
@@ -388,18 +388,10 @@ func (a *App) transcribeLoop(ctx context.Context) {
 // transcribe is the job's transcript: the one its hold made already, or a
 // transcription now.
 func (a *App) transcribe(ctx context.Context, j job) (Transcript, error) {
-	var wasted time.Duration
 	if j.early != nil {
-		tr, ok := j.early.Take(ctx, j.samples)
-		if ok {
-			tr.Early = true
-			return tr, nil
-		}
-		wasted = tr.Wasted
+		return j.early.Finish(ctx, j.samples)
 	}
-	tr, err := a.deps.Transcriber.Transcribe(ctx, j.samples)
-	tr.Wasted += wasted
-	return tr, err
+	return a.deps.Transcriber.Transcribe(ctx, j.samples)
 }
 
 func (a *App) finish(ctx context.Context, j job) {

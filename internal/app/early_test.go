@@ -14,7 +14,7 @@ import (
 type speculator struct {
 	mu      sync.Mutex
 	follows int
-	taken   []bool // per Take: used
+	taken   []bool // per Finish: ready
 	dropped int
 	ready   bool
 }
@@ -28,14 +28,14 @@ func (s *speculator) Follow(context.Context) Speculation {
 
 type speculation struct{ s *speculator }
 
-func (p *speculation) Take(context.Context, []float32) (Transcript, bool) {
+func (p *speculation) Finish(context.Context, []float32) (Transcript, error) {
 	p.s.mu.Lock()
 	defer p.s.mu.Unlock()
 	p.s.taken = append(p.s.taken, p.s.ready)
 	if !p.s.ready {
-		return Transcript{Wasted: 5 * time.Millisecond}, false
+		return Transcript{Text: "at the release", Wasted: 5 * time.Millisecond}, nil
 	}
-	return Transcript{Text: "early"}, true
+	return Transcript{Text: "early", Early: true}, nil
 }
 
 func (p *speculation) Drop() {
@@ -52,14 +52,14 @@ func TestEarlyTranscription(t *testing.T) {
 		clips     [][]float32
 		inputs    []Input
 		want      []string
-		wantCalls int32 // transcriptions at the release
+		wantCalls int32 // the Transcriber's: a followed hold is the speculation's to finish
 		follows   int
 		dropped   int
 	}{
 		{"ready at the release: pasted, no transcription", true, [][]float32{clip(1, 1)},
 			[]Input{start, stop}, []string{"early"}, 0, 1, 0},
 		{"not ready: transcribed at the release", false, [][]float32{clip(1, 1)},
-			[]Input{start, stop}, []string{"one"}, 1, 1, 0},
+			[]Input{start, stop}, []string{"at the release"}, 0, 1, 0},
 		{"Esc drops it and pastes nothing", true, [][]float32{clip(1, 1)},
 			[]Input{start, cancel}, nil, 0, 1, 1},
 		{"a tap too short drops it", true, [][]float32{clip(0.1, 1)},

@@ -36,19 +36,28 @@ type speculation struct {
 	h   *dictation.Hold[app.Transcript]
 }
 
-// Take is the hold's transcript when it is the release's: the same audio,
-// and no model switch or config change since the hold began.
-func (s *speculation) Take(ctx context.Context, samples []float32) (app.Transcript, bool) {
+// Finish is the release's transcript: the hold's, when it transcribed the
+// same audio with no model switch or config change since the hold began;
+// otherwise one made now, cut where the hold's detector found the speech's end.
+func (s *speculation) Finish(ctx context.Context, samples []float32) (app.Transcript, error) {
 	if s.t.gen.Load() != s.gen {
-		s.h.Drop()
-		s.log.Info("early transcription dropped: the model or the settings changed during the hold")
-		return app.Transcript{}, false
+		o := s.h.Drop()
+		s.log.Info("early transcription dropped: the model or the settings changed during the hold",
+			"dropped", o.Dropped, "wasted_ms", o.Wasted.Milliseconds())
+		tr, err := s.t.Transcribe(ctx, samples)
+		tr.Wasted = o.Wasted
+		return tr, err
 	}
 	tr, ok, o := s.h.Take(ctx, samples)
 	s.log.Info("early transcription", "used", o.Used, "waited_ms", o.Waited.Milliseconds(),
 		"dropped", o.Dropped, "wasted_ms", o.Wasted.Milliseconds())
+	if ok {
+		tr.Early = true
+		return tr, nil
+	}
+	tr, err := s.t.transcribe(ctx, samples, o.Trim)
 	tr.Wasted = o.Wasted
-	return tr, ok
+	return tr, err
 }
 
 func (s *speculation) Drop() { s.h.Drop() }

@@ -82,10 +82,16 @@ func (d *transcriber) changed() { d.gen.Add(1) }
 // Transcribe is app.Transcriber: the pipeline with the settings of the
 // profile ctx names (app.ProfileFrom).
 func (d *transcriber) Transcribe(ctx context.Context, samples []float32) (app.Transcript, error) {
+	return d.transcribe(ctx, samples, nil)
+}
+
+// transcribe is Transcribe with trim, when not nil, as the Trimmer: a
+// hold's detector that has scored the recording already.
+func (d *transcriber) transcribe(ctx context.Context, samples []float32, trim dictation.Trimmer) (app.Transcript, error) {
 	s := d.cur.Load()
 	set := s.forProfile(app.ProfileFrom(ctx))
-	p := dictation.Pipeline{Engine: s.engine, Cleaner: s.cleaner}
-	if d.speech != nil {
+	p := dictation.Pipeline{Engine: s.engine, Cleaner: s.cleaner, Trim: trim}
+	if trim == nil && d.speech != nil {
 		p.Trim = d.speech
 	}
 	if s.engine != d.local && d.speech != nil {

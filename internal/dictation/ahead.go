@@ -75,6 +75,11 @@ type Outcome struct {
 	// ran (engine time spent for nothing).
 	Dropped int
 	Wasted  time.Duration
+	// Trim, when the hold scored the whole release's recording, is the
+	// Pipeline's Trimmer for it: the cut it found, with no second pass of
+	// the detector over the recording at the release (7 ms per second of
+	// audio). nil otherwise.
+	Trim Trimmer
 }
 
 // Follow starts following a recording from its first sample. ctx carries
@@ -179,14 +184,16 @@ func (h *Hold[T]) stop() {
 func (h *Hold[T]) Take(ctx context.Context, samples []float32) (res T, ok bool, o Outcome) {
 	h.stop()
 	defer func() { o.Dropped, o.Wasted = h.wasted(ok) }()
-	c := h.cur
-	if c == nil || h.err != nil || len(samples) < len(h.samples) || !slices.Equal(samples[:len(h.samples)], h.samples) {
+	if h.err != nil || len(samples) < len(h.samples) || !slices.Equal(samples[:len(h.samples)], h.samples) {
 		return res, false, o
 	}
 	if err := h.a.Stream.Write(samples[len(h.samples):]); err != nil {
 		return res, false, o
 	}
-	if h.a.Stream.Cut(len(samples)) != c.cut || c.cancel == nil {
+	cut := h.a.Stream.Cut(len(samples))
+	o.Trim = knownCut(cut)
+	c := h.cur
+	if c == nil || cut != c.cut || c.cancel == nil {
 		return res, false, o
 	}
 	start := time.Now()
@@ -202,11 +209,17 @@ func (h *Hold[T]) Take(ctx context.Context, samples []float32) (res T, ok bool, 
 	return c.res, true, Outcome{Used: true, Waited: o.Waited}
 }
 
+// knownCut is a Trimmer that has scored the recording already.
+type knownCut int
+
+func (k knownCut) Cut(samples []float32) (int, error) { return min(int(k), len(samples)), nil }
+
 // Drop ends the hold without a result (Esc, a failed recording): a
 // speculation in flight stops before its next engine call.
-func (h *Hold[T]) Drop() {
+func (h *Hold[T]) Drop() Outcome {
 	h.stop()
-	h.wasted(false)
+	n, took := h.wasted(false)
+	return Outcome{Dropped: n, Wasted: took}
 }
 
 // wasted cancels the speculations not used and reports their count and

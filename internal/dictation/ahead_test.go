@@ -139,9 +139,23 @@ func TestAhead(t *testing.T) {
 				m.say(st.windows, st.level)
 				time.Sleep(150 * time.Millisecond) // the follower reads every 5 ms; the engine takes 30
 			}
-			got, ok, o := h.Take(context.Background(), m.all())
+			all := m.all()
+			got, ok, o := h.Take(context.Background(), all)
 			if ok != tc.used || o.Used != tc.used {
 				t.Fatalf("used %v (outcome %+v), want %v", ok, o, tc.used)
+			}
+			if !ok {
+				// The release's own transcription gets the hold's cut.
+				whole := &levelStream{}
+				if err := whole.Write(all); err != nil {
+					t.Fatal(err)
+				}
+				if o.Trim == nil {
+					t.Fatalf("outcome %+v: no Trim though the hold scored the recording", o)
+				}
+				if cut, _ := o.Trim.Cut(all); cut != whole.Cut(len(all)) {
+					t.Errorf("the hold's cut %d, the whole recording's %d", cut, whole.Cut(len(all)))
+				}
 			}
 			if ok && got != tc.cut {
 				t.Errorf("transcribed %d samples, want %d", got, tc.cut)

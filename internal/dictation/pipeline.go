@@ -86,12 +86,7 @@ type Transcript struct {
 // shaping. Only the engine can fail; a failed cleanup keeps the words as heard.
 func (p Pipeline) Run(ctx context.Context, samples []float32, s Settings) (Transcript, error) {
 	whole := len(samples)
-	if p.Trim != nil && s.Decode.DetectSpeech && whole <= int(MaxTrim.Seconds())*whisper.SampleRate {
-		// On an error the detector is an optimisation: decode everything.
-		if cut, err := p.Trim.Cut(samples); err == nil {
-			samples = samples[:cut]
-		}
-	}
+	samples = samples[:cut(p.Trim, samples, s.Decode)]
 	if p.Gate != nil && !heardSpeech(p.Gate, samples, s.Decode) {
 		return Transcript{}, nil
 	}
@@ -99,11 +94,7 @@ func (p Pipeline) Run(ctx context.Context, samples []float32, s Settings) (Trans
 	if err != nil {
 		return Transcript{}, err
 	}
-	if len(samples) < whole {
-		r := *res // the recording's length, not the engine input's
-		r.Duration = float64(whole) / whisper.SampleRate
-		res = &r
-	}
+	res = lasting(res, len(samples), whole)
 	tr := Transcript{Result: res}
 	text := res.Text
 	if mode := s.Config.Cleanup.ActiveMode(); p.Cleaner != nil && mode != "" && strings.TrimSpace(text) != "" {
@@ -116,6 +107,48 @@ func (p Pipeline) Run(ctx context.Context, samples []float32, s Settings) (Trans
 		tr.Raw = raw // Recent keeps the text as heard beside the rewrite
 	}
 	return tr, nil
+}
+
+// Trimmed is an Engine that decodes only up to the end of the speech, as
+// the Pipeline's Trim does, for a caller with no other stage (serve): a
+// file sent to the server is decoded as transcribe and --remote decode it.
+type Trimmed struct {
+	Engine Engine
+	Trim   Trimmer
+}
+
+// Transcribe is Engine's.
+func (t Trimmed) Transcribe(ctx context.Context, samples []float32, opt whisper.Options) (*whisper.Result, error) {
+	n := cut(t.Trim, samples, opt)
+	res, err := t.Engine.Transcribe(ctx, samples[:n], opt)
+	if err != nil {
+		return nil, err
+	}
+	return lasting(res, n, len(samples)), nil
+}
+
+// cut is where the engine's input ends: the Trimmer's cut when speech
+// detection is on and the recording is not too long to score.
+func cut(tr Trimmer, samples []float32, o whisper.Options) int {
+	if tr == nil || !o.DetectSpeech || len(samples) > int(MaxTrim.Seconds())*whisper.SampleRate {
+		return len(samples)
+	}
+	n, err := tr.Cut(samples)
+	if err != nil {
+		return len(samples) // the detector is an optimisation: decode everything
+	}
+	return n
+}
+
+// lasting is res with the recording's duration, whole samples, when the
+// engine heard only the first n of them.
+func lasting(res *whisper.Result, n, whole int) *whisper.Result {
+	if n >= whole {
+		return res
+	}
+	r := *res
+	r.Duration = float64(whole) / whisper.SampleRate
+	return &r
 }
 
 // heardSpeech reports whether d finds speech in samples; when decoding is
