@@ -126,7 +126,10 @@ func (o *transcribeOptions) applyFlags(cfg *config.Config) error {
 		cfg.Decode.BeamSize = o.beamSize
 	}
 	if o.shortWindow || o.fullWindow {
-		cfg.Decode.ShortWindow = o.shortWindow
+		cfg.Decode.ShortWindow = config.ShortWindowOff
+		if o.shortWindow {
+			cfg.Decode.ShortWindow = config.ShortWindowOn
+		}
 	}
 	if set["device"] {
 		cfg.Engine.Device = o.device

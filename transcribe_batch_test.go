@@ -31,7 +31,8 @@ func TestTranscribeSeveralFiles(t *testing.T) {
 		extra []string
 		paths []string // allowed paths
 	}{
-		{"default", nil, []string{whisper.PathFull}},
+		{"default on the CPU: the short window", nil, []string{whisper.PathShort, whisper.PathShortThenFull}},
+		{"full window", []string{"--full-window"}, []string{whisper.PathFull}},
 		{"short window", []string{"--short-window"}, []string{whisper.PathShort, whisper.PathShortThenFull}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -141,8 +141,10 @@ func Open(ctx context.Context, modelDir string, opt Options, log *slog.Logger) (
 	return &Loaded{model: m, Decision: d, Report: report, Spec: SpecFor(d, modelDir, opt), Message: msg}, nil
 }
 
-// Transcribe runs one transcription on the loaded model.
+// Transcribe runs one transcription on the loaded model; an AutoWindow
+// becomes the short window on the CPU.
 func (l *Loaded) Transcribe(ctx context.Context, samples []float32, o whisper.Options) (*whisper.Result, error) {
+	o.Window = o.Window.Resolve(l.Spec.Device == "cpu")
 	return l.model.Transcribe(ctx, samples, o)
 }
 

@@ -62,9 +62,10 @@ type Decode struct {
 	Prompt        string // text that sets the style, as if said before
 	InitialPrompt string // old name of Prompt: Load moves it there
 	Hotwords      string // old name of Vocabulary (comma-separated): Load moves it there
-	// ShortWindow decodes short recordings on a window fitted to the speech
-	// (falling back to the full 30 s when the result looks wrong).
-	ShortWindow bool
+	// ShortWindow (ShortWindowAuto, On or Off) decodes short recordings on
+	// a window fitted to the speech, falling back to the full 30 s when the
+	// result looks wrong; auto does on the CPU only.
+	ShortWindow string
 	// Early transcribes while the key is still held, once the speech has
 	// ended, so the text is ready at the release (the same words).
 	Early bool
@@ -106,6 +107,10 @@ const (
 	PasteClipboard = "clipboard"
 	PasteEnter     = "paste-enter"
 	PasteType      = "type" // Unicode keystrokes, for targets that refuse the clipboard
+
+	ShortWindowAuto = "auto" // on the CPU, off on a GPU
+	ShortWindowOn   = "true"
+	ShortWindowOff  = "false"
 
 	IndicatorBottom = "bottom" // bottom centre of the monitor with the focused window
 	IndicatorCursor = "cursor" // next to the mouse pointer
@@ -152,7 +157,7 @@ const (
 func Defaults() Config {
 	return Config{
 		Engine:  Engine{Model: ModelAuto, Device: DeviceAuto, ComputeType: "auto"},
-		Decode:  Decode{Language: "auto", BeamSize: 5, Early: true},
+		Decode:  Decode{Language: "auto", BeamSize: 5, ShortWindow: ShortWindowAuto, Early: true},
 		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: ModeHold},
 		Paste:   PastePaste,
 		Audio: Audio{
@@ -232,7 +237,7 @@ func fields() []field {
 		intField(KeyBeamSize, func(c *Config) any { return &c.Decode.BeamSize }, 1, MaxBeamSize),
 		renamed(textField(KeyInitialPrompt, func(c *Config) any { return &c.Decode.InitialPrompt }), KeyPrompt),
 		renamed(textField(KeyHotwords, func(c *Config) any { return &c.Decode.Hotwords }), KeyVocabulary),
-		boolField(KeyShortWindow, func(c *Config) any { return &c.Decode.ShortWindow }),
+		enumField(KeyShortWindow, func(c *Config) any { return &c.Decode.ShortWindow }, ShortWindowAuto, ShortWindowOn, ShortWindowOff),
 		boolField(KeyEarly, func(c *Config) any { return &c.Decode.Early }),
 		{key: KeyRecord, ptr: func(c *Config) any { return &c.Hotkeys.Record }, check: checkHotkey(false),
 			allowed: combo, hint: "a key combination"},

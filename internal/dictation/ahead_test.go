@@ -51,6 +51,9 @@ func (s *levelStream) Cut(n int) int {
 type mic struct {
 	mu sync.Mutex
 	s  []float32
+	// caught: the follower has asked for samples past the end, so it has
+	// scored (and acted on) all of them.
+	caught bool
 }
 
 func (m *mic) say(windows int, level float32) {
@@ -59,15 +62,32 @@ func (m *mic) say(windows int, level float32) {
 	for range windows * win {
 		m.s = append(m.s, level)
 	}
+	m.caught = false
 }
 
 func (m *mic) read(from int) []float32 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if from >= len(m.s) {
+		m.caught = true
 		return nil
 	}
 	return append([]float32(nil), m.s[from:]...)
+}
+
+// settle waits until the follower has acted on everything said, however
+// late a loaded machine runs it.
+func (m *mic) settle(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		m.mu.Lock()
+		c := m.caught
+		m.mu.Unlock()
+		if c {
+			return
+		}
+	}
+	t.Fatal("the follower did not read the recording within 10 s")
 }
 
 func (m *mic) all() []float32 { return m.read(0) }
@@ -114,19 +134,20 @@ func TestAhead(t *testing.T) {
 		cut    int // samples the used transcription covers
 		runs   int // transcriptions started, at least
 		noRuns bool
+		idleAt int // the step before which no transcription may be running (0: none)
 	}{
 		{"silent tail: the hold's transcription is the release's",
-			[]step{{20, 1}, {12, 0}}, true, 20*win + tail, 1, false},
+			[]step{{20, 1}, {12, 0}}, true, 20*win + tail, 1, false, 0},
 		{"released inside the tail: transcribed at the release",
-			[]step{{20, 1}, {5, 0}}, false, 0, 0, true},
+			[]step{{20, 1}, {5, 0}}, false, 0, 0, true, 0},
 		{"a word after the pause: the early one is dropped",
-			[]step{{20, 1}, {12, 0}, {6, 1}}, false, 0, 1, false},
+			[]step{{20, 1}, {12, 0}, {6, 1}}, false, 0, 1, false, 0},
 		{"a word after the pause, then a longer pause: the second is used",
-			[]step{{20, 1}, {12, 0}, {6, 1}, {20, 0}}, true, 38*win + tail, 2, false},
+			[]step{{20, 1}, {12, 0}, {6, 1}, {20, 0}}, true, 38*win + tail, 2, false, 3},
 		{"after a drop, a pause as short as the first waits longer",
-			[]step{{20, 1}, {12, 0}, {6, 1}, {12, 0}}, false, 0, 1, false},
+			[]step{{20, 1}, {12, 0}, {6, 1}, {12, 0}}, false, 0, 1, false, 0},
 		{"no speech: no engine call",
-			[]step{{40, 0}}, false, 0, 0, true},
+			[]step{{40, 0}}, false, 0, 0, true, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -135,9 +156,17 @@ func TestAhead(t *testing.T) {
 			// the early transcription runs, and waits for it.
 			e := &engine{took: 250 * time.Millisecond}
 			h := dictation.Ahead[int]{Stream: &levelStream{}, Read: m.read, Run: e.run, Every: 5 * time.Millisecond}.Follow(context.Background())
-			for _, st := range tc.steps {
+			for i, st := range tc.steps {
+				if i > 0 && i == tc.idleAt {
+					// A dropped transcription finishes its engine call; the
+					// next starts only after it (one at a time).
+					for deadline := time.Now().Add(10 * time.Second); e.busy.Load() > 0 && time.Now().Before(deadline); {
+						time.Sleep(time.Millisecond)
+					}
+				}
 				m.say(st.windows, st.level)
-				time.Sleep(150 * time.Millisecond) // the follower reads every 5 ms; the engine takes 30
+				m.settle(t)
+				time.Sleep(150 * time.Millisecond) // as a speaker goes on
 			}
 			all := m.all()
 			got, ok, o := h.Take(context.Background(), all)

@@ -47,7 +47,14 @@ func DecodeOptions(cfg config.Config) whisper.Options {
 	// config.Load has moved the old initial_prompt and hotwords keys here.
 	o.InitialPrompt = cfg.Decode.Prompt
 	o.Vocabulary = cfg.Decode.Vocabulary.Items()
-	o.ShortWindow = cfg.Decode.ShortWindow
+	switch cfg.Decode.ShortWindow {
+	case config.ShortWindowOn:
+		o.Window = whisper.ShortWindow
+	case config.ShortWindowOff:
+		o.Window = whisper.FullWindow
+	default: // the engine decides by its device
+		o.Window = whisper.AutoWindow
+	}
 	return o
 }
 

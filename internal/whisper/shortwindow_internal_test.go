@@ -74,7 +74,7 @@ func TestRejectedShortAttemptFallsBack(t *testing.T) {
 	opt := DefaultOptions()
 	opt.Language = "en"
 	full := transcribe(t, m, samples, opt)
-	opt.ShortWindow = true
+	opt.Window = ShortWindow
 	res := transcribe(t, m, samples, opt)
 	t.Logf("path %s (%s): %q; full window: %q", res.Path, res.FallbackReason, res.Text, full.Text)
 	if res.Path != PathShortThenFull {

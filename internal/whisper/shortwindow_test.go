@@ -20,7 +20,7 @@ import (
 // detector: faster-whisper's policy on 30-s windows.
 func fullWindow() whisper.Options {
 	o := whisper.DefaultOptions()
-	o.ShortWindow, o.DetectSpeech = false, false
+	o.Window, o.DetectSpeech = whisper.FullWindow, false
 	return o
 }
 
@@ -67,7 +67,7 @@ func TestDecodingOnRealSpeech(t *testing.T) {
 				return
 			}
 			so := whisper.DefaultOptions()
-			so.ShortWindow = true
+			so.Window = whisper.ShortWindow
 			short := decode(so)
 			sw := whisper.WordErrorRate(c.Reference, short.Text)
 			t.Logf("full %.2f %q; default %.2f; short window (%s %s) %.2f %q", fw, full.Text, dw, short.Path, short.FallbackReason, sw, short.Text)
@@ -156,7 +156,7 @@ func TestNoSpeechPressesSkipTheEngine(t *testing.T) {
 	speech := mix(append(append(make([]float32, 8000), testenv.Speech(t, said)...), make([]float32, 9*whisper.SampleRate)...), testenv.PinkNoise(13, 16))
 	before := eng.calls.Load()
 	opt := whisper.DefaultOptions()
-	opt.ShortWindow = true // which also trims the silence around the speech
+	opt.Window = whisper.ShortWindow // which also trims the silence around the speech
 	res, err := tr.Transcribe(context.Background(), speech, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +212,10 @@ func TestFaintSpeechReachesTheEngine(t *testing.T) {
 		for _, short := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/short=%v", tc.name, short), func(t *testing.T) {
 				opt := whisper.DefaultOptions()
-				opt.Language, opt.ShortWindow = "en", short
+				opt.Language, opt.Window = "en", whisper.FullWindow
+				if short {
+					opt.Window = whisper.ShortWindow
+				}
 				before := eng.calls.Load()
 				res, err := tr.Transcribe(context.Background(), tc.samples, opt)
 				if err != nil {
@@ -255,7 +258,7 @@ func TestShortWindowKeepsFirstWord(t *testing.T) {
 			samples := append(make([]float32, whisper.SampleRate/10), testenv.SpeechWith(t, tc.soft, "-v", "en+whisper")...)
 			samples = append(samples, testenv.Speech(t, rest)...)
 			opt := whisper.DefaultOptions()
-			opt.Language, opt.ShortWindow = "en", true
+			opt.Language, opt.Window = "en", whisper.ShortWindow
 			res, err := m.Transcribe(context.Background(), samples, opt)
 			if err != nil {
 				t.Fatal(err)

@@ -18,7 +18,7 @@ type SpeechDetector interface {
 }
 
 // UseSpeechDetector makes Transcribe skip audio the detector is sure holds
-// no speech and, with Options.ShortWindow, cut the silence after the speech
+// no speech and, with Options.Window ShortWindow, cut the silence after the speech
 // at the end of a recording too long for the short window (Options.DetectSpeech). Call
 // it before the first Transcribe; nil turns detection off.
 func (t *Transcriber) UseSpeechDetector(d SpeechDetector) { t.speech = d }
@@ -78,7 +78,7 @@ func (t *Transcriber) transcribeGated(ctx context.Context, samples []float32, op
 	// only lose a soft last word. Otherwise the full window sees exactly
 	// the recording.
 	to = min(max(to, from), len(samples))
-	if !opt.ShortWindow || len(samples)/HopLength <= t.short.maxFrames || to/HopLength > t.short.maxFrames {
+	if opt.Window != ShortWindow || len(samples)/HopLength <= t.short.maxFrames || to/HopLength > t.short.maxFrames {
 		to = len(samples)
 	}
 	res, err := t.transcribe(ctx, samples, 0, to, opt)

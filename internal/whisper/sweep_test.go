@@ -73,9 +73,9 @@ func BenchmarkShortWindowSweep(b *testing.B) {
 		if beam > 0 {
 			opt.BeamSize = beam
 		}
-		opt.DetectSpeech, opt.ShortWindow = false, false
+		opt.DetectSpeech, opt.Window = false, FullWindow
 		full, ft := run(c, opt)
-		opt.DetectSpeech, opt.ShortWindow = true, true
+		opt.DetectSpeech, opt.Window = true, ShortWindow
 		line := fmt.Sprintf("%-18.18s %5.1fs full %4dms wer %.2f %q", c.Name, full.Duration, ft.Milliseconds(), WordErrorRate(c.Reference, full.Text), full.Text)
 		for _, sw := range configs {
 			m.short = sw
@@ -146,7 +146,7 @@ func BenchmarkShortWindowVoices(b *testing.B) {
 				opt := DefaultOptions()
 				opt.Language, opt.Temperatures = "en", []float32{0}
 				full := transcribe(b, m, x, opt)
-				opt.ShortWindow = true
+				opt.Window = ShortWindow
 				short := transcribe(b, m, x, opt)
 				n++
 				fullTime += full.Timings.Engine

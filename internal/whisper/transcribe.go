@@ -52,10 +52,9 @@ type Options struct {
 	WithoutTimestamps   bool
 	MaxInitialTimestamp float32
 	SuppressBlank       bool
-	// ShortWindow encodes short audio in a window just longer than the
-	// speech instead of 30 s, falling back to the full window when the
-	// result looks wrong (see shortwindow.go). Not in faster-whisper.
-	ShortWindow bool
+	// Window is the window short audio is decoded on (FullWindow: 30 s,
+	// as faster-whisper).
+	Window Window
 	// DetectSpeech runs the Transcriber's speech detector, when it has one,
 	// before decoding: no speech means no decoding, and with ShortWindow the
 	// silence after the speech may be cut (speech.go says when; the start is
@@ -63,8 +62,37 @@ type Options struct {
 	DetectSpeech bool
 }
 
+// Window is the window short audio is decoded on.
+type Window uint8
+
+const (
+	// FullWindow pads every recording to a 30 s window, as faster-whisper does.
+	FullWindow Window = iota
+	// ShortWindow encodes short audio in a window just longer than the
+	// speech, falling back to the full window when the result looks wrong
+	// (shortwindow.go). Not in faster-whisper.
+	ShortWindow
+	// AutoWindow is ShortWindow on the CPU, where encoding the 30 s of
+	// padding is most of a short dictation's wait, and FullWindow on a GPU,
+	// where it is cheap. The engine's owner resolves it (Resolve); the
+	// Transcriber takes it as FullWindow.
+	AutoWindow
+)
+
+// Resolve is w for an engine on a CPU (cpu) or a GPU.
+func (w Window) Resolve(cpu bool) Window {
+	if w != AutoWindow {
+		return w
+	}
+	if cpu {
+		return ShortWindow
+	}
+	return FullWindow
+}
+
 // DefaultOptions are faster-whisper 1.2.1's WhisperModel.transcribe defaults,
-// plus WhisperKey's speech detector (the short window stays off).
+// plus WhisperKey's speech detector and, on the CPU, the short window
+// (docs/benchmarks.md#short-window).
 func DefaultOptions() Options {
 	return Options{
 		Task:                      "transcribe",
@@ -81,7 +109,7 @@ func DefaultOptions() Options {
 		PromptResetOnTemperature:  0.5,
 		MaxInitialTimestamp:       1,
 		SuppressBlank:             true,
-		ShortWindow:               false, // loses words on real speech; docs/benchmarks.md#short-window
+		Window:                    AutoWindow,
 		DetectSpeech:              true,
 	}
 }
@@ -153,7 +181,7 @@ func NewTranscriber(eng Engine, tok *Tokenizer, nMels int, log *slog.Logger) *Tr
 // transcribe turns 16 kHz mono samples into text. Audio longer than 30 s is
 // decoded window by window, each window starting where the last complete
 // segment ended, so no words are dropped or repeated at the seams. With
-// Options.ShortWindow, samples[from:to] (the speech) is tried on a short
+// Options.Window ShortWindow, samples[from:to] (the speech) is tried on a short
 // window first; a rejected attempt decodes all the samples exactly as
 // without it, so the fallback's words are the full window's.
 func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, to int, opt Options) (*Result, error) {
@@ -170,7 +198,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 	}
 	res.Path = PathFull
 	var mel *Mel // the whole recording's features, once computed
-	if opt.ShortWindow && (to-from)/HopLength <= t.short.maxFrames {
+	if opt.Window == ShortWindow && (to-from)/HopLength <= t.short.maxFrames {
 		speech, err := LogMel(samples[from:to], t.nMels)
 		if err != nil {
 			return nil, fmt.Errorf("features: %w", err)
