@@ -87,6 +87,31 @@ type Paster interface {
 	Output(ctx context.Context, text string, pressEnter bool) (pastedAt time.Time, err error)
 }
 
+// Editor takes the last text the Paster delivered back out of its window
+// (output.Paster). When it cannot be sure the text is still there as
+// delivered it changes nothing, and the error says why, fit for the user.
+type Editor interface {
+	Undo(ctx context.Context) error
+}
+
+// Command is a spoken command: what a whole utterance may ask for instead of
+// being typed.
+type Command int
+
+// The spoken commands.
+const (
+	NoCommand Command = iota
+	CommandUndo
+)
+
+// Commands recognises spoken commands (the config's commands, adapted by
+// the wiring). It must be quick.
+type Commands interface {
+	// Command is what text, a whole transcript, asks for; NoCommand when it
+	// is text to type.
+	Command(text string) Command
+}
+
 // Sounds plays the short cues; nil plays nothing.
 type Sounds interface {
 	Play(name string)
@@ -100,6 +125,10 @@ const (
 	TriggerStart Trigger = iota
 	TriggerStop
 	TriggerCancel
+	// TriggerPasteAgain pastes the last dictation again, into the window
+	// focused now; TriggerUndo takes it back out of its window.
+	TriggerPasteAgain
+	TriggerUndo
 )
 
 // Input is one hotkey event.
@@ -142,7 +171,20 @@ type Event struct {
 	// Recording on; Raw, Cleanup and Notice come from its Transcript.
 	Profile              string
 	Raw, Cleanup, Notice string
+	// Action is what the event's work was: a dictation, or a command on the
+	// last one (PasteAgain, Undo), asked by a hotkey, the tray or the voice.
+	Action Action
 }
+
+// Action is the kind of work an Event reports.
+type Action int
+
+// Actions: a dictation is the zero value.
+const (
+	Dictate Action = iota
+	PasteAgain
+	Undo
+)
 
 // Outcome is how a dictation ended, for the parts that show it.
 type Outcome int
@@ -154,6 +196,11 @@ const (
 	Delivered
 	// NothingHeard: the recording held no words.
 	NothingHeard
+	// Undone: the last dictation was taken back out of its window.
+	Undone
+	// Refused: a command was not carried out and the target was left as it
+	// was; Message (and Err, for Undo) says why.
+	Refused
 )
 
 // Timings split a dictation's latency after the key was released.
@@ -201,6 +248,10 @@ type Deps struct {
 	// Speculator, when set, transcribes during holds that begin while no
 	// earlier dictation is in the engine (that one goes first).
 	Speculator Speculator
+	// Editor, when set, carries out Undo (the hotkey and the spoken command).
+	Editor Editor
+	// Commands, when set, recognises the spoken commands.
+	Commands Commands
 }
 
 // App is the dictation state machine: idle → recording → transcribing →
@@ -215,9 +266,13 @@ type App struct {
 	jobs   chan job
 	mu     sync.Mutex // guards state: Run and the transcriber write it, State reads it
 	state  State
+	// last is the last dictation's text, for PasteAgain; only the
+	// transcription goroutine touches it.
+	last string
 }
 
 type job struct {
+	action   Action // Dictate, or a command on the last dictation (no samples)
 	profile  string
 	early    Speculation // nil: none
 	samples  []float32
@@ -345,6 +400,24 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				case <-ctx.Done():
 					return ctx.Err()
 				}
+			case TriggerPasteAgain, TriggerUndo:
+				if recording {
+					continue // the key that ends the recording comes first
+				}
+				j := job{action: Undo}
+				if in.Trigger == TriggerPasteAgain {
+					j.action = PasteAgain
+					if a.deps.Chooser != nil {
+						j.profile = a.deps.Chooser.Choose() // the window it goes to
+					}
+				}
+				// Behind the dictations still in the engine: they paste first,
+				// so the command acts on the last one.
+				select {
+				case a.jobs <- j:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
 			case TriggerCancel:
 				if !recording {
 					continue
@@ -381,8 +454,60 @@ func (a *App) idleOrBusy() State {
 
 func (a *App) transcribeLoop(ctx context.Context) {
 	for j := range a.jobs {
-		a.finish(ctx, j)
+		switch j.action {
+		case PasteAgain:
+			a.pasteAgain(WithProfile(ctx, j.profile))
+		case Undo:
+			a.undo(ctx)
+		default:
+			a.finish(ctx, j)
+		}
 	}
+}
+
+// pasteAgain pastes the last dictation into the window focused now, through
+// the Paster as any dictation.
+func (a *App) pasteAgain(ctx context.Context) {
+	if a.last == "" {
+		a.done(Event{Action: PasteAgain, Outcome: Refused, Message: "Nothing to paste again: no dictation yet"})
+		return
+	}
+	a.setState(Output, "Pasting again…")
+	if _, err := a.deps.Paster.Output(ctx, a.last, false); err != nil {
+		a.emit(Event{State: Error, Action: PasteAgain, Err: err, Text: a.last, Message: err.Error()})
+		return
+	}
+	a.log.Info("pasted again", "chars", len(a.last), "profile", ProfileFrom(ctx))
+	a.done(Event{Action: PasteAgain, Outcome: Delivered, Message: "Pasted again"})
+}
+
+// undo takes the last dictation back out of its window, if the Editor can
+// be sure it is still there.
+func (a *App) undo(ctx context.Context) {
+	if a.deps.Editor == nil {
+		a.done(Event{Action: Undo, Outcome: Refused, Message: "Undo is not available here"})
+		return
+	}
+	a.setState(Output, "Undoing…")
+	if err := a.deps.Editor.Undo(ctx); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return
+		}
+		a.log.Info("dictation not undone", "why", err)
+		a.done(Event{Action: Undo, Outcome: Refused, Err: err, Message: err.Error()})
+		return
+	}
+	a.log.Info("dictation undone")
+	a.done(Event{Action: Undo, Outcome: Undone, Message: "Last dictation removed"})
+}
+
+// done ends a command: the app is idle again, and e (State Idle) says how.
+func (a *App) done(e Event) {
+	a.mu.Lock()
+	a.state = Idle
+	a.mu.Unlock()
+	e.State = Idle
+	a.send(e)
 }
 
 // transcribe is the job's transcript: the one its hold made already, or a
@@ -414,6 +539,15 @@ func (a *App) finish(ctx context.Context, j job) {
 		a.send(Event{State: Idle, Message: "Nothing heard", Outcome: NothingHeard})
 		return
 	}
+	if a.deps.Commands != nil {
+		// Said on its own, a command acts instead of being typed; the text as
+		// heard counts too, in case an AI cleanup reworded it.
+		if a.deps.Commands.Command(tr.Text) == CommandUndo || (tr.Raw != "" && a.deps.Commands.Command(tr.Raw) == CommandUndo) {
+			a.undo(ctx)
+			return
+		}
+	}
+	a.last = tr.Text
 	a.setState(Output, "Pasting…")
 	pasteStart := time.Now()
 	pastedAt, err := a.deps.Paster.Output(ctx, tr.Text, j.send)

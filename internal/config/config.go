@@ -25,6 +25,7 @@ type Config struct {
 	ModelCacheDir string // "" means the default per-user cache
 	Remote        Remote
 	Feedback      Feedback
+	Commands      Commands // spoken commands on the last dictation (commands.go)
 	Profiles      Profiles // per-app overrides, first match wins (profiles.go)
 	Cleanup       Cleanup  // optional AI rewrite of each dictation (cleanup.go)
 }
@@ -78,6 +79,10 @@ type Hotkeys struct {
 	Cancel   string // HotkeyOff when turned off
 	AutoSend string // HotkeyOff when turned off
 	Mode     string // ModeHold or ModeToggle
+	// PasteAgain inserts the last dictation again; Undo removes it from the
+	// window it went to. HotkeyOff when turned off (the default).
+	PasteAgain string
+	Undo       string
 }
 
 // Audio holds the capture settings.
@@ -134,6 +139,8 @@ const (
 	KeyCancel         = "hotkeys.cancel"
 	KeyAutoSend       = "hotkeys.auto_send"
 	KeyMode           = "hotkeys.mode"
+	KeyPasteAgain     = "hotkeys.paste_again"
+	KeyUndo           = "hotkeys.undo"
 	KeyPaste          = "paste"
 	KeyInputDevice    = "audio.input_device"
 	KeyMinDuration    = "audio.min_duration"
@@ -156,10 +163,11 @@ const (
 // Defaults returns the built-in settings; config.example.yaml spells out the same values.
 func Defaults() Config {
 	return Config{
-		Engine:  Engine{Model: ModelAuto, Device: DeviceAuto, ComputeType: "auto"},
-		Decode:  Decode{Language: "auto", BeamSize: 5, ShortWindow: ShortWindowAuto, Early: true},
-		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: ModeHold},
-		Paste:   PastePaste,
+		Engine: Engine{Model: ModelAuto, Device: DeviceAuto, ComputeType: "auto"},
+		Decode: Decode{Language: "auto", BeamSize: 5, ShortWindow: ShortWindowAuto, Early: true},
+		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: ModeHold,
+			PasteAgain: HotkeyOff, Undo: HotkeyOff},
+		Paste: PastePaste,
 		Audio: Audio{
 			MinDuration:   300 * time.Millisecond,
 			MaxDuration:   5 * time.Minute,
@@ -172,6 +180,7 @@ func Defaults() Config {
 		Text:     Text{Output: Output{Case: CaseAsSpoken}},
 		Feedback: Feedback{Indicator: IndicatorBottom, Notifications: true},
 		Cleanup:  Cleanup{Timeout: 3 * time.Second, Mode: "clean"},
+		Commands: Commands{Undo: NewList(DefaultUndoPhrases...)},
 	}
 }
 
@@ -246,6 +255,10 @@ func fields() []field {
 		{key: KeyAutoSend, ptr: func(c *Config) any { return &c.Hotkeys.AutoSend }, check: checkHotkey(true),
 			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
 		enumField(KeyMode, func(c *Config) any { return &c.Hotkeys.Mode }, ModeHold, ModeToggle),
+		{key: KeyPasteAgain, ptr: func(c *Config) any { return &c.Hotkeys.PasteAgain }, check: checkHotkey(true),
+			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
+		{key: KeyUndo, ptr: func(c *Config) any { return &c.Hotkeys.Undo }, check: checkHotkey(true),
+			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
 		enumField(KeyPaste, func(c *Config) any { return &c.Paste }, PastePaste, PasteClipboard, PasteEnter, PasteType),
 		textField(KeyInputDevice, func(c *Config) any { return &c.Audio.InputDevice }),
 		durField(KeyMinDuration, func(c *Config) any { return &c.Audio.MinDuration }, 0, 10*time.Second),
@@ -268,7 +281,7 @@ func fields() []field {
 		{key: KeyProfiles, ptr: func(c *Config) any { return &c.Profiles },
 			allowed: "a list of profiles, each with a name, a match (class, exe or title) and the settings it changes (see " + profilesDocAnchor + ")",
 			hint:    "such a list"},
-	}, append(wordsFields(), cleanupFields()...)...)
+	}, append(append(wordsFields(), cleanupFields()...), commandFields()...)...)
 }
 
 func lookupField(key string) (field, bool) {

@@ -117,6 +117,9 @@ type desk struct {
 	checks     sync.WaitGroup  // resume checks in flight; Run waits for them
 	hotkeyTold map[string]bool // hotkey problems already notified
 	vocabTold  string          // the vocabulary notice last given, so it is given once
+	// lastEntry is the Recent entry of the last text pasted, which an undo
+	// marks; "" when the last paste was a paste again.
+	lastEntry string
 }
 
 // Run is the tray app: it loads the model, listens to the hotkeys and
@@ -206,7 +209,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: keepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
 		Transcriber: d.dictation, Paster: paster{d.paster, d.dictation}, Sounds: d,
-		Chooser: d.profiles, Speculator: speculator}, log)
+		Chooser: d.profiles, Speculator: speculator, Editor: d.paster, Commands: spokenCommands(d.store.Current)}, log)
 	input := make(chan app.Input)
 	appDone := make(chan struct{})
 	defer func() { quit(); <-appDone }() // before the parts it drives close

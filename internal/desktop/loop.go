@@ -54,6 +54,15 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 				src.actions = nil
 				continue
 			}
+			if act.Kind == tray.PasteAgain {
+				// Through the app, so it waits for the dictations before it.
+				select {
+				case src.input <- app.Input{Trigger: app.TriggerPasteAgain, At: time.Now()}:
+				case <-ctx.Done():
+					return nil
+				}
+				continue
+			}
 			d.onAction(ctx, act)
 		case ch, ok := <-src.changes:
 			if !ok {
@@ -143,6 +152,11 @@ func (d *desk) onResume(ctx context.Context, reason string, hotkeys bool) {
 func appInput(e hotkey.Event) app.Input {
 	in := app.Input{At: time.Now(), Send: e.Hotkey == hotkey.AutoSend}
 	switch e.Kind {
+	case hotkey.Pressed:
+		in.Trigger = app.TriggerPasteAgain
+		if e.Hotkey == hotkey.Undo {
+			in.Trigger = app.TriggerUndo
+		}
 	case hotkey.Stop:
 		in.Trigger = app.TriggerStop
 	case hotkey.Cancel:
@@ -154,6 +168,10 @@ func appInput(e hotkey.Event) app.Input {
 }
 
 func (d *desk) onAppEvent(e app.Event) {
+	if e.Action != app.Dictate && (e.State == app.Idle || e.State == app.Error) {
+		d.onCommandEvent(e)
+		return
+	}
 	if e.Text != "" && e.State == app.Idle {
 		tm := e.Timings
 		d.log.Info("dictated", "chars", len(e.Text), "audio_ms", tm.Audio.Milliseconds(),

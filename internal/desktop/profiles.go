@@ -91,10 +91,12 @@ func (d *desk) rememberDictation(e app.Event) {
 	if d.feedback.recent == nil || e.Text == "" {
 		return
 	}
-	if _, err := d.feedback.recent.AddEntry(history.Entry{Text: e.Text, At: time.Now(), Raw: e.Raw,
-		Profile: e.Profile, Cleanup: e.Cleanup}); err != nil {
+	entry, err := d.feedback.recent.AddEntry(history.Entry{Text: e.Text, At: time.Now(), Raw: e.Raw,
+		Profile: e.Profile, Cleanup: e.Cleanup})
+	if err != nil {
 		d.log.Warn("could not keep the dictation on disk", "err", err)
 	}
+	d.lastEntry = entry.ID
 }
 
 // onProfileEvent tells the user, on the indicator and in a notification,

@@ -40,6 +40,7 @@ type History interface {
 	AddEntry(e history.Entry) (history.Entry, error)
 	Entries() []history.Entry
 	Get(id string) (history.Entry, bool)
+	MarkUndone(id string) error
 }
 
 // StartAtLogin is what the tray's "Start at login" toggle needs

@@ -34,13 +34,24 @@ type Entry struct {
 	// Profile and Cleanup are the dictation's profile and cleanup mode ("": none).
 	Profile string `json:"profile,omitempty"`
 	Cleanup string `json:"cleanup,omitempty"`
+	// Undone: the dictation was taken back out of its window (undo).
+	Undone bool `json:"undone,omitempty"`
 }
 
 // RawSuffix marks the ID of an entry's text as heard in the Recent menu.
 const RawSuffix = ":raw"
 
-// Label is the entry's text for a menu: one line, at most LabelLength characters.
-func (e Entry) Label() string { return Label(e.Text, LabelLength) }
+// UndoneMark starts the label of an undone entry.
+const UndoneMark = "(undone) "
+
+// Label is the entry's text for a menu: one line, at most LabelLength
+// characters, starting with UndoneMark when it was undone.
+func (e Entry) Label() string {
+	if e.Undone {
+		return Label(UndoneMark+e.Text, LabelLength)
+	}
+	return Label(e.Text, LabelLength)
+}
 
 // Label shortens text to n characters on one line, ending in "…" when cut.
 func Label(text string, n int) string {
@@ -166,6 +177,23 @@ func (h *History) Get(id string) (Entry, bool) {
 		}
 	}
 	return Entry{}, false
+}
+
+// MarkUndone marks the entry with id as undone. An entry no longer kept is
+// not an error; a file that cannot be written is (the mark stays in memory).
+func (h *History) MarkUndone(id string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := range h.entries {
+		if h.entries[i].ID == id {
+			h.entries[i].Undone = true
+			if h.cfg.File == "" {
+				return nil
+			}
+			return write(h.cfg.File, h.entries)
+		}
+	}
+	return nil
 }
 
 // Read returns the entries kept in the file at path, newest first; a missing file holds none.

@@ -140,3 +140,31 @@ func TestBadFileIsAClearError(t *testing.T) {
 		t.Errorf("error = %v; want one naming %s and how to fix it", err, path)
 	}
 }
+
+// An undone dictation stays in the list, marked, across a restart.
+func TestMarkUndone(t *testing.T) {
+	path := history.Path(t.TempDir())
+	h, err := history.New(history.Config{File: path}, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := h.Add("Keep this one.", time.Now())
+	second, _ := h.Add("Scratch this one.", time.Now())
+	if err := h.MarkUndone(second.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.MarkUndone("no such id"); err != nil {
+		t.Fatalf("unknown id: %v", err)
+	}
+	again, err := history.New(history.Config{File: path}, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := again.Entries()
+	if len(got) != 2 || !got[0].Undone || got[1].Undone || got[1].ID != first.ID {
+		t.Fatalf("entries after restart: %+v", got)
+	}
+	if l := got[0].Label(); l != "(undone) Scratch this one." {
+		t.Fatalf("label %q", l)
+	}
+}

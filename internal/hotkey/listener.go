@@ -49,12 +49,20 @@ const (
 	Record Hotkey = iota
 	// AutoSend records like Record; a Stop from it means "paste, then press Enter".
 	AutoSend
+	// PasteAgain and Undo act once per press (Pressed events).
+	PasteAgain
+	Undo
 )
 
-// String returns "record" or "auto-send".
+// String returns "record", "auto-send", "paste-again" or "undo".
 func (h Hotkey) String() string {
-	if h == AutoSend {
+	switch h {
+	case AutoSend:
 		return "auto-send"
+	case PasteAgain:
+		return "paste-again"
+	case Undo:
+		return "undo"
 	}
 	return "record"
 }
@@ -75,6 +83,9 @@ const (
 	// from sleep) and the hotkeys were registered again; Reason says which.
 	// The microphone and the engine may need the same check.
 	Renewed
+	// Pressed: a hotkey that acts at once (PasteAgain, Undo) went down; once
+	// per press, whatever the key's autorepeat does.
+	Pressed
 )
 
 // String names the kind for logs.
@@ -90,6 +101,8 @@ func (k Kind) String() string {
 		return "problem"
 	case Renewed:
 		return "renewed"
+	case Pressed:
+		return "pressed"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -97,7 +110,8 @@ func (k Kind) String() string {
 // Event is one hotkey event for the app.
 type Event struct {
 	Kind Kind
-	// Hotkey is the hotkey that started (Start, Cancel) or stopped (Stop) the recording.
+	// Hotkey is the hotkey that started (Start, Cancel) or stopped (Stop) the
+	// recording, or that was pressed (Pressed).
 	Hotkey Hotkey
 	// Err is set for Problem: a *RegisterError, fit to show the user.
 	Err error
@@ -107,10 +121,12 @@ type Event struct {
 
 // Config keys named in user messages.
 const (
-	ConfigRecord   = "hotkeys.record"
-	ConfigAutoSend = "hotkeys.auto_send"
-	ConfigCancel   = "hotkeys.cancel"
-	ConfigMode     = "hotkeys.mode"
+	ConfigRecord     = "hotkeys.record"
+	ConfigAutoSend   = "hotkeys.auto_send"
+	ConfigCancel     = "hotkeys.cancel"
+	ConfigMode       = "hotkeys.mode"
+	ConfigPasteAgain = "hotkeys.paste_again"
+	ConfigUndo       = "hotkeys.undo"
 )
 
 // Config says which combinations to register and how they behave.
@@ -122,6 +138,8 @@ type Config struct {
 	// Cancel discards the recording. It is registered only while recording, so it does
 	// not take the key from other applications the rest of the time. Default "esc"; "none" turns it off.
 	Cancel string
+	// PasteAgain and Undo act once per press. Default "" (off); "none" is off too.
+	PasteAgain, Undo string
 	// Mode is "hold" (default) or "toggle".
 	Mode string
 	// Debounce is how long a key-up must stand before it counts as a release: X11
@@ -145,6 +163,7 @@ func (c Config) withDefaults() Config {
 // settings is a validated Config.
 type settings struct {
 	record, autoSend, cancel Combo
+	pasteAgain, undo         Combo
 	mode                     Mode
 	debounce                 time.Duration
 }
@@ -166,6 +185,8 @@ func (c Config) parse() (settings, error) {
 	s.record = parseKey(ConfigRecord, c.Record, false)
 	s.autoSend = parseKey(ConfigAutoSend, c.AutoSend, true)
 	s.cancel = parseKey(ConfigCancel, c.Cancel, true)
+	s.pasteAgain = parseKey(ConfigPasteAgain, c.PasteAgain, true)
+	s.undo = parseKey(ConfigUndo, c.Undo, true)
 	if err != nil {
 		return settings{}, err
 	}
@@ -178,9 +199,15 @@ func (c Config) parse() (settings, error) {
 		}
 		return nil
 	}
-	if err := errors.Join(same(s.record, s.autoSend, ConfigRecord, ConfigAutoSend),
-		same(s.record, s.cancel, ConfigRecord, ConfigCancel),
-		same(s.autoSend, s.cancel, ConfigAutoSend, ConfigCancel)); err != nil {
+	combos := []Combo{s.record, s.autoSend, s.cancel, s.pasteAgain, s.undo}
+	keys := []string{ConfigRecord, ConfigAutoSend, ConfigCancel, ConfigPasteAgain, ConfigUndo}
+	var errs []error
+	for i := range combos {
+		for j := i + 1; j < len(combos); j++ {
+			errs = append(errs, same(combos[i], combos[j], keys[i], keys[j]))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		return settings{}, err
 	}
 	s.debounce = c.Debounce
@@ -263,6 +290,8 @@ const (
 	slotAutoSend
 	slotCancel
 	slotCancelHeld // cancel plus the held hotkey's modifiers: Windows matches modifiers exactly
+	slotPasteAgain
+	slotUndo
 	numSlots
 )
 
@@ -297,6 +326,9 @@ type Listener struct {
 	grabs        [numSlots]Grab
 	combos       [numSlots]Combo
 	cancelWarned bool
+	// tapDown: a PasteAgain or Undo press was reported and its release not
+	// seen yet, so autorepeat's downs are not new presses.
+	tapDown [numSlots]bool
 }
 
 // New validates cfg, registers the record and auto-send hotkeys and starts listening.
@@ -404,6 +436,10 @@ func (l *Listener) run() {
 			l.edge(slotCancel, v, ok)
 		case v, ok := <-edges[slotCancelHeld]:
 			l.edge(slotCancelHeld, v, ok)
+		case v, ok := <-edges[slotPasteAgain]:
+			l.tap(slotPasteAgain, PasteAgain, v, ok)
+		case v, ok := <-edges[slotUndo]:
+			l.tap(slotUndo, Undo, v, ok)
 		case now := <-timer.C:
 			for _, ev := range l.m.tick(now) {
 				l.emit(ev)
@@ -424,7 +460,7 @@ func (l *Listener) run() {
 			}
 			l.releaseAll()
 			l.set, l.m = r.set, newMachine(r.set.mode, r.set.debounce)
-			l.cancelWarned = false
+			l.cancelWarned, l.tapDown = false, [numSlots]bool{}
 			r.reply <- l.registerMain()
 		}
 		if at, ok := l.m.deadline(); ok {
@@ -491,6 +527,28 @@ func (l *Listener) edge(s slot, e Edge, ok bool) {
 	}
 }
 
+// tap turns an edge of a hotkey that acts at once into one Pressed event
+// per press. Autorepeat (X11 sends up and down pairs while a key is held)
+// is told from a new press by the keyboard's state where it can be read.
+func (l *Listener) tap(s slot, h Hotkey, e Edge, ok bool) {
+	if !ok {
+		l.log.Warn("hotkey registration ended unexpectedly", "hotkey", l.combos[s].String())
+		l.grabs[s] = nil
+		return
+	}
+	if !e.Down {
+		if e.Sure || l.comboDown(l.combos[s]) != yes {
+			l.tapDown[s] = false
+		}
+		return
+	}
+	if l.tapDown[s] || (!e.Sure && l.comboDown(l.combos[s]) == no) {
+		return
+	}
+	l.tapDown[s] = true
+	l.emit(Event{Kind: Pressed, Hotkey: h})
+}
+
 type tri int
 
 const (
@@ -545,14 +603,15 @@ func (l *Listener) problem(err error) {
 	}
 }
 
-// registerMain registers the record and auto-send hotkeys.
+// registerMain registers the record, auto-send, paste-again and undo hotkeys.
 func (l *Listener) registerMain() error {
 	var errs []error
 	for _, r := range []struct {
 		s     slot
 		key   string
 		combo Combo
-	}{{slotRecord, ConfigRecord, l.set.record}, {slotAutoSend, ConfigAutoSend, l.set.autoSend}} {
+	}{{slotRecord, ConfigRecord, l.set.record}, {slotAutoSend, ConfigAutoSend, l.set.autoSend},
+		{slotPasteAgain, ConfigPasteAgain, l.set.pasteAgain}, {slotUndo, ConfigUndo, l.set.undo}} {
 		if r.combo.IsZero() {
 			continue
 		}
@@ -633,5 +692,6 @@ func (l *Listener) reregister() error {
 	}
 	l.releaseAll()
 	l.cancelWarned = false
+	l.tapDown = [numSlots]bool{}
 	return l.registerMain()
 }

@@ -428,3 +428,55 @@ func TestListenerRenewals(t *testing.T) {
 		})
 	}
 }
+
+// The paste-again and undo hotkeys act once per press: X11's autorepeat
+// (up and down pairs while the key stays down) is not a new press, and a
+// release the keyboard confirms lets the next press through.
+func TestListenerPressedOncePerPress(t *testing.T) {
+	k := &keyboardGrabber{chanGrabber: newChanGrabber(), down: map[Combo]bool{}}
+	l := newListener(t, Config{Record: "ctrl+shift+f9", PasteAgain: "ctrl+alt+v", Undo: "ctrl+alt+z"}, k)
+	// A press on the record key only serves to know the listener took the
+	// edges before it: its Start comes after whatever they gave.
+	fence := func(ms int) {
+		k.set("ctrl+shift+f9", true)
+		k.edge(t, "ctrl+shift+f9", true, ms)
+		expect(t, l, Start, Record)
+		k.set("ctrl+shift+f9", false)
+		k.edge(t, "ctrl+shift+f9", false, ms+1)
+		expect(t, l, Stop, Record)
+	}
+
+	k.set("ctrl+alt+v", true)
+	k.edge(t, "ctrl+alt+v", true, 0)
+	expect(t, l, Pressed, PasteAgain)
+	for ms := 10; ms < 100; ms += 30 { // autorepeat while held
+		k.edge(t, "ctrl+alt+v", false, ms)
+		k.edge(t, "ctrl+alt+v", true, ms+1)
+	}
+	fence(200)
+	k.set("ctrl+alt+v", false)
+	k.edge(t, "ctrl+alt+v", false, 300)
+	// A key pressed on the root window that is not the combination.
+	k.edge(t, "ctrl+alt+z", true, 350)
+	fence(400)
+
+	k.set("ctrl+alt+z", true)
+	k.edge(t, "ctrl+alt+z", true, 500)
+	expect(t, l, Pressed, Undo)
+	k.set("ctrl+alt+z", false)
+	k.edge(t, "ctrl+alt+z", false, 550)
+	fence(560)
+	k.set("ctrl+alt+z", true)
+	k.edge(t, "ctrl+alt+z", true, 600)
+	expect(t, l, Pressed, Undo)
+}
+
+func TestPasteAgainAndUndoMustDiffer(t *testing.T) {
+	for _, cfg := range []Config{{Record: "ctrl+alt+z", Undo: "ctrl+alt+z"}, {PasteAgain: "ctrl+alt+v", Undo: "ctrl+alt+v"},
+		{AutoSend: "ctrl+alt+v", PasteAgain: "ctrl+alt+v"}} {
+		if l, err := New(cfg, testLogger(t), newChanGrabber()); err == nil {
+			l.Close()
+			t.Errorf("New(%+v) succeeded", cfg)
+		}
+	}
+}

@@ -25,6 +25,7 @@ const (
 	KindMicChanged
 	KindCleanupFallback
 	KindVocabulary
+	KindCommand // a command on the last dictation (undo, paste again) was not carried out
 )
 
 func (k Kind) String() string {
@@ -55,6 +56,8 @@ func (k Kind) String() string {
 		return "cleanup-fallback"
 	case KindVocabulary:
 		return "vocabulary"
+	case KindCommand:
+		return "command"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -156,6 +159,17 @@ func VocabularyTooLong(detail string) Message {
 func TextNotPasted() Message {
 	return Message{Kind: KindNotPasted, Summary: "Text not pasted",
 		Body: "The window did not take the text. It is on the clipboard: paste it with Ctrl+V.", Urgent: true}
+}
+
+// NotUndone says why the last dictation was left in its window; why is the
+// reason as the output package words it.
+func NotUndone(why string) Message {
+	return Message{Kind: KindCommand, Summary: "Not undone", Body: why + ". Nothing was changed."}
+}
+
+// NothingToPasteAgain says paste again found no dictation to paste.
+func NothingToPasteAgain() Message {
+	return Message{Kind: KindCommand, Summary: "Nothing to paste again", Body: "Dictate something first; paste again puts the last dictation in once more."}
 }
 
 // Config configures a Notifier. Zero fields take the defaults.

@@ -16,6 +16,11 @@ const (
 	xkReturn   = 0xff0d
 	xkShiftL   = 0xffe1
 	xkInsert   = 0xff63
+	// for Undo
+	xkLeft      = 0xff51
+	xkRight     = 0xff53
+	xkBackSpace = 0xff08
+	xkC         = 0x0063
 )
 
 var xkModifiers = []uint64{
@@ -139,4 +144,17 @@ func (b *osBackend) restore(ctx context.Context, s *snapshot, o *ownership) (boo
 		return false, err
 	}
 	return true, nil
+}
+
+// editKeys are the keycodes Undo presses: Shift, the arrows, BackSpace and C.
+func (b *osBackend) editKeys() (editKeys, error) {
+	if b.x == nil {
+		return editKeys{}, b.xErr
+	}
+	k := editKeys{ctrl: b.pk.ctrl, shift: b.shift, left: b.x.keycode(xkLeft), right: b.x.keycode(xkRight),
+		backspace: b.x.keycode(xkBackSpace), c: b.x.keycode(xkC)}
+	if k.ctrl == 0 || k.shift == 0 || k.left == 0 || k.right == 0 || k.backspace == 0 || k.c == 0 {
+		return editKeys{}, errors.New("the keyboard layout lacks Shift, the arrow keys, BackSpace or c")
+	}
+	return k, nil
 }

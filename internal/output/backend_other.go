@@ -31,6 +31,7 @@ func (b *osBackend) keys() pasteKeys                             { return pasteK
 func (b *osBackend) keysDown() ([]uint32, error)                 { return nil, errNoKeystroke }
 func (b *osBackend) isModifier(uint32) bool                      { return false }
 func (b *osBackend) send([]keyEvent) error                       { return errNoKeystroke }
+func (b *osBackend) editKeys() (editKeys, error)                 { return editKeys{}, errNoKeystroke }
 func (b *osBackend) stillOurs(o *ownership) bool                 { return o.stillOurs() }
 func (b *osBackend) save(ctx context.Context) (*snapshot, error) { return saveClipboard(ctx, b.log) }
 

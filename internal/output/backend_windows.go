@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
+	"unicode/utf16"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -58,6 +60,10 @@ const (
 	vkControl       = 0x11
 	vkV             = 0x56
 	vkReturn        = 0x0D
+	vkLeft          = 0x25
+	vkRight         = 0x27
+	vkBack          = 0x08
+	vkC             = 0x43
 	maxSavedFormat  = 64 << 20 // larger formats are not saved; restoring them would stall the paste
 )
 
@@ -114,6 +120,29 @@ func (b *osBackend) close() error {
 }
 func (b *osBackend) canPaste() error { return nil }
 func (b *osBackend) keys() pasteKeys { return pasteKeys{ctrl: vkControl, v: vkV, enter: vkReturn} }
+
+// editKeys are the virtual keys Undo presses: Shift, the arrows, Backspace and C.
+func (b *osBackend) editKeys() (editKeys, error) {
+	return editKeys{ctrl: vkControl, shift: vkShift, left: vkLeft, right: vkRight, backspace: vkBack, c: vkC}, nil
+}
+
+// text is the snapshot's CF_UNICODETEXT, if it holds it.
+func (s *snapshot) text() (string, bool) {
+	for _, it := range s.items {
+		if it.format != cfUnicodeText {
+			continue
+		}
+		u := make([]uint16, len(it.data)/2)
+		for i := range u {
+			u[i] = uint16(it.data[2*i]) | uint16(it.data[2*i+1])<<8
+		}
+		if i := slices.Index(u, 0); i >= 0 {
+			u = u[:i]
+		}
+		return string(utf16.Decode(u)), true
+	}
+	return "", false
+}
 
 // target is the foreground window and whether UIPI would drop our input to it.
 func (b *osBackend) target() (uint64, bool, error) {

@@ -74,3 +74,13 @@ func (s *snapshot) writeBack(ctx context.Context) error {
 	}
 	return nil
 }
+
+// text is the snapshot's plain text, if it holds any.
+func (s *snapshot) text() (string, bool) {
+	for _, it := range s.items {
+		if it.Format == clipboard.FmtText {
+			return string(it.Bytes), true
+		}
+	}
+	return "", false
+}

@@ -18,6 +18,8 @@ type Joiner struct {
 	last       string
 	lastTarget uint64
 	lastAt     time.Time
+	// before is the state before the last Join, for Revert.
+	before *Joiner
 }
 
 // NewJoiner joins dictations that come within window of each other; window < 0 never joins.
@@ -33,8 +35,17 @@ func (j *Joiner) Join(text string, target uint64, now time.Time) string {
 	if j.continues(target, now) && needsSpace(j.last, out) {
 		out = " " + out
 	}
+	j.before = &Joiner{last: j.last, lastTarget: j.lastTarget, lastAt: j.lastAt}
 	j.last, j.lastTarget, j.lastAt = out, target, now
 	return out
+}
+
+// Revert forgets the last Join (its text was taken back out of the window):
+// the next text continues the one before it, as if it had never come.
+func (j *Joiner) Revert() {
+	if b := j.before; b != nil {
+		j.last, j.lastTarget, j.lastAt, j.before = b.last, b.lastTarget, b.lastAt, nil
+	}
 }
 
 func (j *Joiner) continues(target uint64, now time.Time) bool {

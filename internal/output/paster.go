@@ -137,6 +137,9 @@ type Paster struct {
 	os     *osBackend
 	join   *Joiner
 	closed bool
+	// last is what the last Output inserted, for Undo; zero when it
+	// inserted nothing.
+	last insertion
 
 	// test hooks: run after the paste keystroke, and when keys are found held before it
 	afterPaste func()
@@ -204,6 +207,7 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 	if err != nil {
 		p.log.Debug("cannot identify the focused window", "err", err)
 	}
+	p.last = insertion{} // whatever happens now, the text before is no longer the last
 	res := Result{Text: p.join.Join(text, target, time.Now())}
 	if res.Text == "" {
 		return res, nil
@@ -225,7 +229,11 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 		return res, nil
 	}
 	if mode == ModeType {
-		return p.typeOut(ctx, res, opt)
+		res, err := p.typeOut(ctx, res, opt)
+		if err == nil && res.Typed {
+			p.last = insertion{text: res.Text, target: target, entered: res.PressedEnter}
+		}
+		return res, err
 	}
 
 	saved, err := p.os.save(ctx)
@@ -268,6 +276,7 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 	if !p.awaitRead(ctx, own, &res, pastedAt) {
 		return res, ErrNotRead
 	}
+	p.last = insertion{text: res.Text, target: target, entered: res.PressedEnter}
 	res.Restored, res.OnClipboard = p.restore(ctx, saved, own)
 	return res, ctx.Err()
 }

@@ -414,3 +414,64 @@ func TestSetMode(t *testing.T) {
 	}
 	tg.waitFor(" now pasted") // joined to the copied text: same window, within the join window
 }
+
+// Undo takes the dictation back out of the real window, keeps the clipboard,
+// and refuses, leaving the text as it is, once something was typed after it,
+// once another window has the focus, or with nothing left to undo.
+func TestUndoInARealWindow(t *testing.T) {
+	p := newPaster(t, Config{})
+	const previous = "previous clipboard ✓"
+	ownClipboard(t, previous)
+	tg := startTarget(t)
+	ctx := context.Background()
+
+	if _, err := p.Output(ctx, " First words.", Options{}); err != nil {
+		t.Fatalf("Output: %v", err)
+	}
+	if _, err := p.Output(ctx, " Grüße, zweimal.", Options{}); err != nil {
+		t.Fatalf("Output: %v", err)
+	}
+	tg.waitFor("First words. Grüße, zweimal.")
+	if err := p.Undo(ctx); err != nil {
+		t.Fatalf("Undo: %v", err)
+	}
+	tg.waitFor("First words.")
+	if got, _ := readClipboard(t); got != previous {
+		t.Fatalf("clipboard after undo = %q, want %q", got, previous)
+	}
+	if err := p.Undo(ctx); !errors.Is(err, ErrNothingToUndo) {
+		t.Fatalf("second Undo: %v, want ErrNothingToUndo", err)
+	}
+	tg.waitFor("First words.")
+
+	// Typed after the paste: the text before the cursor is not the dictation.
+	if _, err := p.Output(ctx, " Third.", Options{}); err != nil {
+		t.Fatalf("Output: %v", err)
+	}
+	tg.waitFor("First words. Third.") // joined: the undone one is forgotten
+	xdotool(t, "type", "x")
+	tg.waitFor("First words. Third.x")
+	if err := p.Undo(ctx); !errors.Is(err, ErrTextChanged) {
+		t.Fatalf("Undo after typing: %v, want ErrTextChanged", err)
+	}
+	// The selection was given back: what is typed now lands at the end.
+	xdotool(t, "type", "y")
+	tg.waitFor("First words. Third.xy")
+	if got, _ := readClipboard(t); got != previous {
+		t.Fatalf("clipboard after a refused undo = %q, want %q", got, previous)
+	}
+
+	// Another window focused.
+	if _, err := p.Output(ctx, " Fourth.", Options{}); err != nil {
+		t.Fatalf("Output: %v", err)
+	}
+	tg.waitFor("First words. Third.xy Fourth.")
+	other := startTarget(t)
+	if err := p.Undo(ctx); !errors.Is(err, ErrFocusMoved) {
+		t.Fatalf("Undo in another window: %v, want ErrFocusMoved", err)
+	}
+	if got := other.contents(); got != "" {
+		t.Fatalf("other window holds %q", got)
+	}
+	tg.waitFor("First words. Third.xy Fourth.")
+}

@@ -51,6 +51,8 @@ const (
 	// SelectProfile: an item of the Profiles submenu (the profiles, "Edit
 	// profiles…", the AI cleanup toggle) was chosen; Value is its ID.
 	SelectProfile
+	// PasteAgain: "Paste last dictation again" was chosen.
+	PasteAgain
 )
 
 func (k ActionKind) String() string {
@@ -83,6 +85,8 @@ func (k ActionKind) String() string {
 		return "ToggleStartAtLogin"
 	case SelectProfile:
 		return "SelectProfile"
+	case PasteAgain:
+		return "PasteAgain"
 	}
 	return fmt.Sprintf("ActionKind(%d)", int(k))
 }
@@ -165,6 +169,7 @@ func submenus() []entry {
 // commands lists the plain items between the submenus and Quit.
 func commands() []entry {
 	return []entry{
+		{PasteAgain, "Paste last dictation again"},
 		{OpenConfig, "Open config file"},
 		{OpenConfigHelp, "Settings help: vocabulary, replacements…"},
 		{OpenGuide, "GPU setup guide"},

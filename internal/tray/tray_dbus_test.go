@@ -134,7 +134,7 @@ func TestTrayOverDBus(t *testing.T) {
 	t.Run("layout", func(t *testing.T) {
 		root := layout(t, m)
 		want := []string{"Model base.en · CPU int8 · ready", "Model", "Device", "Compute type", "Language",
-			"Input device", "Paste mode", "Open config file", "Settings help: vocabulary, replacements…", "GPU setup guide", "Open log", "Quit"}
+			"Input device", "Paste mode", "Paste last dictation again", "Open config file", "Settings help: vocabulary, replacements…", "GPU setup guide", "Open log", "Quit"}
 		if got := root.Labels(); !reflect.DeepEqual(got, want) {
 			t.Fatalf("top level = %q\nwant %q", got, want)
 		}
@@ -343,8 +343,8 @@ func TestTrayRestart(t *testing.T) {
 			t.Fatalf("run %d: %v", i, err)
 		}
 		root := layout(t, m)
-		if got := len(root.Shown()); got != 12 {
-			t.Errorf("run %d: %d top-level items, want 12: %q", i, got, root.Labels())
+		if got := len(root.Shown()); got != 13 {
+			t.Errorf("run %d: %d top-level items, want 13: %q", i, got, root.Labels())
 		}
 		if got := checked(find(t, root, "Model")); len(got) != 1 || got[0] != map[string]string{"tiny": "tiny", "small": "small (464 MB)"}[model] {
 			t.Errorf("run %d: checked model = %q", i, got)

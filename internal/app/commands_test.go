@@ -1,0 +1,119 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// scripted "recognises" a clip by its tag as one of its texts.
+type scripted []string
+
+func (s scripted) Transcribe(_ context.Context, samples []float32) (Transcript, error) {
+	return Transcript{Text: s[int(samples[0])]}, nil
+}
+
+// undoWords is the config's matcher, reduced: the whole text, any case, a period.
+type undoWords struct{}
+
+func (undoWords) Command(text string) Command {
+	if strings.EqualFold(strings.Trim(strings.TrimSpace(text), "."), "scratch that") {
+		return CommandUndo
+	}
+	return NoCommand
+}
+
+type editor struct {
+	mu    sync.Mutex
+	calls int
+	err   error
+}
+
+func (e *editor) Undo(context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.calls++
+	return e.err
+}
+
+// Commands run in order with the dictations: an undo acts after the
+// dictation before it was pasted, a spoken command is not typed, and paste
+// again pastes the last dictation through the Paster.
+func TestCommands(t *testing.T) {
+	texts := scripted{"", " Hello there.", " Scratch that.", " Please scratch that line."}
+	dictate := []Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}
+	cases := []struct {
+		name      string
+		clips     [][]float32
+		inputs    [][]Input
+		undoErr   error
+		wantPaste []string
+		wantUndo  int
+		want      []Outcome // the commands' and dictations' last events, in order
+	}{
+		{name: "paste again with nothing dictated", inputs: [][]Input{{{Trigger: TriggerPasteAgain}}},
+			want: []Outcome{Refused}},
+		{name: "dictate, paste again", clips: [][]float32{clip(1, 1)},
+			inputs:    [][]Input{dictate, {{Trigger: TriggerPasteAgain}}},
+			wantPaste: []string{" Hello there.", " Hello there."}, want: []Outcome{Delivered, Delivered}},
+		{name: "spoken undo is not typed", clips: [][]float32{clip(1, 1), clip(1, 2)},
+			inputs:    [][]Input{dictate, dictate},
+			wantPaste: []string{" Hello there."}, wantUndo: 1, want: []Outcome{Delivered, Undone}},
+		{name: "inside a sentence it is text", clips: [][]float32{clip(1, 3)},
+			inputs: [][]Input{dictate}, wantPaste: []string{" Please scratch that line."}, want: []Outcome{Delivered}},
+		{name: "undo hotkey refused", clips: [][]float32{clip(1, 1)}, undoErr: errors.New("not undone: focus moved"),
+			inputs:    [][]Input{dictate, {{Trigger: TriggerUndo}}},
+			wantPaste: []string{" Hello there."}, wantUndo: 1, want: []Outcome{Delivered, Refused}},
+		{name: "a command while recording is ignored", clips: [][]float32{clip(1, 1)},
+			inputs:    [][]Input{{{Trigger: TriggerStart}, {Trigger: TriggerUndo}, {Trigger: TriggerStop}}},
+			wantPaste: []string{" Hello there."}, want: []Outcome{Delivered}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, ed := &paster{}, &editor{err: tc.undoErr}
+			a := New(Config{}, Deps{Recorder: &recorder{clips: tc.clips}, Transcriber: texts, Paster: p,
+				Editor: ed, Commands: undoWords{}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			in := make(chan Input)
+			done := make(chan error)
+			go func() { done <- a.Run(context.Background(), in) }()
+			var got []Outcome
+			collected := make(chan struct{})
+			go func() {
+				defer close(collected)
+				for e := range a.Events() {
+					if e.Outcome != Pending {
+						got = append(got, e.Outcome)
+					}
+				}
+			}()
+			for _, step := range tc.inputs {
+				for _, i := range step {
+					in <- i // the job queue keeps the order: no waiting between steps
+				}
+			}
+			close(in)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			<-collected
+			if strings.Join(p.got, "|") != strings.Join(tc.wantPaste, "|") {
+				t.Errorf("pasted %q, want %q", p.got, tc.wantPaste)
+			}
+			if ed.calls != tc.wantUndo {
+				t.Errorf("Undo called %d times, want %d", ed.calls, tc.wantUndo)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("outcomes %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Fatalf("outcomes %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,76 @@
+package desktop
+
+import (
+	"errors"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/indicator"
+	"github.com/whisperkey/whisperkey/internal/notify"
+	"github.com/whisperkey/whisperkey/internal/output"
+	"github.com/whisperkey/whisperkey/internal/tray"
+)
+
+// spokenCommands is the app's Commands: the spoken forms of the config in
+// use when the dictation ends, so an edited list applies at once.
+type spokenCommands func() config.Config
+
+func (c spokenCommands) Command(text string) app.Command {
+	if c().Commands.Match(text) == config.CommandUndo {
+		return app.CommandUndo
+	}
+	return app.NoCommand
+}
+
+// onCommandEvent shows how paste again or undo ended: in the tray, on the
+// indicator, and as a notification when it was not done, since the user
+// expects a change in a window and must learn why there is none.
+func (d *desk) onCommandEvent(e app.Event) {
+	d.showOnIndicator(e)
+	switch {
+	case e.Action == app.Undo && e.Outcome == app.Undone:
+		if d.lastEntry != "" && d.feedback.recent != nil {
+			if err := d.feedback.recent.MarkUndone(d.lastEntry); err != nil {
+				d.log.Warn("could not mark the dictation undone on disk", "err", err)
+			}
+			d.refreshMenu()
+		}
+		d.lastEntry = ""
+		d.showReady(" · last dictation removed")
+	case e.Action == app.Undo:
+		why := sentence(e.Message)
+		if e.Err != nil && errors.Is(e.Err, output.ErrNotUndone) {
+			why = sentence(strings.TrimPrefix(e.Err.Error(), output.ErrNotUndone.Error()+": "))
+		}
+		d.status(tray.StateIdle, "Not undone: "+why)
+		if d.feedback.ind != nil {
+			d.feedback.ind.Show(indicator.Error, "Not undone")
+		}
+		d.tell(notify.NotUndone(why))
+	case e.Outcome == app.Delivered:
+		d.lastEntry = "" // an undo now takes back the repeat, not the dictation in Recent
+		d.showReady(" · pasted again")
+	case e.Outcome == app.Refused:
+		d.status(tray.StateIdle, e.Message)
+		d.tell(notify.NothingToPasteAgain())
+	default: // the paste failed, as a dictation's can
+		d.status(tray.StateError, e.Message)
+		if errors.Is(e.Err, output.ErrNotRead) {
+			d.tell(notify.TextNotPasted())
+		}
+	}
+}
+
+// sentence starts msg with a capital letter.
+func sentence(msg string) string {
+	if msg == "" {
+		return msg
+	}
+	r, n := utf8.DecodeRuneInString(msg)
+	return string(unicode.ToUpper(r)) + msg[n:]
+}
+
+var _ app.Editor = (*output.Paster)(nil)
