@@ -9,6 +9,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/envvars"
 )
 
@@ -47,6 +48,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	r.Environment = envvars.Set(os.Environ())
 	r.SpeechDetector = speechDetectorReport(log)
+	if e := r.Engine; e != nil {
+		e.Window = dictation.Window(env.cfg).Resolve(e.Device == "cpu").String()
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

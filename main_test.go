@@ -232,8 +232,13 @@ func TestDoctorJSONMatchesSchema(t *testing.T) {
 		Message     string
 		SelfTest    struct{ OK bool } `json:"self_test"`
 		Environment []string
+		Engine      struct{ Device, Window string }
 	}
 	_ = json.Unmarshal([]byte(r.stdout), &rep)
+	// The window decoding.short_window (auto) gives this device.
+	if want := map[string]string{"cpu": "short", "cuda": "full"}[rep.Engine.Device]; rep.Engine.Window != want {
+		t.Errorf("doctor says the window on %s is %q, want %q", rep.Engine.Device, rep.Engine.Window, want)
+	}
 	// doctor lists the WhisperKey variables set; the test sets this one.
 	if !slices.ContainsFunc(rep.Environment, func(e string) bool { return strings.HasPrefix(e, "WHISPERKEY_ENGINE_ROOT=") }) {
 		t.Errorf("doctor's environment %q lacks WHISPERKEY_ENGINE_ROOT", rep.Environment)

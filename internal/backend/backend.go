@@ -250,6 +250,7 @@ func Verify(ctx context.Context, gpuModel transcriber, d gpu.Decision, modelDir 
 	o := whisper.DefaultOptions()
 	o.Language = "en"
 	o.Temperatures = []float32{0}
+	o.Window = whisper.FullWindow // the same decoding on both: the devices are compared
 	// Warm both once so load-time work is not counted.
 	run := func(m transcriber) (string, time.Duration, error) {
 		if _, err := m.Transcribe(ctx, opt.Sample, o); err != nil {

@@ -52,6 +52,10 @@ type EngineReport struct {
 	Model       engine.ModelInfo      `json:"model"`
 	Devices     []engine.DeviceReport `json:"devices"`
 	LoadMillis  int64                 `json:"load_ms"`
+	// Window is the window dictations under 10 s are decoded on, "short"
+	// or "full", as decoding.short_window resolves on this device; "" when
+	// the caller did not say.
+	Window string `json:"window,omitempty"`
 }
 
 // SelfTest is one transcription of the bundled sample.
@@ -173,6 +177,9 @@ func (r DoctorReport) Print(w io.Writer) {
 				// A build without AVX2 kernels is many times slower: say which it runs.
 				fmt.Fprintf(w, "  CPU kernels: %s\n", d.ISA)
 			}
+		}
+		if e.Window != "" {
+			fmt.Fprintf(w, "  window for dictations under 10 s: %s (decoding.short_window)\n", e.Window)
 		}
 	}
 	if s := r.SelfTest; s != nil {

@@ -47,15 +47,20 @@ func DecodeOptions(cfg config.Config) whisper.Options {
 	// config.Load has moved the old initial_prompt and hotwords keys here.
 	o.InitialPrompt = cfg.Decode.Prompt
 	o.Vocabulary = cfg.Decode.Vocabulary.Items()
+	o.Window = Window(cfg)
+	return o
+}
+
+// Window is the decoding window decoding.short_window asks for; auto lets
+// the engine decide by its device (whisper.Window.Resolve).
+func Window(cfg config.Config) whisper.Window {
 	switch cfg.Decode.ShortWindow {
 	case config.ShortWindowOn:
-		o.Window = whisper.ShortWindow
+		return whisper.ShortWindow
 	case config.ShortWindowOff:
-		o.Window = whisper.FullWindow
-	default: // the engine decides by its device
-		o.Window = whisper.AutoWindow
+		return whisper.FullWindow
 	}
-	return o
+	return whisper.AutoWindow
 }
 
 // TextOptions returns the text processing the settings in t ask for; it lives

@@ -1,7 +1,6 @@
 package vad
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -121,43 +120,9 @@ func (d *Detector) Probs(samples []float32) ([]float32, error) {
 		}
 		copy(row[contextSamples:], padded[i*Window:(i+1)*Window])
 	}
-	input, err := ort.NewTensor(ort.NewShape(int64(n), Window+contextSamples), in)
-	if err != nil {
-		return nil, fmt.Errorf("speech detector input: %w", err)
-	}
-	defer input.Destroy()
-	state := make([]float32, 128)
-	h, err := ort.NewTensor(ort.NewShape(1, 1, 128), state)
-	if err != nil {
-		return nil, fmt.Errorf("speech detector state: %w", err)
-	}
-	defer h.Destroy()
-	c, err := ort.NewTensor(ort.NewShape(1, 1, 128), make([]float32, 128))
-	if err != nil {
-		return nil, fmt.Errorf("speech detector state: %w", err)
-	}
-	defer c.Destroy()
-	outputs := []ort.Value{nil, nil, nil}
-	d.mu.Lock()
-	if d.sess == nil {
-		d.mu.Unlock()
-		return nil, errors.New("speech detector is closed")
-	}
-	err = d.sess.Run([]ort.Value{input, h, c}, outputs)
-	d.mu.Unlock()
-	for _, o := range outputs {
-		if o != nil {
-			defer o.Destroy()
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("speech detector: %w", err)
-	}
-	probs, ok := outputs[0].(*ort.Tensor[float32])
-	if !ok {
-		return nil, fmt.Errorf("speech detector: unexpected output %T", outputs[0])
-	}
-	return append([]float32(nil), probs.GetData()...), nil
+	// One run over every window from a zero state, as faster-whisper does.
+	probs, _, _, err := d.infer(in, n, make([]float32, 128), make([]float32, 128))
+	return probs, err
 }
 
 // Segments returns the speech in samples, as faster-whisper's

@@ -105,26 +105,40 @@ func (d *Detector) Cut(samples []float32) (int, error) {
 // run scores one window with context (contextSamples+Window samples),
 // updating the state h and c in place.
 func (d *Detector) run(in, h, c []float32) (float32, error) {
-	input, err := ort.NewTensor(ort.NewShape(1, contextSamples+Window), in)
+	probs, hn, cn, err := d.infer(in, 1, h, c)
 	if err != nil {
-		return 0, fmt.Errorf("speech detector input: %w", err)
+		return 0, err
+	}
+	copy(h, hn)
+	copy(c, cn)
+	return probs[0], nil
+}
+
+// infer runs the model once on rows windows with their context (in holds
+// rows × (contextSamples+Window) samples) from the LSTM state h, c, and
+// returns each row's speech probability and the state after them, copied
+// out of ONNX Runtime's memory.
+func (d *Detector) infer(in []float32, rows int, h, c []float32) (probs, hn, cn []float32, err error) {
+	input, err := ort.NewTensor(ort.NewShape(int64(rows), contextSamples+Window), in)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("speech detector input: %w", err)
 	}
 	defer input.Destroy()
 	ht, err := ort.NewTensor(ort.NewShape(1, 1, 128), h)
 	if err != nil {
-		return 0, fmt.Errorf("speech detector state: %w", err)
+		return nil, nil, nil, fmt.Errorf("speech detector state: %w", err)
 	}
 	defer ht.Destroy()
 	ct, err := ort.NewTensor(ort.NewShape(1, 1, 128), c)
 	if err != nil {
-		return 0, fmt.Errorf("speech detector state: %w", err)
+		return nil, nil, nil, fmt.Errorf("speech detector state: %w", err)
 	}
 	defer ct.Destroy()
 	outputs := []ort.Value{nil, nil, nil}
 	d.mu.Lock()
 	if d.sess == nil {
 		d.mu.Unlock()
-		return 0, errors.New("speech detector is closed")
+		return nil, nil, nil, errors.New("speech detector is closed")
 	}
 	err = d.sess.Run([]ort.Value{input, ht, ct}, outputs)
 	d.mu.Unlock()
@@ -134,20 +148,18 @@ func (d *Detector) run(in, h, c []float32) (float32, error) {
 		}
 	}
 	if err != nil {
-		return 0, fmt.Errorf("speech detector: %w", err)
+		return nil, nil, nil, fmt.Errorf("speech detector: %w", err)
 	}
 	var got [3][]float32
 	for i, o := range outputs {
 		t, ok := o.(*ort.Tensor[float32])
 		if !ok {
-			return 0, fmt.Errorf("speech detector: unexpected output %T", o)
+			return nil, nil, nil, fmt.Errorf("speech detector: unexpected output %T", o)
 		}
-		got[i] = t.GetData()
+		got[i] = append([]float32(nil), t.GetData()...)
 	}
-	if len(got[0]) != 1 || len(got[1]) != 128 || len(got[2]) != 128 {
-		return 0, fmt.Errorf("speech detector: outputs of %d, %d, %d values", len(got[0]), len(got[1]), len(got[2]))
+	if len(got[0]) != rows || len(got[1]) != 128 || len(got[2]) != 128 {
+		return nil, nil, nil, fmt.Errorf("speech detector: outputs of %d, %d, %d values for %d windows", len(got[0]), len(got[1]), len(got[2]), rows)
 	}
-	copy(h, got[1])
-	copy(c, got[2])
-	return got[0][0], nil
+	return got[0], got[1], got[2], nil
 }

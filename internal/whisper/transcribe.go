@@ -79,6 +79,8 @@ const (
 	AutoWindow
 )
 
+func (w Window) String() string { return [...]string{"full", "short", "auto"}[w] }
+
 // Resolve is w for an engine on a CPU (cpu) or a GPU.
 func (w Window) Resolve(cpu bool) Window {
 	if w != AutoWindow {
