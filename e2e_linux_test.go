@@ -353,13 +353,16 @@ func TestPushToTalk(t *testing.T) {
 			// Dropped for the key's time down, whatever the pre-roll holds.
 			a.waitStatus(t, "Too short", 5*time.Second)
 		}},
-		{name: "engine worker killed during transcription", wantPasted: true, wantNote: "Engine restarted", act: func(t *testing.T, a *runningApp) {
-			holdAndSay(t, wav)
-			a.waitStatus(t, "Transcribing", 5*time.Second)
-			if err := syscall.Kill(a.workerPID(t), syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-		}},
+		// The release's own transcription, long enough to be caught running:
+		// no early text, and the full window.
+		{name: "engine worker killed during transcription", config: "decoding:\n  early: false\n  short_window: false\n",
+			wantPasted: true, wantNote: "Engine restarted", act: func(t *testing.T, a *runningApp) {
+				holdAndSay(t, wav)
+				a.waitStatus(t, "Transcribing", 5*time.Second)
+				if err := syscall.Kill(a.workerPID(t), syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
