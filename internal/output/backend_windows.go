@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"time"
-	"unicode/utf16"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -136,10 +134,7 @@ func (s *snapshot) text() (string, bool) {
 		for i := range u {
 			u[i] = uint16(it.data[2*i]) | uint16(it.data[2*i+1])<<8
 		}
-		if i := slices.Index(u, 0); i >= 0 {
-			u = u[:i]
-		}
-		return string(utf16.Decode(u)), true
+		return windows.UTF16ToString(u), true // up to the NUL, as write's UTF16FromString puts it
 	}
 	return "", false
 }
