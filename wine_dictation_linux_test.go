@@ -5,11 +5,13 @@ package main
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -33,9 +35,19 @@ import (
 // number once no process holds it.
 func clipFormats(t testing.TB, w *winePrefix, tools string) []string {
 	t.Helper()
+	lines, err := dumpClipboard(t, w, tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+// dumpClipboard is cliptool.exe dump's lines without their index.
+func dumpClipboard(t testing.TB, w *winePrefix, tools string) ([]string, error) {
+	t.Helper()
 	r := w.run(t, filepath.Join(tools, "cliptool.exe"), "dump")
 	if r.code != 0 {
-		t.Fatalf("cliptool dump: exit %d %s", r.code, r.stderr)
+		return nil, fmt.Errorf("cliptool dump: exit %d %s", r.code, strings.TrimSpace(r.stderr))
 	}
 	var lines []string
 	for _, l := range strings.Split(strings.ReplaceAll(r.stdout, "\r", ""), "\n") {
@@ -43,7 +55,41 @@ func clipFormats(t testing.TB, w *winePrefix, tools string) []string {
 			lines = append(lines, rest)
 		}
 	}
-	return lines
+	return lines, nil
+}
+
+// setWineClipboard makes cliptool.exe own the clipboard with text in three
+// formats and returns the dump. Under load wine's clipboard can be briefly
+// held by another process (the app starting, wine's X11 clipboard sync), so a
+// failed set or a dump without the formats is retried for a while, and each
+// try's reason is logged; only a clipboard that stays unusable fails the test.
+func setWineClipboard(t *testing.T, w *winePrefix, tools, text string) []string {
+	t.Helper()
+	want := []string{"#13 ", "HTML_Format ", "#8 "} // CF_UNICODETEXT, HTML, CF_DIB
+	var why string
+	for try, deadline := 1, time.Now().Add(20*time.Second); ; try++ {
+		if r := w.run(t, filepath.Join(tools, "cliptool.exe"), "set", text); r.code != 0 {
+			why = fmt.Sprintf("cliptool set: exit %d %s", r.code, strings.TrimSpace(r.stderr))
+		} else if lines, err := dumpClipboard(t, w, tools); err != nil {
+			why = err.Error()
+		} else {
+			why = ""
+			for _, f := range want {
+				if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, f) }) {
+					why = fmt.Sprintf("the clipboard lacks %q after cliptool set: %v", f, lines)
+					break
+				}
+			}
+			if why == "" {
+				return lines
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("could not set the wine clipboard in %d tries; the last: %s", try, why)
+		}
+		t.Logf("setting the wine clipboard, try %d: %s; trying again", try, why)
+		time.Sleep(time.Second)
+	}
 }
 
 // clipMarkers are the formats the app adds to what it restores, so that
@@ -378,19 +424,7 @@ func TestWineDictation(t *testing.T) {
 			}
 			a := startWineApp(t, w, exe, where+"hotkeys:\n  record: ctrl+win\n  cancel: esc\n"+tc.config)
 			app = a
-			if r := w.run(t, filepath.Join(tools, "cliptool.exe"), "set", clipFirst); r.code != 0 {
-				t.Fatalf("cliptool set: exit %d %s", r.code, r.stderr)
-			}
-			before := clipFormats(t, w, tools)
-			for _, want := range []string{"#13 ", "HTML_Format ", "#8 "} { // CF_UNICODETEXT, HTML, CF_DIB
-				found := false
-				for _, l := range before {
-					found = found || strings.HasPrefix(l, want)
-				}
-				if !found {
-					t.Fatalf("the clipboard lacks %q after cliptool set: %v", want, before)
-				}
-			}
+			before := setWineClipboard(t, w, tools, clipFirst)
 			tg := openWineTarget(t, w, tools)
 			requests := served()
 			tc.act(t)
