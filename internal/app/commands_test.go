@@ -78,29 +78,7 @@ func TestCommands(t *testing.T) {
 			p, ed := &paster{}, &editor{err: tc.undoErr}
 			a := New(Config{}, Deps{Recorder: &recorder{clips: tc.clips}, Transcriber: texts, Paster: p,
 				Editor: ed, Commands: undoWords{}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-			in := make(chan Input)
-			done := make(chan error)
-			go func() { done <- a.Run(context.Background(), in) }()
-			var got []Outcome
-			collected := make(chan struct{})
-			go func() {
-				defer close(collected)
-				for e := range a.Events() {
-					if e.Outcome != Pending {
-						got = append(got, e.Outcome)
-					}
-				}
-			}()
-			for _, step := range tc.inputs {
-				for _, i := range step {
-					in <- i // the job queue keeps the order: no waiting between steps
-				}
-			}
-			close(in)
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-			<-collected
+			got := run(t, a, tc.inputs)
 			if strings.Join(p.got, "|") != strings.Join(tc.wantPaste, "|") {
 				t.Errorf("pasted %q, want %q", p.got, tc.wantPaste)
 			}
@@ -117,6 +95,36 @@ func TestCommands(t *testing.T) {
 			}
 		})
 	}
+}
+
+// run feeds the app inputs, step by step, and returns the outcomes of its
+// events in order once it has handled them all.
+func run(t *testing.T, a *App, inputs [][]Input) []Outcome {
+	t.Helper()
+	in := make(chan Input)
+	done := make(chan error)
+	go func() { done <- a.Run(context.Background(), in) }()
+	var got []Outcome
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for e := range a.Events() {
+			if e.Outcome != Pending {
+				got = append(got, e.Outcome)
+			}
+		}
+	}()
+	for _, step := range inputs {
+		for _, i := range step {
+			in <- i // the job queue keeps the order: no waiting between steps
+		}
+	}
+	close(in)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	<-collected
+	return got
 }
 
 // rewriter records the instructions it was given and answers as told.
@@ -178,29 +186,7 @@ func TestEdit(t *testing.T) {
 				deps.Rewriter = nil
 			}
 			a := New(Config{}, deps, slog.New(slog.NewTextHandler(io.Discard, nil)))
-			in := make(chan Input)
-			done := make(chan error)
-			go func() { done <- a.Run(context.Background(), in) }()
-			var got []Outcome
-			collected := make(chan struct{})
-			go func() {
-				defer close(collected)
-				for e := range a.Events() {
-					if e.Outcome != Pending {
-						got = append(got, e.Outcome)
-					}
-				}
-			}()
-			for _, step := range tc.inputs {
-				for _, i := range step {
-					in <- i
-				}
-			}
-			close(in)
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-			<-collected
+			got := run(t, a, tc.inputs)
 			if strings.Join(rw.got, "|") != strings.Join(tc.wantAsked, "|") {
 				t.Errorf("asked %q, want %q", rw.got, tc.wantAsked)
 			}

@@ -52,12 +52,9 @@ func (c *Client) Edit(ctx context.Context, instruction, text string) Result {
 // (a chat answer, another paragraph) fails the last check; a rewrite that
 // changes more words than a cleanup may (more formal, a list) passes.
 func CheckEdit(text, instruction, answer string) (string, error) {
-	s := strip(text, answer)
-	switch {
-	case s == "":
-		return "", fmt.Errorf("%w: it was empty", ErrNotRewrite)
-	case refusal.MatchString(s) && !refusal.MatchString(strings.TrimSpace(text)):
-		return "", fmt.Errorf("%w: %w", ErrNotRewrite, ErrRefused)
+	s, err := unwrap(text, answer)
+	if err != nil {
+		return "", err
 	}
 	tn, an := utf8.RuneCountInString(strings.TrimSpace(text)), utf8.RuneCountInString(s)
 	if an > 3*tn+200 {
@@ -79,14 +76,9 @@ func CheckEdit(text, instruction, answer string) (string, error) {
 // no text to compare it with, so only the wrapping, a refusal and a runaway
 // length are caught.
 func checkInsert(answer string) (string, error) {
-	s := strip("", answer)
-	switch {
-	case s == "":
-		return "", fmt.Errorf("%w: it was empty", ErrNotRewrite)
-	case refusal.MatchString(s):
-		return "", fmt.Errorf("%w: %w", ErrNotRewrite, ErrRefused)
-	case utf8.RuneCountInString(s) > 4000:
+	s, err := unwrap("", answer)
+	if err == nil && utf8.RuneCountInString(s) > 4000 {
 		return "", fmt.Errorf("%w: it was %d characters long", ErrNotRewrite, utf8.RuneCountInString(s))
 	}
-	return s, nil
+	return s, err
 }

@@ -2,9 +2,7 @@ package cleanup
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -62,29 +60,15 @@ func TestCheckEdit(t *testing.T) {
 // it was, and says why; the texts never reach the log.
 func TestFaultyServerEditsNothing(t *testing.T) {
 	const timeout = 400 * time.Millisecond
-	answer := func(content string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{
-				map[string]any{"message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}}})
-		}
-	}
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
 		want    error
 	}{
-		{"sleeps past the timeout", func(w http.ResponseWriter, r *http.Request) {
-			_, _ = io.Copy(io.Discard, r.Body)
-			select {
-			case <-time.After(10 * time.Second):
-			case <-r.Context().Done():
-			}
-		}, ErrTimeout},
-		{"returns 500", func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, `{"error":{"message":"model crashed"}}`, http.StatusInternalServerError)
-		}, ErrServer},
-		{"answers an unrelated paragraph", answer("Tuesday takes its name from Tyr, the Norse god of war. " +
-			"Most European languages name the day after a god, a custom the Romans began with Mars."), ErrNotRewrite},
+		{"sleeps past the timeout", hangs, ErrTimeout},
+		{"returns 500", fails, ErrServer},
+		{"answers an unrelated paragraph", unrelated, ErrNotRewrite},
+		{"replies instead of rewriting", answer("Sure, sounds good! See you on Tuesday."), ErrNotRewrite},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
