@@ -19,6 +19,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/cleanup"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -338,6 +339,8 @@ func TestWineDictation(t *testing.T) {
 	w.install(t, setup, dir)
 	srv := startServe(t)
 	wav, noise := micWAV(t, dictated), noiseWAV(t)
+	instruction := micWAV(t, "Make this more formal.")
+	chatURL := testenv.ChatServer(t)
 	// The local engine's model: the cached base, as a folder (no download);
 	// one thread, since wine's thread synchronisation makes two slower on a
 	// loaded machine (docs/benchmarks.md).
@@ -381,6 +384,12 @@ func TestWineDictation(t *testing.T) {
 		// local: no remote.url; the installed engine transcribes and the
 		// server gets nothing.
 		local bool
+		// then acts on the pasted dictation got, in tg, before the clipboard
+		// is checked: a command on the last dictation.
+		then func(t *testing.T, tg *wineTarget, got string)
+		// edited: the case fills and selects tg's text, and the edit hotkey
+		// rewrites it; check says whether the window holds what it should.
+		edited func(t *testing.T, a *wineApp, tg *wineTarget)
 	}{
 		{name: "hold ctrl+win, speak, release", wantPasted: true, act: func(t *testing.T) { holdWinHotkey(t, wav) }},
 		{name: "local engine, no server: hold ctrl+win, speak, release", local: true, wantPasted: true,
@@ -415,6 +424,56 @@ func TestWineDictation(t *testing.T) {
 			act: func(t *testing.T) { holdWinHotkey(t, noise) }},
 		{name: "clipboard mode leaves the text on the clipboard", config: "paste: clipboard\n", wantOnClipboard: true,
 			act: func(t *testing.T) { holdWinHotkey(t, wav) }},
+		// Ctrl+Alt+F-keys would not do: X's keymap makes them VT switches.
+		// Undo selects back over the dictation with SendInput (Shift+Left),
+		// copies it to check it through the Windows clipboard, and deletes it.
+		{name: "undo hotkey takes the dictation back out", config: "  undo: ctrl+shift+f11\n", wantPasted: true,
+			act: func(t *testing.T) { holdWinHotkey(t, wav) },
+			then: func(t *testing.T, tg *wineTarget, _ string) {
+				xdo(t, "key", "ctrl+shift+F11")
+				if !waitFor(func() bool { return tg.text(t) == "" }, 20*time.Second) {
+					t.Fatalf("after the undo hotkey the window holds %q, want it empty", tg.text(t))
+				}
+			}},
+		// The selection is copied, sent to the real chat server and replaced,
+		// all through the Windows clipboard and SendInput.
+		{name: "rewrite the selection by voice", config: "  edit: ctrl+shift+f8\ncleanup:\n  url: " + chatURL +
+			"\n  model: " + testenv.ChatModelName + "\nedit:\n  timeout: 60s\nvocabulary: [formal]\n",
+			act: func(t *testing.T) {},
+			edited: func(t *testing.T, a *wineApp, tg *wineTarget) {
+				const original = "hey guys the meeting is moved to tuesday, bring the slides"
+				xdo(t, "type", "--delay", "20", original)
+				if !waitFor(func() bool { return tg.text(t) == original }, 20*time.Second) {
+					t.Fatalf("typing gave %q, want %q", tg.text(t), original)
+				}
+				xdo(t, "key", "shift+Home") // wine's edit control has no Ctrl+A
+				xdo(t, "keydown", "ctrl+shift+F8")
+				time.Sleep(300 * time.Millisecond)
+				say(t, instruction)
+				time.Sleep(300 * time.Millisecond)
+				xdo(t, "keyup", "ctrl+shift+F8")
+				deadline := time.Now().Add(90 * time.Second)
+				for !strings.Contains(a.logText(t), `msg="selection rewritten"`) {
+					if log := a.logText(t); time.Now().After(deadline) || strings.Contains(log, `msg="selection not rewritten"`) {
+						t.Fatalf("no rewrite; the window holds %q; app log:\n%s", tg.text(t), log)
+					}
+					time.Sleep(200 * time.Millisecond)
+				}
+				got := tg.text(t)
+				t.Logf("%q → %q", original, got)
+				if _, err := cleanup.CheckEdit(original, "make this more formal", got); err != nil || strings.Contains(got, original) {
+					t.Fatalf("the window holds %q, not a rewrite in place of %q (%v)", got, original, err)
+				}
+			}},
+		{name: "paste again into a second window", config: "  paste_again: ctrl+shift+f10\n", wantPasted: true,
+			act: func(t *testing.T) { holdWinHotkey(t, wav) },
+			then: func(t *testing.T, _ *wineTarget, got string) {
+				second := openWineTarget(t, w, tools)
+				xdo(t, "key", "ctrl+shift+F10")
+				if again := second.waitText(t, 20*time.Second); again != got {
+					t.Fatalf("paste again put %q into the second window, want the dictation %q", again, got)
+				}
+			}},
 	}
 	for _, tc := range cases {
 		t.Run("dictation: "+tc.name, func(t *testing.T) {
@@ -428,6 +487,14 @@ func TestWineDictation(t *testing.T) {
 			tg := openWineTarget(t, w, tools)
 			requests := served()
 			tc.act(t)
+			if tc.edited != nil {
+				tc.edited(t, a, tg)
+				time.Sleep(time.Second) // the app restores the clipboard after its delay
+				if was, is := clipSummary(before), clipSummary(withoutMarkers(clipFormats(t, w, tools))); was != is {
+					t.Errorf("the clipboard changed:\nbefore:\n%s\nafter (history markers left out):\n%s", was, is)
+				}
+				return
+			}
 			if tc.wantOnClipboard {
 				deadline := time.Now().Add(30 * time.Second)
 				for !strings.Contains(a.logText(t), `msg="dictation done"`) && time.Now().Before(deadline) {
@@ -461,6 +528,9 @@ func TestWineDictation(t *testing.T) {
 					t.Fatalf("target got %q (WER %.2f), want %q", got, wer, dictated)
 				}
 				t.Logf("pasted %q", got)
+				if tc.then != nil {
+					tc.then(t, tg, got)
+				}
 			} else if got != "" {
 				t.Fatalf("target got %q, want nothing", got)
 			}
