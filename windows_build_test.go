@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/whisperkey/whisperkey/internal/authenticode"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
@@ -495,5 +497,88 @@ func TestPSBalanced(t *testing.T) {
 				t.Errorf("psBalanced = %v, want ok=%v", err, tt.ok)
 			}
 		})
+	}
+}
+
+// winSignedByUs are the files scripts/installer.sh signs with our
+// certificate: the exe, the DLLs our builds make, the uninstaller (inside the
+// setup) and the setup itself. Other DLLs in the build (the Visual C++
+// runtime, cuBLAS, ONNX Runtime) must carry their makers' signatures.
+var winSignedByUs = regexp.MustCompile(`(^|/)(whisperkey\.exe|uninstall\.exe|ct2engine\.dll|ctranslate2\.dll|whisperkey-setup-[^/]+\.exe)$`)
+
+// TestWindowsSignatures checks, with osslsigncode verify, every signature the
+// signing step (scripts/sign.sh, run by scripts/installer.sh) made: the files
+// in build/windows and the same files inside the installer, which must be
+// byte for byte the ones that were signed and tested. make test signs with a
+// throwaway certificate and names it in WHISPERKEY_SIGN_CAFILE; a release
+// names the roots its certificate chains to.
+func TestWindowsSignatures(t *testing.T) {
+	ca := os.Getenv("WHISPERKEY_SIGN_CAFILE")
+	if ca == "" && os.Getenv("WHISPERKEY_SIGN_PFX") != "" {
+		ca = "/etc/ssl/certs/ca-certificates.crt" // a real certificate chains to a public root, as scripts/sign.sh verifies
+	}
+	if ca == "" {
+		// A developer's make installer signs nothing; scripts/test.sh always signs.
+		testenv.Require(t, "a signed build (WHISPERKEY_SIGN_CAFILE)", "make test, which signs with a throwaway certificate (scripts/sign.sh)")
+	}
+	setups, _ := filepath.Glob(windowsSetupGlb)
+	if len(setups) != 1 {
+		testenv.Require(t, fmt.Sprintf("one %s (found %d)", windowsSetupGlb, len(setups)), "make installer")
+	}
+	if _, err := exec.LookPath("7z"); err != nil {
+		testenv.Require(t, "7z", "apt-get install p7zip-full (make deps)")
+	}
+	// The setup's contents, unpacked: 7z writes the uninstaller as NSIS stored it.
+	inside := t.TempDir()
+	if out, err := exec.Command("7z", "x", "-y", "-o"+inside, setups[0]).CombinedOutput(); err != nil {
+		t.Fatalf("7z x %s: %v\n%s", setups[0], err, out)
+	}
+	var files []string
+	for _, root := range []string{"build/windows/whisperkey.exe", "build/windows/engine", "build/windows/vad", setups[0], inside} {
+		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			// $PLUGINSDIR holds NSIS's own plugins (System.dll, nsDialogs.dll):
+			// unpacked to a temporary folder while the setup runs, never
+			// installed, and covered by the setup's signature.
+			if err == nil && d.IsDir() && d.Name() == "$PLUGINSDIR" {
+				return filepath.SkipDir
+			}
+			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".exe") || strings.HasSuffix(p, ".dll")) {
+				files = append(files, p)
+			}
+			return err
+		})
+	}
+	ours := 0
+	for _, f := range files {
+		name := strings.TrimPrefix(strings.TrimPrefix(f, inside), "/")
+		signer, err := authenticode.Read(f)
+		if !winSignedByUs.MatchString(filepath.ToSlash(f)) {
+			if err != nil {
+				t.Errorf("%s: %v; a DLL we do not build must carry its maker's signature", name, err)
+			} else {
+				t.Logf("%s: signed by %s (its maker)", name, signer.Subject)
+			}
+			continue
+		}
+		ours++
+		out, verr := exec.Command("osslsigncode", "verify", "-CAfile", ca, "-in", f).CombinedOutput()
+		if verr != nil {
+			t.Errorf("osslsigncode verify %s: %v (signer %q, %v)\n%s", name, verr, signer.Subject, err, out)
+		}
+	}
+	// The exe, the CPU engine and the uninstaller inside, the exe and engine
+	// outside, and the setup: at least six.
+	if ours < 6 {
+		t.Errorf("checked %d of our signed files, want at least 6: %v", ours, files)
+	}
+	// What the installer carries is what was signed (and tested) here.
+	for _, f := range []string{"whisperkey.exe", "engine/cpu/ct2engine.dll"} {
+		a, err1 := os.ReadFile(filepath.Join("build/windows", f))
+		b, err2 := os.ReadFile(filepath.Join(inside, f))
+		if err := errors.Join(err1, err2); err != nil {
+			t.Error(err)
+		} else if !bytes.Equal(a, b) {
+			t.Errorf("the installer's %s differs from build/windows/%s", f, f)
+		}
 	}
 }
