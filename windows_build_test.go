@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"debug/pe"
 	binenc "encoding/binary" // "binary" is a helper in main_test.go
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +18,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/whisperkey/whisperkey/internal/authenticode"
@@ -581,4 +585,133 @@ func TestWindowsSignatures(t *testing.T) {
 			t.Errorf("the installer's %s differs from build/windows/%s", f, f)
 		}
 	}
+}
+
+// TestWingetManifest writes the winget manifests for the built installer
+// with scripts/winget, as the release does, and validates each against its
+// 1.10.0 schema (testdata/winget, Microsoft's published schemas).
+func TestWingetManifest(t *testing.T) {
+	setups, _ := filepath.Glob(windowsSetupGlb)
+	if len(setups) != 1 {
+		if os.Getenv("WHISPERKEY_REQUIRE_INSTALLER") == "1" {
+			testenv.Require(t, fmt.Sprintf("one %s (found %d)", windowsSetupGlb, len(setups)), "make installer")
+		}
+		t.Skip("no installer built; make installer builds one, and this test then writes and checks its winget manifests")
+	}
+	setup := setups[0]
+	version := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(setup), "whisperkey-setup-"), ".exe")
+	url := "https://github.com/whisperkey/whisperkey/releases/download/v" + version + "/" + filepath.Base(setup)
+	out := t.TempDir()
+	cmd := exec.Command("go", "run", "./scripts/winget", "-installer", setup, "-url", url, "-out", out, "-date", "2026-01-02")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go run ./scripts/winget: %v\n%s", err, b)
+	}
+	dir := filepath.Join(out, "manifests", "w", "WhisperKey", "WhisperKey", version)
+	data, err := os.ReadFile(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	schema := func(kind string) *jsonschema.Schema {
+		s, err := c.Compile(filepath.Join("testdata", "winget", "manifest."+kind+".1.10.0.json"))
+		if err != nil {
+			t.Fatalf("schema %s: %v", kind, err)
+		}
+		return s
+	}
+	manifests := map[string]map[string]any{}
+	for _, f := range []struct{ file, kind string }{
+		{"WhisperKey.WhisperKey.yaml", "version"},
+		{"WhisperKey.WhisperKey.locale.en-US.yaml", "defaultLocale"},
+		{"WhisperKey.WhisperKey.installer.yaml", "installer"},
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := yamlAsJSON(b)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", f.file, err, b)
+		}
+		if err := schema(f.kind).Validate(m); err != nil {
+			t.Errorf("%s does not match the %s schema: %v\n%s", f.file, f.kind, err, b)
+		}
+		manifests[f.kind] = m.(map[string]any)
+	}
+	for kind, m := range manifests {
+		if m["PackageIdentifier"] != "WhisperKey.WhisperKey" || m["PackageVersion"] != version || m["ManifestType"] != kind {
+			t.Errorf("%s manifest: identifier %v, version %v, type %v; want WhisperKey.WhisperKey, %s, %s",
+				kind, m["PackageIdentifier"], m["PackageVersion"], m["ManifestType"], version, kind)
+		}
+	}
+	inst := manifests["installer"]
+	sw, _ := inst["InstallerSwitches"].(map[string]any)
+	list, _ := inst["Installers"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("Installers = %v, want one", inst["Installers"])
+	}
+	one, _ := list[0].(map[string]any)
+	for _, chk := range []struct {
+		name      string
+		got, want any
+	}{
+		{"InstallerType", inst["InstallerType"], "nullsoft"},
+		{"Scope (the installer is per user)", inst["Scope"], "user"},
+		{"Silent switch", sw["Silent"], "/S"},
+		{"InstallLocation switch", sw["InstallLocation"], "/D=<INSTALLPATH>"},
+		{"InstallerUrl", one["InstallerUrl"], url},
+		{"InstallerSha256", one["InstallerSha256"], strings.ToUpper(hex.EncodeToString(sum[:]))},
+		{"Architecture", one["Architecture"], "x64"},
+	} {
+		if chk.got != chk.want {
+			t.Errorf("%s = %v, want %v", chk.name, chk.got, chk.want)
+		}
+	}
+
+	// The schemas catch what winget would refuse: the validator is not idle.
+	for _, bad := range []struct {
+		name, field string
+		value       any
+	}{
+		{"a truncated SHA-256", "InstallerSha256", "43C3"},
+		{"a machine scope misspelt", "Scope", "computer"},
+		{"an installer type winget does not know", "InstallerType", "nsis"},
+	} {
+		m, _ := yamlAsJSON(mustYAML(t, inst))
+		mm := m.(map[string]any)
+		if bad.field == "InstallerSha256" {
+			mm["Installers"].([]any)[0].(map[string]any)[bad.field] = bad.value
+		} else {
+			mm[bad.field] = bad.value
+		}
+		if err := schema("installer").Validate(mm); err == nil {
+			t.Errorf("%s passes the installer schema", bad.name)
+		}
+	}
+}
+
+// yamlAsJSON decodes YAML into the values JSON decoding gives (maps of
+// string keys, float64 numbers), which is what the schema validator reads.
+func yamlAsJSON(b []byte) (any, error) {
+	var v any
+	if err := yaml.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return jsonschema.UnmarshalJSON(bytes.NewReader(j))
+}
+
+func mustYAML(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
