@@ -258,26 +258,32 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // TestReleaseWorkflow checks that .github/workflows/release.yml is valid YAML
-// and has the jobs and steps the release depends on. It cannot run here; this
-// is what can be checked without GitHub.
+// and has the jobs and steps the release depends on, and that what it
+// publishes is what make test built and tested (issue #35): the exe, the CPU
+// engine and the installer come from make test's own scripts in a Debian 12
+// job, nothing rebuilds them after the tests, and only CUDA and ROCm are
+// built on Windows. It cannot run the workflow; this is what can be checked
+// without GitHub.
 func TestReleaseWorkflow(t *testing.T) {
 	data, err := os.ReadFile(".github/workflows/release.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
+	type step struct {
+		Name string            `yaml:"name"`
+		Uses string            `yaml:"uses"`
+		Run  string            `yaml:"run"`
+		With map[string]any    `yaml:"with"`
+		Env  map[string]string `yaml:"env"`
+	}
 	var wf struct {
 		On   map[string]any `yaml:"on"`
 		Jobs map[string]struct {
-			RunsOn string         `yaml:"runs-on"`
-			Needs  any            `yaml:"needs"`
-			Env    map[string]any `yaml:"env"`
-			Steps  []struct {
-				Name string            `yaml:"name"`
-				Uses string            `yaml:"uses"`
-				Run  string            `yaml:"run"`
-				With map[string]any    `yaml:"with"`
-				Env  map[string]string `yaml:"env"`
-			} `yaml:"steps"`
+			RunsOn    string         `yaml:"runs-on"`
+			Container any            `yaml:"container"`
+			Needs     any            `yaml:"needs"`
+			Env       map[string]any `yaml:"env"`
+			Steps     []step         `yaml:"steps"`
 		} `yaml:"jobs"`
 	}
 	if err := yaml.Unmarshal(data, &wf); err != nil {
@@ -287,22 +293,22 @@ func TestReleaseWorkflow(t *testing.T) {
 		t.Error("release.yml does not run on push (tags)")
 	}
 	tests := []struct {
-		name   string
-		job    string
-		runsOn string
-		needs  []string
-		steps  []string // substrings of some step's run or uses
+		name      string
+		job       string
+		runsOn    string
+		container string
+		needs     []string
+		steps     []string // substrings of some step's run or uses
 	}{
-		{name: "linux tests", job: "linux", runsOn: "ubuntu", steps: []string{"make test", "actions/upload-artifact"}},
-		{name: "cpu engine", job: "engine-cpu", runsOn: "windows", steps: []string{"build-windows.ps1 -Variant cpu", "actions/upload-artifact"}},
 		{name: "cuda engine", job: "engine-cuda", runsOn: "windows", steps: []string{"cuda-toolkit", "build-windows.ps1 -Variant cuda"}},
 		{name: "rocm engines", job: "engine-rocm", runsOn: "windows", steps: []string{"-InstallHipSdk", "build-windows.ps1 -Variant ${{ matrix.variant }}"}},
-		{name: "installer", job: "installer", runsOn: "ubuntu", needs: []string{"linux", "engine-cpu", "engine-cuda", "engine-rocm"},
-			steps: []string{"actions/download-artifact", "scripts/installer.sh", "go test", "actions/upload-artifact"}},
-		{name: "smoke test", job: "smoke", runsOn: "windows", needs: []string{"installer"},
+		{name: "make test builds, signs and tests what is published", job: "build", runsOn: "ubuntu", container: "debian:12",
+			needs: []string{"engine-cuda", "engine-rocm"},
+			steps: []string{"actions/download-artifact", "WINDOWS_SIGN_PFX_BASE64", "make deps", "make test", "scripts/winget", "actions/upload-artifact"}},
+		{name: "smoke test", job: "smoke", runsOn: "windows", needs: []string{"build"},
 			steps: []string{"installer/smoke-test.ps1"}},
-		{name: "draft release", job: "release", runsOn: "ubuntu", needs: []string{"installer", "smoke"},
-			steps: []string{"actions/download-artifact", "gh release create"}},
+		{name: "draft release", job: "release", runsOn: "ubuntu", needs: []string{"build", "smoke"},
+			steps: []string{"actions/download-artifact", "gh release create", "winget-manifests.zip"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -312,6 +318,9 @@ func TestReleaseWorkflow(t *testing.T) {
 			}
 			if !strings.Contains(job.RunsOn, tt.runsOn) {
 				t.Errorf("runs-on %q, want a %s runner", job.RunsOn, tt.runsOn)
+			}
+			if c := fmt.Sprint(job.Container); tt.container != "" && c != tt.container {
+				t.Errorf("container %q, want %s", c, tt.container)
 			}
 			needs := fmt.Sprint(job.Needs)
 			for _, n := range tt.needs {
@@ -328,13 +337,51 @@ func TestReleaseWorkflow(t *testing.T) {
 			for _, want := range tt.steps {
 				found := false
 				for _, s := range job.Steps {
-					found = found || strings.Contains(s.Run, want) || strings.Contains(s.Uses, want)
+					found = found || strings.Contains(s.Run, want) || strings.Contains(s.Uses, want) || strings.Contains(fmt.Sprint(s.Env), want)
 				}
 				if !found {
 					t.Errorf("no step runs or uses %q", want)
 				}
 			}
 		})
+	}
+
+	// Release = test. No job builds the CPU engine, the exe or the installer
+	// other than through make test, and after make test nothing rebuilds them:
+	// the uploaded installer is the one the wine tests ran.
+	builds := []string{"-Variant cpu", "scripts/windows.sh", "scripts/windows-engine.sh", "scripts/installer.sh",
+		"make windows", "make installer", "scripts/sign.sh"}
+	for name, job := range wf.Jobs {
+		tested := false
+		for _, s := range job.Steps {
+			tested = tested || strings.Contains(s.Run, "make test")
+			for _, b := range builds {
+				if strings.Contains(s.Run, b) {
+					t.Errorf("job %s, step %q runs %s itself; the release must take it from make test", name, s.Name, b)
+				}
+			}
+			if s.Uses != "" && strings.HasPrefix(s.Uses, "actions/upload-artifact") && strings.Contains(fmt.Sprint(s.With["path"]), "whisperkey-setup") && !tested {
+				t.Errorf("job %s uploads the installer without running make test first", name)
+			}
+		}
+	}
+	// ...and make test builds them with the scripts the release relies on.
+	mk, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^test:.*\n\t.*scripts/test\.sh`).Match(mk) {
+		t.Error("make test does not run scripts/test.sh")
+	}
+	sh, err := os.ReadFile("scripts/test.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"scripts/sign.sh throwaway", "scripts/windows.sh", "scripts/windows-engine.sh",
+		"WHISPERKEY_REQUIRE_ENGINE=1 bash scripts/installer.sh", "scripts/test-wine.sh"} {
+		if !bytes.Contains(sh, []byte(want)) {
+			t.Errorf("scripts/test.sh does not run %s", want)
+		}
 	}
 }
 
