@@ -557,12 +557,12 @@ func TestPSBalanced(t *testing.T) {
 // runtime, cuBLAS, ONNX Runtime) must carry their makers' signatures.
 var winSignedByUs = regexp.MustCompile(`(^|/)(whisperkey\.exe|uninstall\.exe|ct2engine\.dll|ctranslate2\.dll|whisperkey-setup-[^/]+\.exe)$`)
 
-// TestWindowsSignatures checks, with osslsigncode verify, every signature the
-// signing step (scripts/sign.sh, run by scripts/installer.sh) made: the files
-// in build/windows and the same files inside the installer, which must be
-// byte for byte the ones that were signed and tested. make test signs with a
-// throwaway certificate and names it in WHISPERKEY_SIGN_CAFILE; a release
-// names the roots its certificate chains to.
+// TestWindowsSignatures checks every signature the signing step
+// (scripts/sign.sh, run by scripts/installer.sh) made, with osslsigncode
+// verify (scripts/sign.sh verify): the files in build/windows and the same
+// files inside the installer, which must be byte for byte the ones that were
+// signed and tested. make test signs with a throwaway certificate and names
+// it in WHISPERKEY_SIGN_CAFILE; a release verifies against the system's roots.
 func TestWindowsSignatures(t *testing.T) {
 	ca := os.Getenv("WHISPERKEY_SIGN_CAFILE")
 	if ca == "" && os.Getenv("WHISPERKEY_SIGN_PFX") != "" {
@@ -612,9 +612,12 @@ func TestWindowsSignatures(t *testing.T) {
 			continue
 		}
 		ours++
-		out, verr := exec.Command("osslsigncode", "verify", "-CAfile", ca, "-in", f).CombinedOutput()
-		if verr != nil {
-			t.Errorf("osslsigncode verify %s: %v (signer %q, %v)\n%s", name, verr, signer.Subject, err, out)
+		// scripts/sign.sh verify: osslsigncode verify against ca, the one
+		// place that knows the flags.
+		cmd := exec.Command("bash", "scripts/sign.sh", "verify", f)
+		cmd.Env = append(os.Environ(), "WHISPERKEY_SIGN_CAFILE="+ca)
+		if out, verr := cmd.CombinedOutput(); verr != nil {
+			t.Errorf("%s: %v (signer %q, %v)\n%s", name, verr, signer.Subject, err, out)
 		}
 	}
 	// The exe, the CPU engine and the uninstaller inside, the exe and engine

@@ -15,7 +15,8 @@
 #   WHISPERKEY_SIGN_TIMESTAMP RFC 3161 timestamp server, e.g. http://timestamp.digicert.com
 #                             (unset: no timestamp; the signature then ends with the certificate)
 #   WHISPERKEY_SIGN_CAFILE    verify against these roots (default: the system's,
-#                             /etc/ssl/certs/ca-certificates.crt)
+#                             /etc/ssl/certs/ca-certificates.crt; WHISPERKEY_SIGN_TSA_CAFILE
+#                             likewise for the timestamp's signature)
 # Without WHISPERKEY_SIGN_PFX, `sign` says so and leaves the files unsigned
 # (developers' builds install all the same); WHISPERKEY_SIGN_REQUIRED=1 makes
 # that an error, for releases.
@@ -54,9 +55,12 @@ sign() {
 verify() {
   need
   local ca="${WHISPERKEY_SIGN_CAFILE:-/etc/ssl/certs/ca-certificates.crt}" f out bad=0
+  # A timestamp's own signature chains to a public root (the TSA's).
+  local tsa="${WHISPERKEY_SIGN_TSA_CAFILE:-/etc/ssl/certs/ca-certificates.crt}"
   [ -r "$ca" ] || die "no CA file $ca to verify against; set WHISPERKEY_SIGN_CAFILE"
+  [ -r "$tsa" ] || die "no CA file $tsa for timestamps; set WHISPERKEY_SIGN_TSA_CAFILE or install ca-certificates"
   for f in "$@"; do
-    if out=$(osslsigncode verify -CAfile "$ca" -in "$f" 2>&1); then
+    if out=$(osslsigncode verify -CAfile "$ca" -TSA-CAfile "$tsa" -in "$f" 2>&1); then
       echo "sign: verified $f ($(sed -n 's/^[[:space:]]*Subject: //p' <<<"$out" | head -1))"
     else
       echo "sign: $f does not verify against $ca:"$'\n'"$out" >&2
