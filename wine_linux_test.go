@@ -367,6 +367,7 @@ func TestWine(t *testing.T) {
 			r := w.runFor(t, 2*time.Minute, nil, exe, "doctor", "--model", `Z:
 o-such-model`)
 			line := regexp.MustCompile(`(?m)^Signature: .*$`).FindString(r.stdout)
+			t.Logf("%s doctor: %s", exe, line)
 			wantLine := "Signature: ✘ not signed"
 			if signer != "" {
 				wantLine = " signed by " + signer + " ("
