@@ -13,6 +13,7 @@ import (
 	"runtime"
 
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/control"
 	"github.com/whisperkey/whisperkey/internal/desktop"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/hotkey/grab"
@@ -86,7 +87,7 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, StateDir: env.stateDir,
 		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
 		LogPath: logPath, Grabber: g, Version: version, LogLevel: level, Verbose: *verbose,
-		Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech,
+		Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech, ControlSocket: control.DefaultPath(),
 	}, log)
 	if err != nil {
 		log.Error("WhisperKey stopped", "err", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/control"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/models"
@@ -42,7 +43,10 @@ type Options struct {
 	Engine         engine.Options
 	// Grabber registers hotkeys with the OS (package hotkey/grab).
 	Grabber hotkey.Grabber
-	Version string
+	// ControlSocket, when set, is where `whisperkey ptt` reaches the record
+	// hotkey (package control); main holds the single-instance guard.
+	ControlSocket string
+	Version       string
 	// LogLevel, when set, is the log's level: desktop keeps it at the
 	// config's log_level. Verbose pins it at debug (the --verbose flag).
 	LogLevel *slog.LevelVar
@@ -182,6 +186,14 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		return err
 	}
 	defer d.closeIO()
+	if d.opt.ControlSocket != "" {
+		if srv, err := control.Listen(d.opt.ControlSocket, pttHandler{d.listener}, log); err != nil {
+			d.log.Warn("no control socket; `whisperkey ptt` cannot reach this app", "err", err)
+		} else {
+			defer srv.Close()
+			d.log.Info("control socket ready", "path", srv.Path())
+		}
+	}
 	d.startFeedback(cfg)
 	defer d.closeFeedback() // before the recorder closes: the level ticker reads it
 
@@ -310,4 +322,16 @@ func (d *desk) setLogLevel(cfg config.Config) {
 		return
 	}
 	d.opt.LogLevel.Set(cfg.SlogLevel())
+}
+
+// pttHandler gives `whisperkey ptt` the record hotkey itself: its commands
+// become key edges of the listener, which the hotkeys take too.
+type pttHandler struct{ l *hotkey.Listener }
+
+func (h pttHandler) PTT(c control.Command) error {
+	cmd, err := hotkey.ParseCommand(string(c))
+	if err != nil {
+		return err
+	}
+	return h.l.Command(cmd)
 }

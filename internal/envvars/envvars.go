@@ -40,7 +40,7 @@ var All = []Var{
 	{Name: "HOME", Purpose: "home folder, when XDG_CONFIG_HOME is not set (Linux)"},
 	{Name: "XDG_STATE_HOME", Purpose: "log and state folder (Linux)"},
 	{Name: "XDG_CACHE_HOME", Purpose: "cache folder when WHISPERKEY_CACHE is not set (Linux)"},
-	{Name: "XDG_RUNTIME_DIR", Purpose: "single-instance lock folder (Linux)"},
+	{Name: "XDG_RUNTIME_DIR", Purpose: "single-instance lock and control socket folder (Linux)"},
 	{Name: "APPDATA", Purpose: "config folder (Windows)"},
 	{Name: "LOCALAPPDATA", Purpose: "log, state and cache folder (Windows)"},
 	{Name: "LD_LIBRARY_PATH", Purpose: "searched for CUDA libraries; the engine worker's library path (Linux)"},
