@@ -20,6 +20,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/instance"
 	"github.com/whisperkey/whisperkey/internal/logging"
 	"github.com/whisperkey/whisperkey/internal/remote"
+	"github.com/whisperkey/whisperkey/internal/session"
 )
 
 //go:embed config.example.yaml
@@ -73,6 +74,11 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("find own executable: %w", err)
 	}
+	desk := session.Evaluate(session.Probe(ctx, os.Getenv))
+	for _, r := range desk.Routes {
+		log.Info("desktop route", "session", string(desk.Type), "desktop", string(desk.Desktop),
+			"route", r.Name, "for", r.For, "available", r.Available, "used", r.Used, "note", r.Note)
+	}
 	g, err := grab.New(log)
 	if err != nil {
 		return fmt.Errorf("hotkeys: %w", err)
@@ -88,6 +94,7 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
 		LogPath: logPath, Grabber: g, Version: version, LogLevel: level, Verbose: *verbose,
 		Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech, ControlSocket: control.DefaultPath(),
+		SessionNote: desk.Summary,
 	}, log)
 	if err != nil {
 		log.Error("WhisperKey stopped", "err", err)

@@ -46,7 +46,10 @@ type Options struct {
 	// ControlSocket, when set, is where `whisperkey ptt` reaches the record
 	// hotkey (package control); main holds the single-instance guard.
 	ControlSocket string
-	Version       string
+	// SessionNote, when set, follows the ready status: how to dictate in
+	// this session (Wayland: bind `whisperkey ptt`; session.Report.Summary).
+	SessionNote string
+	Version     string
 	// LogLevel, when set, is the log's level: desktop keeps it at the
 	// config's log_level. Verbose pins it at debug (the --verbose flag).
 	LogLevel *slog.LevelVar
@@ -296,6 +299,9 @@ func (d *desk) status(state, text string) {
 
 // showReady shows the idle status: ready on a model, or what is missing.
 func (d *desk) showReady(suffix string) {
+	if d.opt.SessionNote != "" {
+		suffix += " · " + d.opt.SessionNote
+	}
 	if d.modelPending() && d.dictation.status() == "" {
 		return // "Loading …" or the download's progress stays until the model is there
 	}
