@@ -207,6 +207,7 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 	if err != nil {
 		p.log.Debug("cannot identify the focused window", "err", err)
 	}
+	p.os.use(target)
 	p.last = insertion{} // whatever happens now, the text before is no longer the last
 	res := Result{Text: p.join.Join(text, target, time.Now())}
 	if res.Text == "" {

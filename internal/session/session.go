@@ -100,13 +100,13 @@ const (
 
 // Route names.
 const (
-	RouteX11Grab     = "x11-grab"
-	RoutePortal      = "global-shortcuts-portal"
-	RoutePTT         = "ptt-command"
-	RouteEvdev       = "evdev"
-	RouteX11Paste    = "x11-paste"
-	RouteDataControl = "wayland-clipboard"
-	RouteWtype       = "virtual-keyboard"
+	RouteX11Grab         = "x11-grab"
+	RoutePortal          = "global-shortcuts-portal"
+	RoutePTT             = "ptt-command"
+	RouteEvdev           = "evdev"
+	RouteX11Paste        = "x11-paste"
+	RouteDataControl     = "wayland-clipboard"
+	RouteVirtualKeyboard = "virtual-keyboard"
 )
 
 // Route is one way to get the hotkey or to get text into the focused window.
@@ -187,17 +187,18 @@ func pasteRoutes(f Facts) []Route {
 			dc.Note = "the compositor offers no data-control protocol (GNOME does not), and there is no XWayland to fall back on: enable XWayland"
 		}
 		out = append(out, dc)
-		vk := Route{Name: RouteWtype, For: "paste", Available: f.offers(ifaceVirtualKeyboard) && f.Tools["wtype"] != ""}
+		vk := Route{Name: RouteVirtualKeyboard, For: "paste", Available: f.offers(ifaceVirtualKeyboard)}
 		switch {
 		case f.Globals == nil:
 			vk.Note = "cannot ask the compositor: " + f.WaylandErr
-		case !f.offers(ifaceVirtualKeyboard):
+		case !vk.Available:
 			vk.Note = "the compositor offers no virtual-keyboard protocol (GNOME does not): the text is left on the clipboard for you to paste with Ctrl+V"
 		case f.Tools["wtype"] == "":
-			vk.Note = "wtype is not installed: sudo apt install wtype (Fedora: dnf install wtype; Arch: pacman -S wtype)"
+			vk.Used = true
+			vk.Note = "Ctrl+V into native Wayland windows; paste: type needs wtype: sudo apt install wtype (Fedora: dnf install wtype; Arch: pacman -S wtype)"
 		default:
 			vk.Used = true
-			vk.Note = "Ctrl+V and typing into native Wayland windows through wtype (" + f.Tools["wtype"] + ")"
+			vk.Note = "Ctrl+V into native Wayland windows; paste: type through wtype (" + f.Tools["wtype"] + ")"
 		}
 		out = append(out, vk)
 	}
@@ -241,20 +242,17 @@ func summary(f Facts, routes []Route) string {
 	if f.Display != "" {
 		s += " (the hotkey works in X11 windows only)"
 	}
-	if !used(RouteWtype) {
+	if !used(RouteVirtualKeyboard) {
 		s += "; text stays on the clipboard in Wayland windows (" + missingPaste(f) + ")"
 	}
 	return s
 }
 
 func missingPaste(f Facts) string {
-	switch {
-	case f.Globals == nil:
+	if f.Globals == nil {
 		return "the compositor cannot be asked"
-	case !f.offers(ifaceVirtualKeyboard):
-		return "no virtual-keyboard protocol here"
 	}
-	return "install wtype"
+	return "no virtual-keyboard protocol here"
 }
 
 // Print writes the report for `whisperkey doctor`.

@@ -49,7 +49,8 @@ func TestRoutes(t *testing.T) {
 		// is not available to words its note must hold.
 		used    []string
 		missing map[string][]string
-		summary []string // words of the tray's line; nil: no line
+		notes   map[string][]string // words a route's note must hold, available or not
+		summary []string            // words of the tray's line; nil: no line
 	}{
 		{name: "X11 desktop",
 			f:       Facts{XDGSessionType: "x11", Display: ":0", CurrentDesktop: "XFCE"},
@@ -57,20 +58,20 @@ func TestRoutes(t *testing.T) {
 			missing: map[string][]string{RoutePortal: {"xdg-desktop-portal"}, RouteEvdev: {"usermod -aG input"}}},
 		{name: "sway with wtype",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-1", CurrentDesktop: "sway", Globals: swayGlobals, Tools: wtype},
-			used:    []string{RoutePTT, RouteDataControl, RouteWtype},
+			used:    []string{RoutePTT, RouteDataControl, RouteVirtualKeyboard},
 			missing: map[string][]string{RouteX11Grab: {"DISPLAY is not set"}, RouteX11Paste: {"DISPLAY is not set"}},
 			summary: []string{"bind `whisperkey ptt`"}},
-		{name: "sway without wtype",
+		{name: "sway without wtype: paste works, typing is told",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-1", Display: ":0", CurrentDesktop: "sway", Globals: swayGlobals},
-			used:    []string{RouteX11Grab, RoutePTT, RouteDataControl, RouteX11Paste},
-			missing: map[string][]string{RouteWtype: {"apt install wtype"}},
-			summary: []string{"X11 windows only", "text stays on the clipboard", "install wtype"}},
+			used:    []string{RouteX11Grab, RoutePTT, RouteDataControl, RouteVirtualKeyboard, RouteX11Paste},
+			notes:   map[string][]string{RouteVirtualKeyboard: {"paste: type needs wtype", "apt install wtype"}},
+			summary: []string{"X11 windows only"}},
 		{name: "GNOME: no data-control, no virtual keyboard, portal offered",
 			f: Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-0", Display: ":0", CurrentDesktop: "GNOME",
 				Globals: []string{"wl_compositor", "wl_seat"}, GlobalShortcuts: 1, Tools: wtype},
 			used: []string{RouteX11Grab, RoutePTT, RouteX11Paste},
 			missing: map[string][]string{RouteDataControl: {"GNOME does not", "through XWayland"},
-				RouteWtype: {"no virtual-keyboard protocol", "Ctrl+V"}},
+				RouteVirtualKeyboard: {"no virtual-keyboard protocol", "Ctrl+V"}},
 			summary: []string{"no virtual-keyboard protocol"}},
 		{name: "Wayland without XWayland and no data-control",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-0", Globals: []string{"wl_seat"}, Tools: wtype},
@@ -79,7 +80,7 @@ func TestRoutes(t *testing.T) {
 		{name: "compositor does not answer",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-9", WaylandErr: "connect: no such file"},
 			used:    []string{RoutePTT},
-			missing: map[string][]string{RouteDataControl: {"cannot ask the compositor", "no such file"}, RouteWtype: {"cannot ask"}}},
+			missing: map[string][]string{RouteDataControl: {"cannot ask the compositor", "no such file"}, RouteVirtualKeyboard: {"cannot ask"}}},
 		{name: "input group",
 			f:    Facts{XDGSessionType: "x11", Display: ":0", InputDevices: 3},
 			used: []string{RouteX11Grab, RoutePTT, RouteX11Paste}},
@@ -93,6 +94,11 @@ func TestRoutes(t *testing.T) {
 					used = append(used, rt.Name)
 					if !rt.Available {
 						t.Errorf("%s used but not available", rt.Name)
+					}
+				}
+				for _, w := range tt.notes[rt.Name] {
+					if !strings.Contains(rt.Note, w) {
+						t.Errorf("%s note %q does not say %q", rt.Name, rt.Note, w)
 					}
 				}
 				if words, ok := tt.missing[rt.Name]; ok {

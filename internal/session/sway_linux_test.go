@@ -12,7 +12,7 @@ import (
 // protocols the Wayland routes need.
 func TestGlobalsOfSway(t *testing.T) {
 	s := testenv.StartSway(t, "")
-	got, err := Globals(context.Background(), s.Display)
+	got, err := Globals(context.Background(), s.Socket())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestGlobalsOfSway(t *testing.T) {
 			t.Errorf("sway's globals %v lack %s", got, want)
 		}
 	}
-	env := map[string]string{"WAYLAND_DISPLAY": s.Display, "XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "sway"}
+	env := map[string]string{"WAYLAND_DISPLAY": s.Display, "XDG_RUNTIME_DIR": s.RuntimeDir, "XDG_SESSION_TYPE": "wayland", "XDG_CURRENT_DESKTOP": "sway"}
 	f := Probe(context.Background(), func(k string) string { return env[k] })
 	r := Evaluate(f)
 	if r.Type != Wayland || r.Desktop != Sway {

@@ -14,9 +14,10 @@ import (
 // devices) that a test drives: a real Wayland session for native Wayland
 // windows, its clipboard and its key bindings.
 type Sway struct {
-	// Display is the absolute path of its Wayland socket: the value for
-	// WAYLAND_DISPLAY, so clients need no XDG_RUNTIME_DIR of its own.
-	Display string
+	// RuntimeDir is its XDG_RUNTIME_DIR, which its clients share as in a
+	// real session (GTK finds the display only there); Display is the
+	// name of its socket in it, the value for WAYLAND_DISPLAY.
+	RuntimeDir, Display string
 	// IPC is its IPC socket, the value for SWAYSOCK.
 	IPC string
 	log string
@@ -24,8 +25,12 @@ type Sway struct {
 
 // Env is what a client needs to reach the compositor.
 func (s *Sway) Env() []string {
-	return []string{"WAYLAND_DISPLAY=" + s.Display, "SWAYSOCK=" + s.IPC, "XDG_SESSION_TYPE=wayland", "XDG_CURRENT_DESKTOP=sway"}
+	return []string{"XDG_RUNTIME_DIR=" + s.RuntimeDir, "WAYLAND_DISPLAY=" + s.Display, "SWAYSOCK=" + s.IPC,
+		"XDG_SESSION_TYPE=wayland", "XDG_CURRENT_DESKTOP=sway"}
 }
+
+// Socket is the absolute path of its Wayland socket.
+func (s *Sway) Socket() string { return filepath.Join(s.RuntimeDir, s.Display) }
 
 // Msg runs swaymsg with args against this compositor and returns its output.
 func (s *Sway) Msg(t testing.TB, args ...string) string {
@@ -85,7 +90,7 @@ func StartSway(t testing.TB, config string) *Sway {
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	s := &Sway{Display: filepath.Join(dir, "wayland-1")}
+	s := &Sway{RuntimeDir: dir}
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
@@ -101,8 +106,9 @@ func StartSway(t testing.TB, config string) *Sway {
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
 		ipc, _ := filepath.Glob(filepath.Join(dir, "sway-ipc.*.sock"))
-		if _, err := os.Stat(s.Display); err == nil && len(ipc) == 1 {
-			s.IPC = ipc[0]
+		wl, _ := filepath.Glob(filepath.Join(dir, "wayland-[0-9]"))
+		if len(wl) == 1 && len(ipc) == 1 {
+			s.Display, s.IPC = filepath.Base(wl[0]), ipc[0]
 			if exec.Command("swaymsg", "-s", s.IPC, "-t", "get_version").Run() == nil {
 				return s
 			}
@@ -115,6 +121,30 @@ func StartSway(t testing.TB, config string) *Sway {
 	}
 	t.Fatalf("sway did not open its sockets in %s within 15 s:\n%s", dir, lastLines(logBuf.String(), 40))
 	return nil
+}
+
+// Keyboard plugs a keyboard into the seat for the rest of the test, as a
+// desk has one: headless sway has none, and a window then meets a keyboard
+// only when a virtual one appears, too late for its first keys. It is
+// wtype's virtual keyboard, idle.
+func (s *Sway) Keyboard(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("wtype"); err != nil {
+		Require(t, "wtype", "make deps (apt-get install wtype)")
+	}
+	cmd := exec.Command("wtype", "-s", "1800000") // 30 min; wtype sleeps in µs, which a day overflows
+	cmd.Env = append(os.Environ(), s.Env()...)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("wtype: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
+	select {
+	case err := <-exited:
+		t.Fatalf("the keyboard (wtype) exited at once: %v", err)
+	case <-time.After(300 * time.Millisecond): // the seat announces it to its clients
+	}
 }
 
 func lastLines(s string, n int) string {
