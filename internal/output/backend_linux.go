@@ -165,7 +165,7 @@ func (b *osBackend) keys() pasteKeys { return b.pk }
 
 func (b *osBackend) keysDown() ([]uint32, error) {
 	if isWayland(b.cur) {
-		return nil, errors.New("Wayland lets no application read the keyboard")
+		return nil, errors.New("no application may read the keyboard on Wayland")
 	}
 	if b.x == nil {
 		return nil, b.xErr

@@ -1,3 +1,5 @@
+//go:build linux
+
 package testenv
 
 import (
@@ -20,7 +22,6 @@ type Sway struct {
 	RuntimeDir, Display string
 	// IPC is its IPC socket, the value for SWAYSOCK.
 	IPC string
-	log string
 }
 
 // Env is what a client needs to reach the compositor.
