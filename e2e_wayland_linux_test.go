@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,83 +49,96 @@ func TestWaylandPushToTalk(t *testing.T) {
 	// the test desktop's PulseAudio.
 	appEnv := append(env, "PULSE_SERVER=unix:"+filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "pulse", "native"))
 
-	wlCopy := exec.Command("wl-copy", clipFirst)
-	wlCopy.Env = append(os.Environ(), env...)
-	if err := wlCopy.Run(); err != nil { // no pipes: its server lives on
-		t.Fatalf("wl-copy: %v", err)
-	}
 	tg := openWaylandWindow(t, env)
-
-	cfg := "model: " + testenv.Model(t, "base") + "\nhotkeys:\n  record: ctrl+shift+f9\n"
-	a, _ := launchApp(t, cfg, appEnv...)
-	status := a.waitStatus(t, "ready", 90*time.Second)
-	if !strings.Contains(status, "Wayland: bind `whisperkey ptt`") {
-		t.Errorf("tray status %q does not say how to dictate on Wayland", status)
-	}
-
-	// Hold Ctrl+Shift+F9 on a (virtual) keyboard of sway's seat while the
-	// sentence plays, then let go: sway runs the bindings.
 	wav := micWAV(t, dictated)
 	fi, err := os.Stat(wav)
 	if err != nil {
 		t.Fatal(err)
 	}
 	speech := time.Duration(fi.Size()-44) * time.Second / 32000 // 16 kHz, 16-bit mono
-	hold := 400*time.Millisecond + speech + 500*time.Millisecond
-	key := exec.Command("wtype", "-M", "ctrl", "-M", "shift", "-P", "F9", "-s", fmt.Sprint(hold.Milliseconds()),
-		"-p", "F9", "-m", "shift", "-m", "ctrl", "-s", "200")
-	key.Env = append(os.Environ(), env...)
-	if err := key.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(400 * time.Millisecond)
-	say(t, wav)
-	if err := key.Wait(); err != nil {
-		t.Fatalf("wtype holding the key: %v", err)
-	}
 
-	got := pollText(func() string { return tg.text(t) }, 30*time.Second, 300*time.Millisecond)
-	if b, _ := os.ReadFile(pttLog); len(b) > 0 {
-		t.Logf("ptt output: %s", b)
-	}
-	if wer := whisper.WordErrorRate(dictated, got); got == "" || wer > 0.15 {
-		t.Fatalf("the Wayland window got %q (WER %.2f), want %q", got, wer, dictated)
-	}
-	t.Logf("pasted %q", got)
-	time.Sleep(time.Second) // the restore follows the paste by its delay
-	paste := exec.Command("wl-paste", "--no-newline")
-	paste.Env = append(os.Environ(), env...)
-	clip, err := paste.Output()
-	if err != nil || string(clip) != clipFirst {
-		t.Fatalf("Wayland clipboard holds %q (%v), want what the user had copied: %q", clip, err, clipFirst)
-	}
-	b, _ := os.ReadFile(a.log)
-	if !strings.Contains(string(b), `"route":"ptt-command"`) && !strings.Contains(string(b), "route=ptt-command") {
-		t.Errorf("the app log does not list the desktop routes")
-	}
-
-	// doctor in the same session lists it and the routes it takes.
-	doc := exec.Command(bin, "doctor", "--json", "--model", testenv.Model(t, "base"))
-	doc.Env = append(append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t))), appEnv...)
-	r := runCmd(t, doc)
-	var rep struct {
-		Desktop struct {
-			Type, Desktop string
-			Routes        []struct {
-				Name string
-				Used bool
+	for _, tc := range []struct {
+		name string
+		env  []string
+	}{
+		{name: "XWayland beside"}, // DISPLAY is the test desktop's X server
+		{name: "Wayland alone", env: []string{"DISPLAY="}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			caseEnv := append(slices.Clone(appEnv), tc.env...)
+			wlCopy := exec.Command("wl-copy", clipFirst)
+			wlCopy.Env = append(os.Environ(), env...)
+			if err := wlCopy.Run(); err != nil { // no pipes: its server lives on
+				t.Fatalf("wl-copy: %v", err)
 			}
-		}
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("doctor --json: %v\n%s", err, r.stderr)
-	}
-	used := map[string]bool{}
-	for _, rt := range rep.Desktop.Routes {
-		used[rt.Name] = rt.Used
-	}
-	if rep.Desktop.Type != "wayland" || rep.Desktop.Desktop != "sway" || !used["ptt-command"] || !used["wayland-clipboard"] || !used["virtual-keyboard"] {
-		t.Errorf("doctor's desktop %+v: want wayland on sway with ptt-command, wayland-clipboard and virtual-keyboard used", rep.Desktop)
+			fmt.Fprintln(tg.in, "clear")
+			if !tg.out.Scan() || tg.out.Text() != "CLEARED" {
+				t.Fatalf("the Wayland window did not clear: %q", tg.out.Text())
+			}
+
+			cfg := "model: " + testenv.Model(t, "base") + "\nhotkeys:\n  record: ctrl+shift+f9\n"
+			a, _ := launchApp(t, cfg, caseEnv...)
+			status := a.waitStatus(t, "ready", 90*time.Second)
+			if !strings.Contains(status, "Wayland: bind `whisperkey ptt`") {
+				t.Errorf("tray status %q does not say how to dictate on Wayland", status)
+			}
+
+			// Hold Ctrl+Shift+F9 on a (virtual) keyboard of sway's seat while
+			// the sentence plays, then let go: sway runs the bindings.
+			hold := 400*time.Millisecond + speech + 500*time.Millisecond
+			key := exec.Command("wtype", "-M", "ctrl", "-M", "shift", "-P", "F9", "-s", fmt.Sprint(hold.Milliseconds()),
+				"-p", "F9", "-m", "shift", "-m", "ctrl", "-s", "200")
+			key.Env = append(os.Environ(), env...)
+			if err := key.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(400 * time.Millisecond)
+			say(t, wav)
+			if err := key.Wait(); err != nil {
+				t.Fatalf("wtype holding the key: %v", err)
+			}
+
+			got := pollText(func() string { return tg.text(t) }, 30*time.Second, 300*time.Millisecond)
+			if b, _ := os.ReadFile(pttLog); len(b) > 0 {
+				t.Logf("ptt output: %s", b)
+			}
+			if wer := whisper.WordErrorRate(dictated, got); got == "" || wer > 0.15 {
+				t.Fatalf("the Wayland window got %q (WER %.2f), want %q", got, wer, dictated)
+			}
+			t.Logf("pasted %q", got)
+			time.Sleep(time.Second) // the restore follows the paste by its delay
+			paste := exec.Command("wl-paste", "--no-newline")
+			paste.Env = append(os.Environ(), env...)
+			clip, err := paste.Output()
+			if err != nil || string(clip) != clipFirst {
+				t.Fatalf("Wayland clipboard holds %q (%v), want what the user had copied: %q", clip, err, clipFirst)
+			}
+
+			// doctor in the same session lists it and the routes it takes.
+			doc := exec.Command(bin, "doctor", "--json", "--model", testenv.Model(t, "base"))
+			doc.Env = append(append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t))), caseEnv...)
+			r := runCmd(t, doc)
+			var rep struct {
+				Desktop struct {
+					Type, Desktop string
+					Routes        []struct {
+						Name string
+						Used bool
+					}
+				}
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+				t.Fatalf("doctor --json: %v\n%s", err, r.stderr)
+			}
+			used := map[string]bool{}
+			for _, rt := range rep.Desktop.Routes {
+				used[rt.Name] = rt.Used
+			}
+			if rep.Desktop.Type != "wayland" || rep.Desktop.Desktop != "sway" || !used["ptt-command"] ||
+				!used["wayland-clipboard"] || !used["virtual-keyboard"] || used["x11-grab"] != (len(tc.env) == 0) {
+				t.Errorf("doctor's desktop %+v: want wayland on sway with ptt-command, wayland-clipboard and virtual-keyboard used, and the X grab only beside XWayland", rep.Desktop)
+			}
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"os/exec"
+	"runtime"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -16,6 +17,9 @@ func Probe(ctx context.Context, getenv func(string) string) Facts {
 		XDGSessionType: getenv("XDG_SESSION_TYPE"), WaylandDisplay: getenv("WAYLAND_DISPLAY"),
 		Display: getenv("DISPLAY"), CurrentDesktop: getenv("XDG_CURRENT_DESKTOP"),
 		Tools: map[string]string{},
+	}
+	if runtime.GOOS != "linux" {
+		return f // no Wayland, portal or evdev to ask about
 	}
 	if f.WaylandDisplay != "" {
 		g, err := Globals(ctx, SocketPath(f.WaylandDisplay, getenv("XDG_RUNTIME_DIR")))

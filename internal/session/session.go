@@ -164,7 +164,7 @@ func hotkeyRoutes(f Facts) []Route {
 	}
 	e := Route{Name: RouteEvdev, For: "hotkey", Available: f.InputDevices > 0}
 	if e.Available {
-		e.Note = fmt.Sprintf("%d keyboard devices readable; WhisperKey does not read them yet", f.InputDevices)
+		e.Note = fmt.Sprintf("%d input devices readable; WhisperKey does not read them yet", f.InputDevices)
 	} else {
 		e.Note = "cannot read /dev/input/event*: add yourself to the input group (sudo usermod -aG input $USER, then log in again); it lets any program read your keys"
 	}
