@@ -49,15 +49,15 @@ type osBackend struct {
 
 	// wl is the route into native Wayland windows; nil outside Wayland.
 	wl *wayland
-	// names are the key names wtype sends for the codes above.
+	// names are the keysym names of the codes above, by which the
+	// virtual keyboard (vkbd_linux.go) finds its own keys.
 	names map[uint32]string
 	// cur is the target of the Output or Undo in progress (set by use,
 	// under the Paster's lock): a Wayland one takes the wl route.
 	cur uint64
 }
 
-// wlKeysyms are the keys WhisperKey presses, by keysym and by the name
-// wtype knows them by.
+// wlKeysyms are the keys WhisperKey presses, by keysym and by name.
 var wlKeysyms = map[uint64]string{xkControlL: "Control_L", xkV: "v", xkReturn: "Return", xkShiftL: "Shift_L",
 	xkInsert: "Insert", xkLeft: "Left", xkRight: "Right", xkBackSpace: "BackSpace", xkC: "c"}
 
@@ -74,7 +74,7 @@ func newOSBackend(log *slog.Logger) (*osBackend, error) {
 			return b, nil
 		}
 		// Wayland without X: the keysyms themselves are the codes, which
-		// only wtype reads.
+		// only the Wayland route reads.
 		log.Info("no X display; pasting into Wayland windows only", "err", err)
 		b.pk = pasteKeys{ctrl: xkControlL, v: xkV, enter: xkReturn}
 		b.shift, b.insert = xkShiftL, xkInsert
