@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/control"
+	"github.com/whisperkey/whisperkey/internal/notify"
 )
 
 // runPTT is `whisperkey ptt press|release|toggle`: the record hotkey of the
@@ -45,5 +49,23 @@ func runPTT(ctx context.Context, args []string, stderr io.Writer) error {
 	// A key binding must not hang the compositor's spawner for long.
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	return control.Send(ctx, *socket, cmd)
+	err = control.Send(ctx, *socket, cmd)
+	if errors.Is(err, control.ErrNotRunning) && !isTerminal(stderr) {
+		// Run by a key binding, whose output nobody sees: say it on the desktop.
+		if n, nerr := notify.New(notify.Config{}, slog.New(slog.NewTextHandler(stderr, nil))); nerr == nil {
+			n.Notify(notify.NotRunning(err.Error()))
+			n.Close()
+		}
+	}
+	return err
+}
+
+// isTerminal says w is a terminal someone reads.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

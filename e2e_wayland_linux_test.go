@@ -50,6 +50,19 @@ func TestWaylandPushToTalk(t *testing.T) {
 	appEnv := append(env, "PULSE_SERVER=unix:"+filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "pulse", "native"))
 
 	tg := openWaylandWindow(t, env)
+
+	// Before the app runs, the binding's `ptt` has no app to drive and no
+	// terminal to say so on: it tells the desktop.
+	notes := startNotificationServer(t)
+	tap := exec.Command("wtype", "-M", "ctrl", "-M", "shift", "-k", "F9", "-m", "shift", "-m", "ctrl", "-s", "200")
+	tap.Env = append(os.Environ(), env...)
+	if out, err := tap.CombinedOutput(); err != nil {
+		t.Fatalf("wtype: %v %s", err, out)
+	}
+	if n := notes.wait(t, "WhisperKey is not running", 10*time.Second); !strings.Contains(n, "whisperkey run") {
+		t.Errorf("notification %q does not say how to start the app", n)
+	}
+
 	wav := micWAV(t, dictated)
 	fi, err := os.Stat(wav)
 	if err != nil {
