@@ -226,7 +226,7 @@ func (b *osBackend) restore(ctx context.Context, s *snapshot, o *ownership) (boo
 // editKeys are the keycodes Undo presses: Shift, the arrows, BackSpace and C.
 func (b *osBackend) editKeys() (editKeys, error) {
 	if isWayland(b.cur) {
-		return editKeys{}, errors.New("undo cannot check what a native Wayland window holds yet; press Ctrl+Z there")
+		return editKeys{}, errors.New("WhisperKey cannot yet read back what a native Wayland window holds, which taking text back out needs; press Ctrl+Z there")
 	}
 	if b.x == nil {
 		return editKeys{}, b.xErr
