@@ -13,12 +13,15 @@ import (
 	"runtime"
 
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/control"
 	"github.com/whisperkey/whisperkey/internal/desktop"
 	"github.com/whisperkey/whisperkey/internal/dictation"
+	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/hotkey/grab"
 	"github.com/whisperkey/whisperkey/internal/instance"
 	"github.com/whisperkey/whisperkey/internal/logging"
 	"github.com/whisperkey/whisperkey/internal/remote"
+	"github.com/whisperkey/whisperkey/internal/session"
 )
 
 //go:embed config.example.yaml
@@ -72,11 +75,23 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("find own executable: %w", err)
 	}
-	g, err := grab.New(log)
-	if err != nil {
-		return fmt.Errorf("hotkeys: %w", err)
+	desk := session.Evaluate(session.Probe(ctx, os.Getenv))
+	for _, r := range desk.Routes {
+		log.Info("desktop route", "session", string(desk.Type), "desktop", string(desk.Desktop),
+			"route", r.Name, "for", r.For, "available", r.Available, "used", r.Used, "note", r.Note)
 	}
-	defer g.Close()
+	var grabber hotkey.Grabber
+	g, err := grab.New(log)
+	switch {
+	case errors.Is(err, grab.ErrNoDisplay) && desk.Type == session.Wayland:
+		log.Info("no X display: the hotkeys of config.yaml are off; the desktop's key binding runs `whisperkey ptt` (docs/wayland.md)", "err", err)
+		grabber = compositorKeys{}
+	case err != nil:
+		return fmt.Errorf("hotkeys: %w", err)
+	default:
+		defer g.Close()
+		grabber = g
+	}
 	var speech desktop.SpeechDetector
 	if d := env.speechDetector(); d != nil {
 		defer d.Close()
@@ -85,8 +100,9 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	err = desktop.Run(ctx, desktop.Options{
 		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, StateDir: env.stateDir,
 		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
-		LogPath: logPath, Grabber: g, Version: version, LogLevel: level, Verbose: *verbose,
-		Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech,
+		LogPath: logPath, Grabber: grabber, Version: version, LogLevel: level, Verbose: *verbose,
+		Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech, ControlSocket: control.DefaultPath(),
+		SessionNote: desk.Summary,
 	}, log)
 	if err != nil {
 		log.Error("WhisperKey stopped", "err", err)
@@ -126,3 +142,16 @@ func remoteEngine(log *slog.Logger) desktop.RemoteEngine {
 		return remote.NewFallback(c, local, notify, log), nil
 	}
 }
+
+// compositorKeys stands in for the X grab in a Wayland session without
+// XWayland, where no program may grab a key: the compositor's own binding
+// drives the record hotkey through `whisperkey ptt` (hotkey.Listener.Command),
+// so nothing is registered with the OS and the combinations never fire.
+type compositorKeys struct{}
+
+func (compositorKeys) Grab(hotkey.Combo) (hotkey.Grab, error) { return compositorGrab{}, nil }
+
+type compositorGrab struct{}
+
+func (compositorGrab) Edges() <-chan hotkey.Edge { return nil }
+func (compositorGrab) Release() error            { return nil }

@@ -13,6 +13,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/envvars"
+	"github.com/whisperkey/whisperkey/internal/session"
 )
 
 func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -54,14 +55,24 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if e := r.Engine; e != nil {
 		e.Window = dictation.Window(env.cfg).Resolve(e.Device == "cpu").String()
 	}
+	// The desktop session and its routes for the hotkey and the paste
+	// (Linux: X11 or Wayland, and which desktop).
+	var desk *session.Report
+	if runtime.GOOS == "linux" {
+		rep := session.Evaluate(session.Probe(ctx, os.Getenv))
+		desk = &rep
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
+		if err := enc.Encode(doctorJSON{DoctorReport: r, Desktop: desk}); err != nil {
 			return err
 		}
 	} else {
 		r.Print(stdout)
+		if desk != nil {
+			desk.Print(stdout)
+		}
 	}
 	if r.Error != "" || (r.SelfTest != nil && !r.SelfTest.OK) {
 		return errSilent
@@ -81,4 +92,11 @@ func signatureReport() *authenticode.Status {
 	}
 	s := authenticode.Check(exe)
 	return &s
+}
+
+// doctorJSON is the report with the desktop session beside the engine's
+// fields (docs/doctor.schema.json: desktop).
+type doctorJSON struct {
+	backend.DoctorReport
+	Desktop *session.Report `json:"desktop,omitempty"`
 }

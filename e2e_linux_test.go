@@ -268,6 +268,14 @@ func xdo(t testing.TB, args ...string) {
 	}
 }
 
+// ptt runs `whisperkey ptt cmd`, as a desktop's key binding would.
+func ptt(t testing.TB, cmd string) {
+	t.Helper()
+	if out, err := exec.Command(binary(t), "ptt", cmd).CombinedOutput(); err != nil {
+		t.Fatalf("whisperkey ptt %s: %v %s", cmd, err, out)
+	}
+}
+
 // say plays a sentence into the virtual microphone and waits until it ends.
 func say(t testing.TB, wav string) {
 	t.Helper()
@@ -343,6 +351,14 @@ func TestPushToTalk(t *testing.T) {
 			xdo(t, "keydown", "ctrl+shift+F9")
 			time.Sleep(150 * time.Millisecond)
 			xdo(t, "keyup", "ctrl+shift+F9")
+		}},
+		// The compositor's binding on Wayland; on X11 it must take the same path.
+		{name: "ptt press and release from the command line", wantPasted: true, act: func(t *testing.T, a *runningApp) {
+			ptt(t, "press")
+			time.Sleep(300 * time.Millisecond)
+			say(t, wav)
+			time.Sleep(300 * time.Millisecond)
+			ptt(t, "release")
 		}},
 		{name: "clipboard-only mode leaves the text on the clipboard", config: "paste: clipboard\n", wantClip: dictated,
 			act: func(t *testing.T, a *runningApp) { holdAndSay(t, wav) }},

@@ -233,8 +233,28 @@ func TestDoctorJSONMatchesSchema(t *testing.T) {
 		SelfTest    struct{ OK bool } `json:"self_test"`
 		Environment []string
 		Engine      struct{ Device, Window string }
+		Desktop     struct {
+			Type   string
+			Routes []struct {
+				Name string
+				Used bool
+			}
+		}
 	}
 	_ = json.Unmarshal([]byte(r.stdout), &rep)
+	// The test desktop is Xvfb: an X11 session whose hotkey is the X grab,
+	// with `whisperkey ptt` beside it.
+	used := func(name string) bool {
+		return slices.ContainsFunc(rep.Desktop.Routes, func(r struct {
+			Name string
+			Used bool
+		}) bool {
+			return r.Name == name && r.Used
+		})
+	}
+	if os.Getenv("WAYLAND_DISPLAY") == "" && (rep.Desktop.Type != "x11" || !used("x11-grab") || !used("ptt-command")) {
+		t.Errorf("doctor's desktop session %+v, want x11 with the X grab and the ptt command used", rep.Desktop)
+	}
 	// The window decoding.short_window (auto) gives this device.
 	if want := map[string]string{"cpu": "short", "cuda": "full"}[rep.Engine.Device]; rep.Engine.Window != want {
 		t.Errorf("doctor says the window on %s is %q, want %q", rep.Engine.Device, rep.Engine.Window, want)

@@ -7,6 +7,9 @@ PKGS=(
   libx11-dev libxtst-dev libxext-dev libxrandr-dev libxi-dev xinput
   xvfb xauth x11-utils x11-xserver-utils x11-apps xdotool xclip tk xterm
   dbus dbus-x11
+  # Wayland (docs/wayland.md): headless sway for the end-to-end test, the Wayland
+  # clipboard tools, wtype for typing, and a native GTK window as the paste target.
+  sway wl-clipboard wtype python3-gi gir1.2-gtk-3.0
   pulseaudio pulseaudio-utils espeak-ng sox
   ffmpeg
   # A load balancer in front of two `serve` instances (TestTwoServersBehindNginx).

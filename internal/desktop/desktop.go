@@ -13,6 +13,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/control"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/models"
@@ -42,7 +43,13 @@ type Options struct {
 	Engine         engine.Options
 	// Grabber registers hotkeys with the OS (package hotkey/grab).
 	Grabber hotkey.Grabber
-	Version string
+	// ControlSocket, when set, is where `whisperkey ptt` reaches the record
+	// hotkey (package control); main holds the single-instance guard.
+	ControlSocket string
+	// SessionNote, when set, follows the ready status: how to dictate in
+	// this session (Wayland: bind `whisperkey ptt`; session.Report.Summary).
+	SessionNote string
+	Version     string
 	// LogLevel, when set, is the log's level: desktop keeps it at the
 	// config's log_level. Verbose pins it at debug (the --verbose flag).
 	LogLevel *slog.LevelVar
@@ -59,19 +66,14 @@ type Options struct {
 // ErrNoDisplay means there is no desktop session to run in.
 var ErrNoDisplay = errors.New("no desktop session")
 
-// CheckDisplay explains what is missing when the app cannot show itself.
+// CheckDisplay explains what is missing when the app cannot show itself. A
+// Wayland session without XWayland will do: the desktop's key binding runs
+// `whisperkey ptt`, and text goes in through Wayland's protocols.
 func CheckDisplay(goos string, getenv func(string) string) error {
-	if goos != "linux" {
+	if goos != "linux" || getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != "" {
 		return nil
 	}
-	if getenv("DISPLAY") == "" {
-		msg := "no X display: DISPLAY is not set"
-		if getenv("WAYLAND_DISPLAY") != "" {
-			msg = "WhisperKey needs X11 or XWayland for global hotkeys and paste, and DISPLAY is not set (enable XWayland)"
-		}
-		return fmt.Errorf("%w: %s. Start WhisperKey from your desktop session; for files use `whisperkey transcribe FILE`", ErrNoDisplay, msg)
-	}
-	return nil
+	return fmt.Errorf("%w: neither DISPLAY nor WAYLAND_DISPLAY is set. Start WhisperKey from your desktop session; for files use `whisperkey transcribe FILE`", ErrNoDisplay)
 }
 
 // desk holds the running parts. The app, recorder, paster and listener take
@@ -185,6 +187,14 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		return err
 	}
 	defer d.closeIO()
+	if d.opt.ControlSocket != "" {
+		if srv, err := control.Listen(d.opt.ControlSocket, pttHandler{d.listener}, log); err != nil {
+			d.log.Warn("no control socket; `whisperkey ptt` cannot reach this app", "err", err)
+		} else {
+			defer srv.Close()
+			d.log.Info("control socket ready", "path", srv.Path())
+		}
+	}
 	d.startFeedback(cfg)
 	defer d.closeFeedback() // before the recorder closes: the level ticker reads it
 
@@ -289,6 +299,9 @@ func (d *desk) status(state, text string) {
 
 // showReady shows the idle status: ready on a model, or what is missing.
 func (d *desk) showReady(suffix string) {
+	if d.opt.SessionNote != "" {
+		suffix += " · " + d.opt.SessionNote
+	}
 	if d.modelPending() && d.dictation.status() == "" {
 		return // "Loading …" or the download's progress stays until the model is there
 	}
@@ -315,4 +328,16 @@ func (d *desk) setLogLevel(cfg config.Config) {
 		return
 	}
 	d.opt.LogLevel.Set(cfg.SlogLevel())
+}
+
+// pttHandler gives `whisperkey ptt` the record hotkey itself: its commands
+// become key edges of the listener, which the hotkeys take too.
+type pttHandler struct{ l *hotkey.Listener }
+
+func (h pttHandler) PTT(c control.Command) error {
+	cmd, err := hotkey.ParseCommand(string(c))
+	if err != nil {
+		return err
+	}
+	return h.l.Command(cmd)
 }

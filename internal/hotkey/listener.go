@@ -328,6 +328,7 @@ type Listener struct {
 	events chan Event
 	rereg  chan chan error
 	reconf chan reconfigure
+	cmds   chan command
 	stop   chan struct{}
 	done   chan struct{}
 	once   sync.Once
@@ -361,6 +362,7 @@ func New(cfg Config, log *slog.Logger, g Grabber) (*Listener, error) {
 		events:  make(chan Event, 16),
 		rereg:   make(chan chan error),
 		reconf:  make(chan reconfigure),
+		cmds:    make(chan command),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 		m:       newMachine(set.mode, set.debounce),
@@ -467,6 +469,9 @@ func (l *Listener) run() {
 		case reply := <-l.rereg:
 			l.log.Info("re-registering hotkeys", "reason", "requested")
 			reply <- l.reregister()
+		case c := <-l.cmds:
+			l.command(c.cmd, c.at)
+			close(c.done)
 		case r := <-l.reconf:
 			l.log.Info("re-registering hotkeys", "reason", "new settings")
 			if ev, ok := l.m.reset(); ok {
@@ -481,6 +486,103 @@ func (l *Listener) run() {
 			timer.Reset(time.Until(at))
 		} else {
 			timer.Stop()
+		}
+	}
+}
+
+// Command is a press of the record hotkey that comes from outside the OS
+// grab: a compositor's own key binding running `whisperkey ptt` (Wayland,
+// where no application may grab keys for itself).
+type Command int
+
+const (
+	// CommandPress is the record hotkey going down.
+	CommandPress Command = iota + 1
+	// CommandRelease is the record hotkey coming up.
+	CommandRelease
+	// CommandToggle starts a recording when none runs and stops the one
+	// that runs, in either mode: for bindings that fire once per press.
+	CommandToggle
+)
+
+// String is the command's name on the control socket.
+func (c Command) String() string {
+	switch c {
+	case CommandPress:
+		return "press"
+	case CommandRelease:
+		return "release"
+	case CommandToggle:
+		return "toggle"
+	}
+	return fmt.Sprintf("command(%d)", int(c))
+}
+
+// ParseCommand reads "press", "release" or "toggle".
+func ParseCommand(s string) (Command, error) {
+	for _, c := range []Command{CommandPress, CommandRelease, CommandToggle} {
+		if s == c.String() {
+			return c, nil
+		}
+	}
+	return 0, fmt.Errorf(`%w command %q: use "press", "release" or "toggle"`, ErrInvalid, s)
+}
+
+type command struct {
+	cmd  Command
+	at   time.Time
+	done chan struct{}
+}
+
+// Command feeds c to the record hotkey as sure key edges, so it takes the
+// very path of a key the OS reported: the same machine, hold or toggle
+// mode, the cancel key registered while recording. It returns once the
+// edge is applied.
+func (l *Listener) Command(c Command) error {
+	if c < CommandPress || c > CommandToggle {
+		return fmt.Errorf("%w command %d", ErrInvalid, int(c))
+	}
+	cmd := command{cmd: c, at: time.Now(), done: make(chan struct{})}
+	select {
+	case l.cmds <- cmd:
+	case <-l.done:
+		return errors.New("hotkey: listener closed")
+	}
+	select {
+	case <-cmd.done:
+		return nil
+	case <-l.done:
+		return errors.New("hotkey: listener closed")
+	}
+}
+
+// command applies c at the time it was asked for.
+func (l *Listener) command(c Command, at time.Time) {
+	press := func() { l.edge(slotRecord, Edge{Down: true, At: at, Sure: true}, true) }
+	release := func() { l.edge(slotRecord, Edge{Down: false, At: at, Sure: true}, true) }
+	switch c {
+	case CommandPress:
+		press()
+	case CommandRelease:
+		release()
+	case CommandToggle:
+		switch {
+		case !l.m.recording:
+			press()
+			if l.set.mode == ModeToggle {
+				release() // a tap: toggle mode starts on the down alone
+			}
+		case l.set.mode == ModeHold && l.m.held[srcRecord]:
+			release()
+		case l.set.mode == ModeHold:
+			// Started by another hotkey (auto-send) that is still held:
+			// a toggle means stop, so release that one.
+			for _, ev := range l.m.release(srcAutoSend, at) {
+				l.emit(ev)
+			}
+		default:
+			press()
+			release()
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -500,5 +501,67 @@ func TestPasteAgainAndUndoMustDiffer(t *testing.T) {
 			l.Close()
 			t.Errorf("New(%+v) succeeded", cfg)
 		}
+	}
+}
+
+// A compositor's key binding (`whisperkey ptt …`) drives the record hotkey
+// through the same machine as the OS grab, in both modes.
+func TestListenerCommands(t *testing.T) {
+	type step struct {
+		cmd  Command
+		want Kind // 0: no event
+	}
+	tests := []struct {
+		name  string
+		mode  string
+		steps []step
+	}{
+		{"hold: press, release", "hold", []step{{CommandPress, Start}, {CommandPress, 0}, {CommandRelease, Stop}, {CommandRelease, 0}}},
+		{"hold: toggle twice", "hold", []step{{CommandToggle, Start}, {CommandToggle, Stop}}},
+		{"hold: toggle stops a press", "hold", []step{{CommandPress, Start}, {CommandToggle, Stop}}},
+		{"toggle: press, release, press", "toggle", []step{{CommandPress, Start}, {CommandRelease, 0}, {CommandPress, Stop}, {CommandRelease, 0}}},
+		{"toggle: toggle twice", "toggle", []step{{CommandToggle, Start}, {CommandToggle, Stop}, {CommandToggle, Start}}},
+		{"release alone does nothing", "hold", []step{{CommandRelease, 0}, {CommandToggle, Start}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newChanGrabber()
+			l := newListener(t, Config{Record: "ctrl+shift+f9", Mode: tt.mode}, g)
+			for i, s := range tt.steps {
+				if err := l.Command(s.cmd); err != nil {
+					t.Fatalf("step %d %s: %v", i, s.cmd, err)
+				}
+				if s.want != 0 {
+					expect(t, l, s.want, Record)
+					continue
+				}
+				select {
+				case ev := <-l.Events():
+					t.Fatalf("step %d %s: got %s, want no event", i, s.cmd, ev.Kind)
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+			if tt.steps[0].cmd != CommandRelease && !slices.Contains(g.log(), "grab esc") {
+				t.Fatalf("the cancel key was not registered while recording: %v", g.log())
+			}
+		})
+	}
+	t.Run("after Close", func(t *testing.T) {
+		l := newListener(t, Config{Record: "ctrl+shift+f9"}, newChanGrabber())
+		l.Close()
+		if err := l.Command(CommandPress); err == nil {
+			t.Fatal("Command after Close: no error")
+		}
+	})
+}
+
+func TestParseCommand(t *testing.T) {
+	for _, c := range []Command{CommandPress, CommandRelease, CommandToggle} {
+		if got, err := ParseCommand(c.String()); err != nil || got != c {
+			t.Errorf("ParseCommand(%q) = %v, %v", c.String(), got, err)
+		}
+	}
+	if _, err := ParseCommand("hold"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `"press", "release" or "toggle"`) {
+		t.Errorf("ParseCommand(hold) error %v does not list the commands", err)
 	}
 }

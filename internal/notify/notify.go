@@ -26,6 +26,7 @@ const (
 	KindCleanupFallback
 	KindVocabulary
 	KindCommand // a command on the last dictation (undo, paste again) was not carried out
+	KindNotRunning
 )
 
 func (k Kind) String() string {
@@ -58,6 +59,8 @@ func (k Kind) String() string {
 		return "vocabulary"
 	case KindCommand:
 		return "command"
+	case KindNotRunning:
+		return "not-running"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -101,6 +104,12 @@ func MicrophoneChanged(device, why string) Message {
 // HotkeyProblem says a hotkey cannot be used; detail names it and the fix.
 func HotkeyProblem(detail string) Message {
 	return Message{Kind: KindHotkey, Summary: "Hotkey not available", Body: detail, Urgent: true}
+}
+
+// NotRunning says a key binding's `whisperkey ptt` found no app to drive:
+// a binding has no terminal to print that on.
+func NotRunning(detail string) Message {
+	return Message{Kind: KindNotRunning, Summary: "WhisperKey is not running", Body: detail, Urgent: true}
 }
 
 // ModelDownloaded says a model finished downloading and is ready.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 
 	"golang.design/x/clipboard"
 )
@@ -45,17 +46,41 @@ type osBackend struct {
 	// owner serves pasted text itself to see the target read it; nil without cgo or X.
 	owner         *xOwner
 	shift, insert uint32 // keycodes for the terminals' paste keys
+
+	// wl is the route into native Wayland windows; nil outside Wayland.
+	wl *wayland
+	// names are the keysym names of the codes above, by which the
+	// virtual keyboard (vkbd_linux.go) finds its own keys.
+	names map[uint32]string
+	// cur is the target of the Output or Undo in progress (set by use,
+	// under the Paster's lock): a Wayland one takes the wl route.
+	cur uint64
 }
+
+// wlKeysyms are the keys WhisperKey presses, by keysym and by name.
+var wlKeysyms = map[uint64]string{xkControlL: "Control_L", xkV: "v", xkReturn: "Return", xkShiftL: "Shift_L",
+	xkInsert: "Insert", xkLeft: "Left", xkRight: "Right", xkBackSpace: "BackSpace", xkC: "c"}
 
 func newOSBackend(log *slog.Logger) (*osBackend, error) {
 	if err := clipboard.Init(); err != nil {
 		return nil, fmt.Errorf("open the clipboard: %w", err)
 	}
-	b := &osBackend{log: log}
+	b := &osBackend{log: log, wl: newWayland(log, os.Getenv), names: map[uint32]string{}}
 	x, err := openXlib()
 	if err != nil {
-		log.Warn("paste keystroke unavailable; text will be left on the clipboard", "err", err)
 		b.xErr = err
+		if b.wl == nil {
+			log.Warn("paste keystroke unavailable; text will be left on the clipboard", "err", err)
+			return b, nil
+		}
+		// Wayland without X: the keysyms themselves are the codes, which
+		// only the Wayland route reads.
+		log.Info("no X display; pasting into Wayland windows only", "err", err)
+		b.pk = pasteKeys{ctrl: xkControlL, v: xkV, enter: xkReturn}
+		b.shift, b.insert = xkShiftL, xkInsert
+		for ks, name := range wlKeysyms {
+			b.names[uint32(ks)] = name
+		}
 		return b, nil
 	}
 	b.x = x
@@ -64,6 +89,11 @@ func newOSBackend(log *slog.Logger) (*osBackend, error) {
 		b.xErr = errors.New("the keyboard layout lacks Control_L, v or Return")
 	}
 	b.shift, b.insert = x.keycode(xkShiftL), x.keycode(xkInsert)
+	for ks, name := range wlKeysyms {
+		if kc := x.keycode(ks); kc != 0 {
+			b.names[kc] = name
+		}
+	}
 	if b.owner, err = newXOwner(log); err != nil {
 		log.Warn("cannot watch the target read the clipboard; restoring after a fixed delay", "err", err)
 	}
@@ -86,19 +116,57 @@ func (b *osBackend) close() error {
 	return nil
 }
 
-// target is the focused X window; nothing on X11 blocks synthetic input by privilege.
+// target is the focused window: on Wayland a native window (wlTarget)
+// unless the compositor says it is XWayland's, or, where it cannot be
+// asked, an X client window has the X focus; otherwise the focused X
+// window. Nothing on X11 blocks synthetic input by privilege.
 func (b *osBackend) target() (uint64, bool, error) {
+	if b.wl != nil {
+		if w, ok := b.wl.focused(); ok {
+			if !w.xwayland {
+				return wlTarget | w.id, false, nil
+			}
+		} else if !b.xClientFocused() {
+			return wlTarget, false, nil
+		}
+	}
 	if b.x == nil {
 		return 0, false, b.xErr
 	}
 	return b.x.focus(), false, nil
 }
 
-func (b *osBackend) canPaste() error { return b.xErr }
+// xClientFocused says an X client's window has the X focus: under
+// XWayland the focus is None (or the compositor's own window, which has
+// no WM_CLASS) while a native Wayland window has it.
+func (b *osBackend) xClientFocused() bool {
+	if b.x == nil || b.owner == nil {
+		return false
+	}
+	f := b.x.focus()
+	if f <= 1 {
+		return false
+	}
+	class, _ := b.owner.windowClass(f)
+	return class != ""
+}
+
+// use sets the target of the Output or Undo that starts.
+func (b *osBackend) use(target uint64) { b.cur = target }
+
+func (b *osBackend) canPaste() error {
+	if isWayland(b.cur) {
+		return b.wl.keyErr
+	}
+	return b.xErr
+}
 
 func (b *osBackend) keys() pasteKeys { return b.pk }
 
 func (b *osBackend) keysDown() ([]uint32, error) {
+	if isWayland(b.cur) {
+		return nil, errors.New("no application may read the keyboard on Wayland")
+	}
 	if b.x == nil {
 		return nil, b.xErr
 	}
@@ -108,6 +176,9 @@ func (b *osBackend) keysDown() ([]uint32, error) {
 func (b *osBackend) isModifier(code uint32) bool { return b.mods[code] }
 
 func (b *osBackend) send(keys []keyEvent) error {
+	if isWayland(b.cur) {
+		return b.wl.send(keys, b.names)
+	}
 	if b.x == nil {
 		return b.xErr
 	}
@@ -134,6 +205,12 @@ func (b *osBackend) restore(ctx context.Context, s *snapshot, o *ownership) (boo
 		return false, nil
 	}
 	if len(s.items) == 0 {
+		if b.wl != nil && (isWayland(b.cur) || b.x == nil) {
+			if err := b.wl.clear(ctx); err != nil {
+				return false, fmt.Errorf("empty the clipboard: %w", err)
+			}
+			return true, nil
+		}
 		if b.x == nil {
 			return false, fmt.Errorf("empty the clipboard: %w", b.xErr)
 		}
@@ -148,6 +225,9 @@ func (b *osBackend) restore(ctx context.Context, s *snapshot, o *ownership) (boo
 
 // editKeys are the keycodes Undo presses: Shift, the arrows, BackSpace and C.
 func (b *osBackend) editKeys() (editKeys, error) {
+	if isWayland(b.cur) {
+		return editKeys{}, errors.New("WhisperKey cannot yet read back what a native Wayland window holds, which taking text back out needs; press Ctrl+Z there")
+	}
 	if b.x == nil {
 		return editKeys{}, b.xErr
 	}

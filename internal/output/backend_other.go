@@ -49,3 +49,6 @@ func (b *osBackend) restore(ctx context.Context, s *snapshot, o *ownership) (boo
 	}
 	return true, nil
 }
+
+// use: one route serves every window here.
+func (b *osBackend) use(uint64) {}

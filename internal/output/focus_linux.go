@@ -9,6 +9,12 @@ import (
 // describe reads target's WM_CLASS, title and, through _NET_WM_PID, the
 // program's file name.
 func (b *osBackend) describe(target uint64) (Window, error) {
+	if isWayland(target) {
+		if w, ok := b.wl.focused(); ok && wlTarget|w.id == target {
+			return w.describe(), nil
+		}
+		return Window{}, errNoWindow
+	}
 	if b.owner == nil || target <= 1 {
 		return Window{}, errNoWindow
 	}

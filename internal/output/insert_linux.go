@@ -7,6 +7,12 @@ import (
 
 // pasteStyle reads the target's WM_CLASS: terminals get their own paste keystroke.
 func (b *osBackend) pasteStyle(target uint64) pasteStyle {
+	if isWayland(target) {
+		if w, ok := b.wl.focused(); ok && wlTarget|w.id == target {
+			return terminalStyle(w.appID, "")
+		}
+		return pasteCtrlV
+	}
 	if b.owner == nil || target <= 1 {
 		return pasteCtrlV
 	}
@@ -20,7 +26,7 @@ func (b *osBackend) pasteStyle(target uint64) pasteStyle {
 // ownership reports when the target reads it; Shift+Insert terminals read PRIMARY,
 // so that is offered too.
 func (b *osBackend) writeFor(ctx context.Context, text string, target uint64, style pasteStyle) (*ownership, error) {
-	if b.owner == nil {
+	if b.owner == nil || isWayland(target) {
 		return b.write(ctx, text, true)
 	}
 	o, err := b.owner.offer(text, target, style == pasteShiftInsert)
@@ -45,6 +51,9 @@ func (b *osBackend) pasteSeq(s pasteStyle) []keyEvent {
 // typeText sends each character as a keystroke through XTest, mapping a spare keycode
 // to characters the keyboard layout lacks.
 func (b *osBackend) typeText(ctx context.Context, text string) error {
+	if isWayland(b.cur) {
+		return b.wl.typeText(ctx, text)
+	}
 	if b.owner == nil {
 		return errors.New("typing needs the X connection that this build or display lacks")
 	}

@@ -213,6 +213,7 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 	if err != nil {
 		p.log.Debug("cannot identify the focused window", "err", err)
 	}
+	p.os.use(target)
 	p.last = insertion{} // whatever happens now, the text before is no longer the last
 	var res Result
 	if opt.Replace != nil {

@@ -38,6 +38,7 @@ func (p *Paster) Selection(ctx context.Context) (Selection, error) {
 		p.log.Debug("cannot identify the focused window", "err", err)
 		focused = 0
 	}
+	p.os.use(focused) // the route (X11 or Wayland) of this window, not the last one's
 	if p.os.pasteStyle(focused) != pasteCtrlV {
 		return Selection{}, ErrSelectionInTerminal
 	}

@@ -96,6 +96,7 @@ func (p *Paster) Undo(ctx context.Context) error {
 		p.log.Debug("cannot identify the focused window", "err", err)
 		focused = 0
 	}
+	p.os.use(focused)
 	style := pasteCtrlV
 	if last.text != "" && focused == last.target {
 		style = p.os.pasteStyle(focused)

@@ -3,6 +3,7 @@
 package output
 
 import (
+	"os"
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/testenv"
@@ -12,5 +13,8 @@ import (
 // runs packages in parallel, and another package's keystrokes or focus changes on a
 // shared display would land in our paste target.
 func TestMain(m *testing.M) {
+	if os.Getenv(wlChildEnv) != "" {
+		os.Exit(waylandChild())
+	}
 	testenv.MainOnPrivateXvfb(m)
 }

@@ -1,0 +1,4 @@
+package session
+
+// readableInputs: Windows has no evdev.
+func readableInputs(string) int { return 0 }

@@ -1,0 +1,280 @@
+package session
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Type is the kind of graphical session.
+type Type string
+
+// The session types XDG_SESSION_TYPE names that matter here.
+const (
+	X11     Type = "x11"
+	Wayland Type = "wayland"
+	None    Type = "none" // a console or ssh login: no display at all
+)
+
+// Desktop names the compositor families whose setup steps differ.
+type Desktop string
+
+// Desktops with their own steps in docs/wayland.md.
+const (
+	GNOME    Desktop = "gnome"
+	KDE      Desktop = "kde"
+	Sway     Desktop = "sway"
+	Hyprland Desktop = "hyprland"
+	Other    Desktop = "other"
+)
+
+// Facts are what was found on this machine: the environment and the probes'
+// answers. Routes is a pure function of them, so tests give them directly.
+type Facts struct {
+	// XDGSessionType, WaylandDisplay, Display and CurrentDesktop are the
+	// environment variables XDG_SESSION_TYPE, WAYLAND_DISPLAY, DISPLAY and
+	// XDG_CURRENT_DESKTOP.
+	XDGSessionType, WaylandDisplay, Display, CurrentDesktop string
+	// Globals are the Wayland interfaces the compositor offers; nil when
+	// it was not asked (no Wayland display) and WaylandErr says why not.
+	Globals    []string
+	WaylandErr string
+	// GlobalShortcuts is the version of the XDG GlobalShortcuts portal, 0
+	// when the session bus offers none.
+	GlobalShortcuts uint32
+	// InputDevices is how many /dev/input/event* this user can read (evdev).
+	InputDevices int
+	// Tools maps the helper programs (wtype) to their path, "" when missing.
+	Tools map[string]string
+}
+
+// Kind is the session type: XDG_SESSION_TYPE when it names x11 or wayland,
+// else what the display variables say (WAYLAND_DISPLAY first: a Wayland
+// session with XWayland has both).
+func (f Facts) Kind() Type {
+	switch strings.ToLower(f.XDGSessionType) {
+	case "wayland":
+		return Wayland
+	case "x11":
+		return X11
+	}
+	switch {
+	case f.WaylandDisplay != "":
+		return Wayland
+	case f.Display != "":
+		return X11
+	}
+	return None
+}
+
+// Desktop is the compositor family from XDG_CURRENT_DESKTOP (a
+// colon-separated list, e.g. "ubuntu:GNOME").
+func (f Facts) Desktop() Desktop {
+	for _, d := range strings.Split(strings.ToLower(f.CurrentDesktop), ":") {
+		switch d {
+		case "gnome", "gnome-classic", "unity":
+			return GNOME
+		case "kde", "plasma":
+			return KDE
+		case "sway":
+			return Sway
+		case "hyprland":
+			return Hyprland
+		}
+	}
+	return Other
+}
+
+func (f Facts) offers(iface ...string) bool {
+	return slices.ContainsFunc(iface, func(i string) bool { return slices.Contains(f.Globals, i) })
+}
+
+// Wayland interfaces the routes need.
+const (
+	ifaceVirtualKeyboard = "zwp_virtual_keyboard_manager_v1"
+	ifaceDataControlExt  = "ext_data_control_manager_v1"
+	ifaceDataControlWlr  = "zwlr_data_control_manager_v1"
+	ifaceLayerShell      = "zwlr_layer_shell_v1"
+)
+
+// Route names.
+const (
+	RouteX11Grab         = "x11-grab"
+	RoutePortal          = "global-shortcuts-portal"
+	RoutePTT             = "ptt-command"
+	RouteEvdev           = "evdev"
+	RouteX11Paste        = "x11-paste"
+	RouteDataControl     = "wayland-clipboard"
+	RouteVirtualKeyboard = "virtual-keyboard"
+)
+
+// Route is one way to get the hotkey or to get text into the focused window.
+type Route struct {
+	Name string `json:"name"`
+	// For is "hotkey" or "paste".
+	For       string `json:"for"`
+	Available bool   `json:"available"`
+	// Used: WhisperKey uses it now (a route found but not built yet is
+	// available and not used).
+	Used bool `json:"used"`
+	// Note says what it does here, or what fixes it when missing.
+	Note string `json:"note"`
+}
+
+// Report is what doctor and the tray show about the session.
+type Report struct {
+	Type    Type    `json:"type"`
+	Desktop Desktop `json:"desktop"`
+	Routes  []Route `json:"routes"`
+	// Summary is one line for the tray: how to dictate in this session.
+	Summary string `json:"summary"`
+}
+
+// Evaluate chooses the routes for f.
+func Evaluate(f Facts) Report {
+	r := Report{Type: f.Kind(), Desktop: f.Desktop()}
+	r.Routes = append(hotkeyRoutes(f), pasteRoutes(f)...)
+	r.Summary = summary(f, r.Routes)
+	return r
+}
+
+func hotkeyRoutes(f Facts) []Route {
+	wl := f.Kind() == Wayland
+	x := Route{Name: RouteX11Grab, For: "hotkey", Available: f.Display != "", Used: f.Display != ""}
+	switch {
+	case !x.Available:
+		x.Note = "no X display (DISPLAY is not set)"
+	case wl:
+		x.Note = "through XWayland: fires only while an X11 window has the focus"
+	default:
+		x.Note = "global hotkey on the X display"
+	}
+	p := Route{Name: RoutePortal, For: "hotkey", Available: f.GlobalShortcuts > 0}
+	if p.Available {
+		p.Note = fmt.Sprintf("offered (version %d); WhisperKey does not use it yet: bind `whisperkey ptt` instead", f.GlobalShortcuts)
+	} else {
+		p.Note = "not offered: it needs xdg-desktop-portal with a backend that has it (KDE Plasma 5.27+, GNOME 48+, xdg-desktop-portal-hyprland) and a session D-Bus"
+	}
+	c := Route{Name: RoutePTT, For: "hotkey", Available: true, Used: true}
+	if wl {
+		c.Note = "bind `whisperkey ptt press` and `whisperkey ptt release` (or `toggle`) to a key in your desktop: " + bindingHint(f.Desktop())
+	} else {
+		c.Note = "`whisperkey ptt press|release|toggle` drives the hotkey from scripts"
+	}
+	e := Route{Name: RouteEvdev, For: "hotkey", Available: f.InputDevices > 0}
+	if e.Available {
+		e.Note = fmt.Sprintf("%d input devices readable; WhisperKey does not read them yet", f.InputDevices)
+	} else {
+		e.Note = "cannot read /dev/input/event*: add yourself to the input group (sudo usermod -aG input $USER, then log in again); it lets any program read your keys"
+	}
+	return []Route{x, p, c, e}
+}
+
+func pasteRoutes(f Facts) []Route {
+	var out []Route
+	if f.Kind() == Wayland {
+		dc := Route{Name: RouteDataControl, For: "paste", Available: f.offers(ifaceDataControlExt, ifaceDataControlWlr)}
+		switch {
+		case f.Globals == nil:
+			dc.Note = "cannot ask the compositor: " + f.WaylandErr
+		case dc.Available:
+			dc.Used = true
+			dc.Note = "the clipboard is saved, written and restored through the data-control protocol"
+		case f.Display != "":
+			dc.Note = "the compositor offers no data-control protocol (GNOME does not); the clipboard goes through XWayland"
+		default:
+			dc.Note = "the compositor offers no data-control protocol (GNOME does not), and there is no XWayland to fall back on: enable XWayland"
+		}
+		out = append(out, dc)
+		vk := Route{Name: RouteVirtualKeyboard, For: "paste", Available: f.offers(ifaceVirtualKeyboard)}
+		switch {
+		case f.Globals == nil:
+			vk.Note = "cannot ask the compositor: " + f.WaylandErr
+		case !vk.Available:
+			vk.Note = "the compositor offers no virtual-keyboard protocol (GNOME does not): the text is left on the clipboard for you to paste with Ctrl+V"
+		case f.Tools["wtype"] == "":
+			vk.Used = true
+			vk.Note = "Ctrl+V into native Wayland windows; paste: type needs wtype: sudo apt install wtype (Fedora: dnf install wtype; Arch: pacman -S wtype)"
+		default:
+			vk.Used = true
+			vk.Note = "Ctrl+V into native Wayland windows; paste: type through wtype (" + f.Tools["wtype"] + ")"
+		}
+		out = append(out, vk)
+	}
+	xp := Route{Name: RouteX11Paste, For: "paste", Available: f.Display != "", Used: f.Display != ""}
+	switch {
+	case !xp.Available:
+		xp.Note = "no X display (DISPLAY is not set)"
+	case f.Kind() == Wayland:
+		xp.Note = "XWayland windows: the X11 clipboard and XTest, with the read verified"
+	default:
+		xp.Note = "the X11 clipboard and XTest, with the read verified"
+	}
+	return append(out, xp)
+}
+
+// bindingHint is where the binding goes on each desktop (docs/wayland.md
+// has the steps).
+func bindingHint(d Desktop) string {
+	switch d {
+	case Sway:
+		return "in ~/.config/sway/config: bindsym Ctrl+Mod4+space exec whisperkey ptt press, and the same with bindsym --release … ptt release"
+	case Hyprland:
+		return "in hyprland.conf: bind = CTRL SUPER, space, exec, whisperkey ptt press and bindr = CTRL SUPER, space, exec, whisperkey ptt release"
+	case GNOME:
+		return "Settings → Keyboard → Custom Shortcuts, command `whisperkey ptt toggle` (GNOME runs shortcuts on press only)"
+	case KDE:
+		return "System Settings → Shortcuts → Add Command, `whisperkey ptt toggle`"
+	}
+	return "see docs/wayland.md"
+}
+
+// summary is the tray's line: how dictation starts and where text goes.
+func summary(f Facts, routes []Route) string {
+	if f.Kind() != Wayland {
+		return ""
+	}
+	used := func(name string) bool {
+		return slices.ContainsFunc(routes, func(r Route) bool { return r.Name == name && r.Used })
+	}
+	s := "Wayland: bind `whisperkey ptt` to a key in your desktop"
+	if f.Display != "" {
+		s += " (the hotkey works in X11 windows only)"
+	}
+	if !used(RouteVirtualKeyboard) {
+		s += "; text stays on the clipboard in Wayland windows (" + missingPaste(f) + ")"
+	}
+	return s
+}
+
+func missingPaste(f Facts) string {
+	if f.Globals == nil {
+		return "the compositor cannot be asked"
+	}
+	return "no virtual-keyboard protocol here"
+}
+
+// Print writes the report for `whisperkey doctor`.
+func (r Report) Print(w io.Writer) {
+	fmt.Fprintf(w, "\nDesktop session: %s (%s)\n", r.Type, r.Desktop)
+	for _, group := range []string{"hotkey", "paste"} {
+		fmt.Fprintf(w, "  %s routes:\n", group)
+		for _, rt := range r.Routes {
+			if rt.For != group {
+				continue
+			}
+			mark := "✘"
+			switch {
+			case rt.Used:
+				mark = "✔"
+			case rt.Available:
+				mark = "·"
+			}
+			fmt.Fprintf(w, "    %s %-24s %s\n", mark, rt.Name, rt.Note)
+		}
+	}
+	if r.Summary != "" {
+		fmt.Fprintf(w, "  %s\n", r.Summary)
+	}
+}
