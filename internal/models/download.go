@@ -461,7 +461,7 @@ func (c *Cache) install(partial, dir string, man manifest) error {
 	if err := writeSynced(marker, b); err != nil {
 		return diskErr("write "+marker, err)
 	}
-	if err := os.Remove(filepath.Join(partial, revisionFile)); err != nil {
+	if err := os.Remove(filepath.Join(partial, revisionFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("install %s: %w", dir, err)
 	}
 	if dirExists(dir) {
@@ -469,6 +469,9 @@ func (c *Cache) install(partial, dir string, man manifest) error {
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("replace incomplete %s: %w", dir, err)
 		}
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return diskErr("create "+filepath.Dir(dir), err)
 	}
 	if err := os.Rename(partial, dir); err != nil {
 		return fmt.Errorf("install %s: %w", dir, err)
