@@ -60,7 +60,8 @@ func ResolveModel(ctx context.Context, model string, cache *models.Cache, opt Op
 		}
 		return c, fmt.Errorf("model folder %s has no model.bin; point the model at a CTranslate2 Whisper folder", m.Local)
 	}
-	return c, fmt.Errorf("%w: %s — run `whisperkey models pull %s` or pick it in the tray's Model menu", ErrModelMissing, model, model)
+	return c, fmt.Errorf("%w: %s — run `whisperkey models pull %s` or pick it in the tray's Model menu "+
+		"(where Hugging Face is blocked: `whisperkey models import PATH` or models.mirror, see %s)", ErrModelMissing, model, model, models.InstallingAtWorkDoc)
 }
 
 func resolveAuto(ctx context.Context, cache *models.Cache, opt Options, log *slog.Logger) (ModelChoice, error) {

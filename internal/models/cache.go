@@ -35,7 +35,8 @@ type Options struct {
 	// Dir is the cache directory. Default: $WHISPERKEY_CACHE/models, else
 	// os.UserCacheDir()/whisperkey/models (%LOCALAPPDATA%\whisperkey\models on Windows).
 	Dir string
-	// Endpoint is the hub's base URL. Default: $HF_ENDPOINT, else DefaultEndpoint.
+	// Endpoint is the hub's base URL: the config's models.mirror, which wins
+	// over HF_ENDPOINT. Default: $HF_ENDPOINT, else DefaultEndpoint.
 	Endpoint string
 	// Token is sent as "Authorization: Bearer" to the hub (never to the CDN
 	// hosts it redirects to). Default: $HF_TOKEN.
@@ -50,7 +51,16 @@ type Options struct {
 	FreeSpace func(dir string) (uint64, error)
 	// Custom are the config's own models: a Name with a Repo or a Local dir.
 	Custom []Model
+
+	endpointFrom string // what set Endpoint, filled in by withDefaults
 }
+
+// Where the download address came from, as Cache.Endpoint reports it.
+const (
+	EndpointMirror  = "models.mirror"
+	EndpointEnv     = "HF_ENDPOINT"
+	EndpointDefault = "default"
+)
 
 // withDefaults fills in the zero fields.
 func (o Options) withDefaults() (Options, error) {
@@ -66,15 +76,16 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("models dir %q: %w", o.Dir, err)
 	}
 	o.Dir = abs
+	o.endpointFrom = EndpointMirror
 	if o.Endpoint == "" {
-		o.Endpoint = os.Getenv("HF_ENDPOINT")
+		o.Endpoint, o.endpointFrom = os.Getenv("HF_ENDPOINT"), EndpointEnv
 	}
 	if o.Endpoint == "" {
-		o.Endpoint = DefaultEndpoint
+		o.Endpoint, o.endpointFrom = DefaultEndpoint, EndpointDefault
 	}
 	o.Endpoint = strings.TrimRight(o.Endpoint, "/")
 	if !strings.HasPrefix(o.Endpoint, "http://") && !strings.HasPrefix(o.Endpoint, "https://") {
-		return o, fmt.Errorf("hugging face endpoint %q is not an http(s) URL: set HF_ENDPOINT like https://huggingface.co", o.Endpoint)
+		return o, fmt.Errorf("model download address %q (from %s) is not an http(s) URL: set it like https://huggingface.co", o.Endpoint, o.endpointFrom)
 	}
 	if o.Token == "" {
 		o.Token = strings.TrimSpace(os.Getenv("HF_TOKEN"))
@@ -178,6 +189,10 @@ func New(opts Options, log *slog.Logger) (*Cache, error) {
 
 // Dir is the cache directory.
 func (c *Cache) Dir() string { return c.opts.Dir }
+
+// Endpoint is the base URL every download uses and what set it:
+// EndpointMirror, EndpointEnv or EndpointDefault.
+func (c *Cache) Endpoint() (url, from string) { return c.opts.Endpoint, c.opts.endpointFrom }
 
 // Lookup interprets a model name: a custom entry, a built-in name, a local
 // directory (absolute, starting with "." or "~", or existing with a

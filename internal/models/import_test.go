@@ -374,3 +374,80 @@ func TestImportCancelled(t *testing.T) {
 	}
 	assertClean(t, c)
 }
+
+// models import on the command line: progress on stderr, the folder on
+// stdout, the name to use; a bad argument list is a usage error.
+func TestRunCLIImport(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "tiny-whisper")
+	if err := ct2bintest.GenerateTiny(src, ct2bintest.TinyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(src, "tokenizer.json")); err != nil {
+		t.Fatal(err)
+	}
+	c := importCache(t)
+	tests := []struct {
+		name             string
+		args             []string
+		code             int
+		wantOut, wantErr []string
+	}{
+		{"no path", []string{"import"}, 2, nil, []string{"takes 1 argument(s), got 0"}},
+		{"--name without a value", []string{"import", src, "--name"}, 2, nil, []string{"--name needs a value"}},
+		{"unknown flag", []string{"import", "--force", src}, 2, nil, []string{"unknown flag --force"}},
+		{"its own name", []string{"import", src}, 0, []string{filepath.Join(c.Dir(), "imported", "tiny-whisper") + "\n"},
+			[]string{"\r[", "100% tiny-whisper: 1.8/1.8 MB", "imported tiny-whisper: multilingual, 80 mel bins",
+				"no tokenizer.json", "transcribe --model tiny-whisper"}},
+		{"a name given first", []string{"import", "--name", "office", src}, 0, []string{filepath.Join(c.Dir(), "imported", "office")}, []string{"imported office"}},
+		{"a name given after, with =", []string{"import", src, "--name=office2"}, 0, []string{filepath.Join(c.Dir(), "imported", "office2")}, nil},
+		{"taken", []string{"import", src, "--name", "office"}, 1, nil, []string{"whisperkey models import: a model named \"office\" is already imported"}},
+		{"listed", []string{"list"}, 0, []string{"office ", "office2 ", "tiny-whisper ", "1.8 MB", "yes"}, nil},
+		{"removed", []string{"rm", "office2"}, 0, []string{"removed office2"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := RunCLI(t.Context(), tt.args, &out, &errb, c); code != tt.code {
+				t.Fatalf("exit %d, want %d\nstdout %q\nstderr %q", code, tt.code, out.String(), errb.String())
+			}
+			for _, w := range tt.wantOut {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("stdout %q lacks %q", out.String(), w)
+				}
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(errb.String(), w) {
+					t.Errorf("stderr %q lacks %q", errb.String(), w)
+				}
+			}
+		})
+	}
+}
+
+// The download address: models.mirror (Options.Endpoint) wins over
+// HF_ENDPOINT, which wins over huggingface.co; Endpoint says which.
+func TestEndpointPrecedence(t *testing.T) {
+	tests := []struct {
+		name, mirror, env, want, from string
+	}{
+		{"default", "", "", DefaultEndpoint, EndpointDefault},
+		{"HF_ENDPOINT", "", "https://hf-mirror.example/", "https://hf-mirror.example", EndpointEnv},
+		{"models.mirror wins", "https://models.corp.example/hf/", "https://hf-mirror.example", "https://models.corp.example/hf", EndpointMirror},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("HF_ENDPOINT", tt.env)
+			c, err := New(Options{Dir: t.TempDir(), Endpoint: tt.mirror}, testLogger(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, from := c.Endpoint(); got != tt.want || from != tt.from {
+				t.Errorf("Endpoint() = %s, %s; want %s, %s", got, from, tt.want, tt.from)
+			}
+		})
+	}
+	t.Setenv("HF_ENDPOINT", "")
+	if _, err := New(Options{Dir: t.TempDir(), Endpoint: "ftp://mirror"}, testLogger(t)); err == nil || !strings.Contains(err.Error(), "models.mirror") {
+		t.Errorf("an ftp mirror: %v", err)
+	}
+}
