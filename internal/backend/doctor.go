@@ -34,7 +34,7 @@ type DoctorReport struct {
 	SpeechDetector *DetectorReport `json:"speech_detector,omitempty"`
 	// Downloads says where models come from and go.
 	Downloads *DownloadsReport `json:"model_downloads,omitempty"`
-	Error          string          `json:"error,omitempty"`
+	Error     string           `json:"error,omitempty"`
 }
 
 // DetectorReport is where the speech detector was loaded from (Dir), or why
