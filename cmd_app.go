@@ -85,8 +85,7 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	err = desktop.Run(ctx, desktop.Options{
 		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, StateDir: env.stateDir,
 		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
-		ModelHelpPath: installedDoc("installing-at-work.md", ""),
-		LogPath:       logPath, Grabber: g, Version: version, LogLevel: level, Verbose: *verbose,
+		ModelHelpPath: installedDoc("installing-at-work.md", ""), LogPath: logPath, Grabber: g, Version: version, LogLevel: level, Verbose: *verbose,
 		Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech,
 	}, log)
 	if err != nil {
