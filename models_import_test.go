@@ -1,0 +1,265 @@
+package main
+
+import (
+	"archive/zip"
+	"compress/flate"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin/ct2bintest"
+	"github.com/whisperkey/whisperkey/internal/models/hubtest"
+	"github.com/whisperkey/whisperkey/internal/testenv"
+)
+
+// isolatedCache points this test and the commands it runs at an empty cache
+// and config, and returns the models folder.
+func isolatedCache(t *testing.T, config string) string {
+	t.Helper()
+	cache := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WHISPERKEY_CACHE", cache) // the commands inherit them
+	t.Setenv("WHISPERKEY_CONFIG", cfg)
+	return filepath.Join(cache, "models")
+}
+
+// zipModel zips a model folder's files inside a folder named like the zip,
+// as a zip tool run on the folder does.
+func zipModel(t *testing.T, dir, dst string) {
+	t.Helper()
+	f, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zw := zip.NewWriter(f)
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, flate.BestSpeed) })
+	top := strings.TrimSuffix(filepath.Base(dst), ".zip") + "/"
+	for _, n := range []string{"config.json", "model.bin", "tokenizer.json", "vocabulary.json"} {
+		w, err := zw.Create(top + n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := os.Open(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = io.Copy(w, r)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// `models import` of the real base model, from its folder and from a zip,
+// gives names that transcribe --model takes, with the same words as the base
+// model itself.
+func TestModelsImportTranscribes(t *testing.T) {
+	base := testenv.Model(t, "base")
+	modelsDir := isolatedCache(t, "")
+	zipped := filepath.Join(t.TempDir(), "office-base.zip")
+	zipModel(t, base, zipped)
+
+	for _, tc := range []struct {
+		args []string
+		name string
+	}{
+		{[]string{"models", "import", base}, "whisper-base"},
+		{[]string{"models", "import", zipped, "--name", "zipped-base"}, "zipped-base"},
+	} {
+		r := whisperkey(t, tc.args...)
+		want := filepath.Join(modelsDir, "imported", tc.name)
+		if r.code != 0 || strings.TrimSpace(r.stdout) != want {
+			t.Fatalf("%v: exit %d, stdout %q, want %s\n%s", tc.args, r.code, r.stdout, want, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "100% "+tc.name) || !strings.Contains(r.stderr, "MB/s") {
+			t.Errorf("%v: no progress with a rate on stderr: %q", tc.args, r.stderr)
+		}
+	}
+	if r := whisperkey(t, "models", "list"); !strings.Contains(r.stdout, filepath.Join(modelsDir, "imported", "zipped-base")) {
+		t.Errorf("models list does not show the import:\n%s", r.stdout)
+	}
+
+	const said = "Please call me back when you get this message."
+	wav := speechWAV(t, said)
+	transcribe := func(model string) (text, dir string) {
+		t.Helper()
+		r := whisperkey(t, "transcribe", "--json", "--language", "en", "--model", model, wav)
+		if r.code != 0 {
+			t.Fatalf("--model %s: exit %d: %s", model, r.code, r.stderr)
+		}
+		var j struct{ Text, Model string }
+		if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+			t.Fatalf("--model %s: %v\n%s", model, err, r.stdout)
+		}
+		return j.Text, j.Model
+	}
+	want, _ := transcribe(base)
+	t.Logf("base model: %q", want)
+	for _, name := range []string{"whisper-base", "zipped-base"} {
+		got, dir := transcribe(name)
+		if got != want {
+			t.Errorf("--model %s: %q, want the base model's %q", name, got, want)
+		}
+		if dir != filepath.Join(modelsDir, "imported", name) {
+			t.Errorf("--model %s loaded %s, not the import", name, dir)
+		}
+	}
+}
+
+// Bad input to `models import` exits 1 with one message saying what is wrong
+// and how to fix it, and leaves the models folder as it was.
+func TestModelsImportBadInput(t *testing.T) {
+	modelsDir := isolatedCache(t, "")
+	tmp := t.TempDir()
+	good := filepath.Join(tmp, "good")
+	if err := ct2bintest.GenerateTiny(good, ct2bintest.TinyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if r := whisperkey(t, "models", "import", good); r.code != 0 {
+		t.Fatalf("the good model: exit %d: %s", r.code, r.stderr)
+	}
+	truncated := filepath.Join(tmp, "truncated")
+	if err := ct2bintest.GenerateTiny(truncated, ct2bintest.TinyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(truncated, "model.bin"), 5000); err != nil {
+		t.Fatal(err)
+	}
+	slip := filepath.Join(tmp, "slip.zip")
+	func() {
+		f, err := os.Create(slip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		zw := zip.NewWriter(f)
+		for _, n := range []string{"model.bin", "config.json", "vocabulary.json", "../../../.bashrc"} {
+			w, _ := zw.Create(n)
+			w.Write([]byte("x"))
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	notZip := filepath.Join(tmp, "model.zip")
+	if err := os.WriteFile(notZip, []byte("<html>blocked by policy</html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"truncated model.bin", []string{truncated}, "model.bin is truncated"},
+		{"zip slip", []string{slip}, `holds the entry "../../../.bashrc", which points outside the archive`},
+		{"folder of something else", []string{tmp}, "holds no model.bin, so it is not a CTranslate2 Whisper model"},
+		{"existing name", []string{good}, `a model named "good" is already imported`},
+		{"not a zip", []string{notZip}, "is not a readable .zip"},
+	}
+	before := listTree(t, modelsDir)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := whisperkey(t, append([]string{"models", "import"}, tt.args...)...)
+			if r.code != 1 || !strings.Contains(r.stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 1 and %q", r.code, r.stderr, tt.want)
+			}
+			if after := listTree(t, modelsDir); after != before {
+				t.Errorf("the models folder changed:\n%s\nwas:\n%s", after, before)
+			}
+		})
+	}
+}
+
+// listTree lists the files under dir, but not the lock files.
+func listTree(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".locks" {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b.WriteString(rel + "\n")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// models.mirror is where downloads come from, ahead of HF_ENDPOINT; doctor
+// says so; a mirror that cannot be reached is told with the ways around it.
+func TestModelsMirror(t *testing.T) {
+	hub := hubtest.New(map[string]string{"Systran/faster-whisper-tiny.en": testenv.Model(t, "tiny.en")})
+	defer hub.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String()
+	l.Close()
+	t.Setenv("HF_ENDPOINT", dead) // the config's mirror wins over it
+	t.Setenv("HF_TOKEN", "")
+	modelsDir := isolatedCache(t, "models:\n  mirror: "+hub.URL+"/\n")
+
+	r := whisperkey(t, "models", "pull", "tiny.en")
+	if want := filepath.Join(modelsDir, "Systran--faster-whisper-tiny.en"); r.code != 0 || strings.TrimSpace(r.stdout) != want {
+		t.Fatalf("pull through the mirror: exit %d, stdout %q, want %s\n%s", r.code, r.stdout, want, r.stderr)
+	}
+	r = whisperkey(t, "doctor", "--json", "--model", "tiny.en")
+	sch, err := jsonschema.NewCompiler().Compile(filepath.Join(testenv.RepoRoot(t), "docs", "doctor.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(r.stdout))
+	if err != nil {
+		t.Fatalf("doctor --json: %v\n%s\n%s", err, r.stdout, r.stderr)
+	}
+	if err := sch.Validate(doc); err != nil {
+		t.Errorf("doctor --json does not match the schema: %v", err)
+	}
+	var rep struct {
+		Downloads struct {
+			Endpoint, From string
+			CacheDir       string `json:"cache_dir"`
+		} `json:"model_downloads"`
+	}
+	_ = json.Unmarshal([]byte(r.stdout), &rep)
+	if d := rep.Downloads; d.Endpoint != hub.URL || d.From != "models.mirror" || d.CacheDir != modelsDir {
+		t.Errorf("doctor's model_downloads %+v, want %s from models.mirror in %s", d, hub.URL, modelsDir)
+	}
+	r = whisperkey(t, "doctor", "--model", "tiny.en")
+	if want := "Model downloads: from " + hub.URL + " (models.mirror), kept in " + modelsDir; !strings.Contains(r.stdout, want) {
+		t.Errorf("doctor does not say %q:\n%s", want, r.stdout)
+	}
+
+	// The mirror down: the message names it and the ways to get a model in.
+	cfg := os.Getenv("WHISPERKEY_CONFIG")
+	if err := os.WriteFile(cfg, []byte("models:\n  mirror: "+dead+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = whisperkey(t, "models", "pull", "base.en")
+	for _, want := range []string{"cannot reach " + dead, "whisperkey models import PATH", "models.mirror", "docs/installing-at-work.md"} {
+		if r.code != 1 || !strings.Contains(r.stderr, want) {
+			t.Errorf("pull with the mirror down: exit %d, stderr %q lacks %q", r.code, r.stderr, want)
+		}
+	}
+}
