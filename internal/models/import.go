@@ -72,7 +72,13 @@ func (c *Cache) Import(ctx context.Context, src, name string, progress func(Prog
 	var s importSource
 	switch {
 	case st.IsDir():
-		s, err = openFolder(src)
+		if s, err = openFolder(src); err == nil {
+			// A folder is checked in place first (headers only, quick), so
+			// a broken one fails before gigabytes are copied.
+			if _, ierr := ct2bin.Inspect(src); ierr != nil {
+				err = &importError{msg: ierr.Error() + "; nothing was imported", err: ierr}
+			}
+		}
 	case st.Mode().IsRegular():
 		s, err = openZip(src)
 	default:
@@ -328,6 +334,7 @@ func (s *folderSource) Close() error        { return nil }
 
 type zipSource struct {
 	path string
+	root string // the folder in the zip holding model.bin: "" or "name/"
 	zr   *zip.ReadCloser
 	fs   []importFile
 }
@@ -378,16 +385,10 @@ func openZip(p string) (*zipSource, error) {
 		return nil, badImport("%s holds more than one model.bin (in %s): zip one model folder at a time", p, strings.Join(quoteDirs(found), ", "))
 	case len(found) == 1:
 		root = found[0]
-		if strings.Count(root, "/") > 1 {
-			return nil, badImport("%s has its model.bin in %q, more than one folder deep: zip the model folder itself", p, root)
-		}
 	}
 	files := byDir[root]
-	where := p
-	if root != "" {
-		where = p + ":" + strings.TrimSuffix(root, "/")
-	}
-	if err := need(where, func(n string) bool { _, ok := files[n]; return ok }); err != nil {
+	s.root = root
+	if err := need(s.where(), func(n string) bool { _, ok := files[n]; return ok }); err != nil {
 		return nil, err
 	}
 	for _, n := range modelFiles {
@@ -427,7 +428,7 @@ func zipLocal(name string) bool {
 }
 
 func (s *zipSource) files() []importFile { return s.fs }
-func (s *zipSource) where() string       { return s.path }
+func (s *zipSource) where() string       { return filepath.Join(s.path, filepath.FromSlash(s.root)) }
 func (s *zipSource) Close() error        { return s.zr.Close() }
 
 // copyFile copies f to dst, exactly its stated size, and returns its SHA-256.
