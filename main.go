@@ -92,7 +92,7 @@ func commands() []command {
 				return runServe(ctx, args, stderr)
 			}},
 		{name: "doctor", args: "[--json]", summary: "GPU, engine and model check with a self-test", run: runDoctor},
-		{name: "models", args: "list|pull NAME|rm NAME", summary: "the model cache", run: runModels},
+		{name: "models", args: "list|pull NAME|rm NAME|import PATH", summary: "the model cache", run: runModels},
 		{name: "config", args: "path|show|validate [FILE]", summary: "the config file",
 			run: func(_ context.Context, args []string, stdout, stderr io.Writer) error {
 				return runConfig(args, stdout, stderr)
