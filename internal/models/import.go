@@ -102,7 +102,7 @@ func (c *Cache) Import(ctx context.Context, src, name string, progress func(Prog
 	for _, f := range s.files() {
 		total += f.size
 	}
-	if err := c.checkSpace(name, total); err != nil {
+	if err := c.checkSpace("import "+name, total); err != nil {
 		return ImportResult{}, err
 	}
 	parent := filepath.Join(c.opts.Dir, partialDir)
@@ -344,6 +344,9 @@ type zipSource struct {
 // sit at its top or in one folder at its top.
 func openZip(p string) (*zipSource, error) {
 	zr, err := zip.OpenReader(p)
+	if errors.Is(err, zip.ErrInsecurePath) && zr != nil {
+		err = nil // GODEBUG=zipinsecurepath=0: the names are checked below, with a better message
+	}
 	if err != nil {
 		return nil, badImport("%s is not a readable .zip (%v): give a model folder, or a .zip of one made with a zip tool", p, err)
 	}
@@ -369,6 +372,9 @@ func openZip(p string) (*zipSource, error) {
 		d, base := path.Split(strings.TrimPrefix(name, "./"))
 		if byDir[d] == nil {
 			byDir[d] = map[string]*zip.File{}
+		}
+		if _, dup := byDir[d][base]; dup {
+			return nil, badImport("%s holds %q twice: the archive is damaged or crafted; make a new zip of the model folder", p, f.Name)
 		}
 		byDir[d][base] = f
 	}

@@ -307,6 +307,7 @@ func TestImportRefusesBadInput(t *testing.T) {
 		CRC32: crc32.ChecksumIEEE(modelBin[:1000]), CompressedSize64: uint64(deflated.Len()), UncompressedSize64: 1000}, body: deflated.Bytes()}}, rest...)...)
 	bomb := mkzip("bomb.zip", append([]zipEntry{{raw: &zip.FileHeader{Name: "model.bin", Method: zip.Deflate,
 		CRC32: 1, CompressedSize64: uint64(deflated.Len()), UncompressedSize64: 1 << 40}, body: deflated.Bytes()}}, rest...)...)
+	twice := mkzip("twice.zip", append([]zipEntry{{name: "model.bin", body: modelBin}, {name: "model.bin", body: []byte("x")}}, rest...)...)
 	twoModels := mkzip("two.zip", append([]zipEntry{{name: "a/model.bin", body: modelBin}, {name: "b/model.bin", body: modelBin}}, rest...)...)
 
 	c := importCache(t)
@@ -327,6 +328,7 @@ func TestImportRefusesBadInput(t *testing.T) {
 		{"link in a zip", link, "", ErrBadImport, []string{"symbolic link"}},
 		{"size smaller than the data", lie, "", ErrBadImport, []string{lie, "model.bin", "does not unpack to what its header says", "damaged or crafted"}},
 		{"zip bomb ratio", bomb, "", ErrBadImport, []string{"model.bin", "1099511627776 bytes", "damaged or crafted"}},
+		{"one name twice in a zip", twice, "", ErrBadImport, []string{`holds "model.bin" twice`, "damaged or crafted"}},
 		{"two models in a zip", twoModels, "", ErrBadImport, []string{"more than one model.bin", "a, b"}},
 		{"folder of something else", other, "", ErrBadImport, []string{other, "no model.bin", "not a CTranslate2 Whisper model"}},
 		{"model.bin alone", onlyBin, "", ErrBadImport, []string{"no config.json", "whole model folder"}},
@@ -450,4 +452,21 @@ func TestEndpointPrecedence(t *testing.T) {
 	if _, err := New(Options{Dir: t.TempDir(), Endpoint: "ftp://mirror"}, testLogger(t)); err == nil || !strings.Contains(err.Error(), "models.mirror") {
 		t.Errorf("an ftp mirror: %v", err)
 	}
+}
+
+// An import that would not fit is refused before anything is written.
+func TestImportNoSpace(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "tiny-random")
+	if err := ct2bintest.GenerateTiny(src, ct2bintest.TinyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(Options{Dir: t.TempDir(), FreeSpace: func(string) (uint64, error) { return 50 << 20, nil }}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Import(t.Context(), src, "", nil)
+	if !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), "not enough disk space to import tiny-random") {
+		t.Fatalf("import with 50 MB free: %v", err)
+	}
+	assertClean(t, c)
 }
