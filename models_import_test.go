@@ -97,7 +97,11 @@ func TestModelsImportTranscribes(t *testing.T) {
 	wav := speechWAV(t, said)
 	transcribe := func(model string) (text, dir string) {
 		t.Helper()
-		r := whisperkey(t, "transcribe", "--json", "--language", "en", "--model", model, wav)
+		args := []string{"transcribe", "--json", "--language", "en", wav}
+		if model != "" {
+			args = append(args, "--model", model)
+		}
+		r := whisperkey(t, args...)
 		if r.code != 0 {
 			t.Fatalf("--model %s: exit %d: %s", model, r.code, r.stderr)
 		}
@@ -117,6 +121,10 @@ func TestModelsImportTranscribes(t *testing.T) {
 		if dir != filepath.Join(modelsDir, "imported", name) {
 			t.Errorf("--model %s loaded %s, not the import", name, dir)
 		}
+	}
+	// model: auto with no built-in model downloaded starts on an import.
+	if got, dir := transcribe(""); got != want || filepath.Dir(dir) != filepath.Join(modelsDir, "imported") {
+		t.Errorf("auto: %q from %s, want %q from an import", got, dir, want)
 	}
 }
 
