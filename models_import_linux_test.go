@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -6,16 +8,20 @@ import (
 	"encoding/json"
 	"io"
 	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin/ct2bintest"
 	"github.com/whisperkey/whisperkey/internal/models/hubtest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 // isolatedCache points this test and the commands it runs at an empty cache
@@ -122,6 +128,34 @@ func TestModelsImportTranscribes(t *testing.T) {
 			t.Errorf("--model %s loaded %s, not the import", name, dir)
 		}
 	}
+	// serve takes the name too: the id it lists is the name.
+	addr := freePort(t)
+	srv := exec.Command(binary(t), "serve", "--listen", addr, "--model", "zipped-base", "--device", "cpu")
+	srv.Env = append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)))
+	var srvOut testenv.Buffer
+	srv.Stdout, srv.Stderr = &srvOut, &srvOut
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = srv.Process.Kill()
+		_ = srv.Wait()
+	}()
+	var listed string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && listed == ""; time.Sleep(200 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr + "/v1/models"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			listed = string(b)
+		}
+	}
+	if !strings.Contains(listed, `"zipped-base"`) {
+		t.Fatalf("serve --model zipped-base lists %q\n%s", listed, srvOut.String())
+	}
+	if r := whisperkey(t, "transcribe", "--remote", "http://"+addr, "--language", "en", wav); r.code != 0 || whisper.WordErrorRate(want, r.stdout) > 0.15 {
+		t.Errorf("through serve --model zipped-base: exit %d, %q, want %q (%s)", r.code, r.stdout, want, r.stderr)
+	}
+
 	// model: auto with no built-in model downloaded starts on an import.
 	if got, dir := transcribe(""); got != want || filepath.Dir(dir) != filepath.Join(modelsDir, "imported") {
 		t.Errorf("auto: %q from %s, want %q from an import", got, dir, want)
