@@ -20,6 +20,7 @@ require (
 	golang.design/x/clipboard v0.9.0
 	golang.design/x/hotkey v0.6.1
 	golang.org/x/sys v0.50.0
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (

@@ -5,11 +5,13 @@ package main
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/cleanup"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -33,9 +36,19 @@ import (
 // number once no process holds it.
 func clipFormats(t testing.TB, w *winePrefix, tools string) []string {
 	t.Helper()
+	lines, err := dumpClipboard(t, w, tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+// dumpClipboard is cliptool.exe dump's lines without their index.
+func dumpClipboard(t testing.TB, w *winePrefix, tools string) ([]string, error) {
+	t.Helper()
 	r := w.run(t, filepath.Join(tools, "cliptool.exe"), "dump")
 	if r.code != 0 {
-		t.Fatalf("cliptool dump: exit %d %s", r.code, r.stderr)
+		return nil, fmt.Errorf("cliptool dump: exit %d %s", r.code, strings.TrimSpace(r.stderr))
 	}
 	var lines []string
 	for _, l := range strings.Split(strings.ReplaceAll(r.stdout, "\r", ""), "\n") {
@@ -43,7 +56,41 @@ func clipFormats(t testing.TB, w *winePrefix, tools string) []string {
 			lines = append(lines, rest)
 		}
 	}
-	return lines
+	return lines, nil
+}
+
+// setWineClipboard makes cliptool.exe own the clipboard with text in three
+// formats and returns the dump. Under load wine's clipboard can be briefly
+// held by another process (the app starting, wine's X11 clipboard sync), so a
+// failed set or a dump without the formats is retried for a while, and each
+// try's reason is logged; only a clipboard that stays unusable fails the test.
+func setWineClipboard(t *testing.T, w *winePrefix, tools, text string) []string {
+	t.Helper()
+	want := []string{"#13 ", "HTML_Format ", "#8 "} // CF_UNICODETEXT, HTML, CF_DIB
+	var why string
+	for try, deadline := 1, time.Now().Add(20*time.Second); ; try++ {
+		if r := w.run(t, filepath.Join(tools, "cliptool.exe"), "set", text); r.code != 0 {
+			why = fmt.Sprintf("cliptool set: exit %d %s", r.code, strings.TrimSpace(r.stderr))
+		} else if lines, err := dumpClipboard(t, w, tools); err != nil {
+			why = err.Error()
+		} else {
+			why = ""
+			for _, f := range want {
+				if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, f) }) {
+					why = fmt.Sprintf("the clipboard lacks %q after cliptool set: %v", f, lines)
+					break
+				}
+			}
+			if why == "" {
+				return lines
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("could not set the wine clipboard in %d tries; the last: %s", try, why)
+		}
+		t.Logf("setting the wine clipboard, try %d: %s; trying again", try, why)
+		time.Sleep(time.Second)
+	}
 }
 
 // clipMarkers are the formats the app adds to what it restores, so that
@@ -292,6 +339,8 @@ func TestWineDictation(t *testing.T) {
 	w.install(t, setup, dir)
 	srv := startServe(t)
 	wav, noise := micWAV(t, dictated), noiseWAV(t)
+	instruction := micWAV(t, "Make this more formal.")
+	chatURL := testenv.ChatServer(t)
 	// The local engine's model: the cached base, as a folder (no download);
 	// one thread, since wine's thread synchronisation makes two slower on a
 	// loaded machine (docs/benchmarks.md).
@@ -335,6 +384,12 @@ func TestWineDictation(t *testing.T) {
 		// local: no remote.url; the installed engine transcribes and the
 		// server gets nothing.
 		local bool
+		// then acts on the pasted dictation got, in tg, before the clipboard
+		// is checked: a command on the last dictation.
+		then func(t *testing.T, tg *wineTarget, got string)
+		// edited: the case fills and selects tg's text, and the edit hotkey
+		// rewrites it; check says whether the window holds what it should.
+		edited func(t *testing.T, a *wineApp, tg *wineTarget)
 	}{
 		{name: "hold ctrl+win, speak, release", wantPasted: true, act: func(t *testing.T) { holdWinHotkey(t, wav) }},
 		{name: "local engine, no server: hold ctrl+win, speak, release", local: true, wantPasted: true,
@@ -369,6 +424,56 @@ func TestWineDictation(t *testing.T) {
 			act: func(t *testing.T) { holdWinHotkey(t, noise) }},
 		{name: "clipboard mode leaves the text on the clipboard", config: "paste: clipboard\n", wantOnClipboard: true,
 			act: func(t *testing.T) { holdWinHotkey(t, wav) }},
+		// Ctrl+Alt+F-keys would not do: X's keymap makes them VT switches.
+		// Undo selects back over the dictation with SendInput (Shift+Left),
+		// copies it to check it through the Windows clipboard, and deletes it.
+		{name: "undo hotkey takes the dictation back out", config: "  undo: ctrl+shift+f11\n", wantPasted: true,
+			act: func(t *testing.T) { holdWinHotkey(t, wav) },
+			then: func(t *testing.T, tg *wineTarget, _ string) {
+				xdo(t, "key", "ctrl+shift+F11")
+				if !waitFor(func() bool { return tg.text(t) == "" }, 20*time.Second) {
+					t.Fatalf("after the undo hotkey the window holds %q, want it empty", tg.text(t))
+				}
+			}},
+		// The selection is copied, sent to the real chat server and replaced,
+		// all through the Windows clipboard and SendInput.
+		{name: "rewrite the selection by voice", config: "  edit: ctrl+shift+f8\ncleanup:\n  url: " + chatURL +
+			"\n  model: " + testenv.ChatModelName + "\nedit:\n  timeout: 60s\nvocabulary: [formal]\n",
+			act: func(t *testing.T) {},
+			edited: func(t *testing.T, a *wineApp, tg *wineTarget) {
+				const original = "hey guys the meeting is moved to tuesday, bring the slides"
+				xdo(t, "type", "--delay", "20", original)
+				if !waitFor(func() bool { return tg.text(t) == original }, 20*time.Second) {
+					t.Fatalf("typing gave %q, want %q", tg.text(t), original)
+				}
+				xdo(t, "key", "shift+Home") // wine's edit control has no Ctrl+A
+				xdo(t, "keydown", "ctrl+shift+F8")
+				time.Sleep(300 * time.Millisecond)
+				say(t, instruction)
+				time.Sleep(300 * time.Millisecond)
+				xdo(t, "keyup", "ctrl+shift+F8")
+				deadline := time.Now().Add(90 * time.Second)
+				for !strings.Contains(a.logText(t), `msg="selection rewritten"`) {
+					if log := a.logText(t); time.Now().After(deadline) || strings.Contains(log, `msg="selection not rewritten"`) {
+						t.Fatalf("no rewrite; the window holds %q; app log:\n%s", tg.text(t), log)
+					}
+					time.Sleep(200 * time.Millisecond)
+				}
+				got := tg.text(t)
+				t.Logf("%q → %q", original, got)
+				if _, err := cleanup.CheckEdit(original, "make this more formal", got); err != nil || strings.Contains(got, original) {
+					t.Fatalf("the window holds %q, not a rewrite in place of %q (%v)", got, original, err)
+				}
+			}},
+		{name: "paste again into a second window", config: "  paste_again: ctrl+shift+f10\n", wantPasted: true,
+			act: func(t *testing.T) { holdWinHotkey(t, wav) },
+			then: func(t *testing.T, _ *wineTarget, got string) {
+				second := openWineTarget(t, w, tools)
+				xdo(t, "key", "ctrl+shift+F10")
+				if again := second.waitText(t, 20*time.Second); again != got {
+					t.Fatalf("paste again put %q into the second window, want the dictation %q", again, got)
+				}
+			}},
 	}
 	for _, tc := range cases {
 		t.Run("dictation: "+tc.name, func(t *testing.T) {
@@ -378,22 +483,18 @@ func TestWineDictation(t *testing.T) {
 			}
 			a := startWineApp(t, w, exe, where+"hotkeys:\n  record: ctrl+win\n  cancel: esc\n"+tc.config)
 			app = a
-			if r := w.run(t, filepath.Join(tools, "cliptool.exe"), "set", clipFirst); r.code != 0 {
-				t.Fatalf("cliptool set: exit %d %s", r.code, r.stderr)
-			}
-			before := clipFormats(t, w, tools)
-			for _, want := range []string{"#13 ", "HTML_Format ", "#8 "} { // CF_UNICODETEXT, HTML, CF_DIB
-				found := false
-				for _, l := range before {
-					found = found || strings.HasPrefix(l, want)
-				}
-				if !found {
-					t.Fatalf("the clipboard lacks %q after cliptool set: %v", want, before)
-				}
-			}
+			before := setWineClipboard(t, w, tools, clipFirst)
 			tg := openWineTarget(t, w, tools)
 			requests := served()
 			tc.act(t)
+			if tc.edited != nil {
+				tc.edited(t, a, tg)
+				time.Sleep(time.Second) // the app restores the clipboard after its delay
+				if was, is := clipSummary(before), clipSummary(withoutMarkers(clipFormats(t, w, tools))); was != is {
+					t.Errorf("the clipboard changed:\nbefore:\n%s\nafter (history markers left out):\n%s", was, is)
+				}
+				return
+			}
 			if tc.wantOnClipboard {
 				deadline := time.Now().Add(30 * time.Second)
 				for !strings.Contains(a.logText(t), `msg="dictation done"`) && time.Now().Before(deadline) {
@@ -427,6 +528,9 @@ func TestWineDictation(t *testing.T) {
 					t.Fatalf("target got %q (WER %.2f), want %q", got, wer, dictated)
 				}
 				t.Logf("pasted %q", got)
+				if tc.then != nil {
+					tc.then(t, tg, got)
+				}
 			} else if got != "" {
 				t.Fatalf("target got %q, want nothing", got)
 			}

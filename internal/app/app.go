@@ -94,6 +94,15 @@ type Editor interface {
 	Undo(ctx context.Context) error
 }
 
+// Rewriter changes the selected text as a spoken instruction asks (the
+// wiring's: it reads the selection, asks the chat server, pastes the answer
+// over it). On any problem it leaves the window as it was and the error says
+// why, fit for the user. answer is the rewrite whenever one came, even with
+// an error (the focus moved away meanwhile), so that Paste again can put it in.
+type Rewriter interface {
+	Rewrite(ctx context.Context, instruction string) (answer string, err error)
+}
+
 // Command is a spoken command: what a whole utterance may ask for instead of
 // being typed.
 type Command int
@@ -136,6 +145,9 @@ type Input struct {
 	Trigger Trigger
 	// Send means the auto-send hotkey: paste, then press Enter.
 	Send bool
+	// Edit, on a start, means the edit hotkey: the words are an instruction
+	// for the selected text (Deps.Rewriter), not text to type.
+	Edit bool
 	// At is when the key moved; zero means when the Input arrives. A start's
 	// and a stop's together say how long the key was held.
 	At time.Time
@@ -184,6 +196,8 @@ const (
 	Dictate Action = iota
 	PasteAgain
 	Undo
+	// Edit: the selection rewritten as the spoken instruction asked.
+	Edit
 )
 
 // Outcome is how a dictation ended, for the parts that show it.
@@ -252,6 +266,8 @@ type Deps struct {
 	Editor Editor
 	// Commands, when set, recognises the spoken commands.
 	Commands Commands
+	// Rewriter, when set, carries out the edit hotkey's instructions.
+	Rewriter Rewriter
 }
 
 // App is the dictation state machine: idle → recording → transcribing →
@@ -272,7 +288,7 @@ type App struct {
 }
 
 type job struct {
-	action   Action // Dictate, or a command on the last dictation (no samples)
+	action   Action // Dictate, Edit (an instruction), or a command on the last dictation (no samples)
 	profile  string
 	early    Speculation // nil: none
 	samples  []float32
@@ -323,7 +339,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 		close(a.events)
 	}()
 	recording := false
-	var send bool
+	var send, edit bool
 	var profile string
 	var pressed time.Time // the start's Input.At; zero when not given
 	var early Speculation
@@ -358,7 +374,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					a.emit(Event{State: Error, Err: err, Message: "Could not start recording: " + err.Error()})
 					continue
 				}
-				recording, send, pressed = true, in.Send, in.At
+				recording, send, edit, pressed = true, in.Send, in.Edit, in.At
 				if a.deps.Speculator != nil && a.idleOrBusy() == Idle {
 					early = a.deps.Speculator.Follow(WithProfile(ctx, profile))
 				}
@@ -394,8 +410,12 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					continue
 				}
 				a.setState(Transcribing, "Transcribing…")
+				j := job{profile: profile, early: early, samples: samples, send: send || in.Send, released: released, stopTook: stopTook}
+				if edit {
+					j.action, j.send = Edit, false
+				}
 				select {
-				case a.jobs <- job{profile: profile, early: early, samples: samples, send: send || in.Send, released: released, stopTook: stopTook}:
+				case a.jobs <- j:
 					early = nil // the job owns it
 				case <-ctx.Done():
 					return ctx.Err()
@@ -501,6 +521,30 @@ func (a *App) undo(ctx context.Context) {
 	a.done(Event{Action: Undo, Outcome: Undone, Message: "Last dictation removed"})
 }
 
+// edit has the selection rewritten as instruction says.
+func (a *App) edit(ctx context.Context, instruction string) {
+	if a.deps.Rewriter == nil {
+		a.done(Event{Action: Edit, Outcome: Refused, Message: "Rewriting by voice is not available here"})
+		return
+	}
+	a.setState(Output, "Rewriting…")
+	answer, err := a.deps.Rewriter.Rewrite(ctx, instruction)
+	if answer != "" {
+		a.last = answer // Paste again puts it in, also where the focus moved meanwhile
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return
+		}
+		a.log.Info("selection not rewritten", "why", err)
+		a.done(Event{Action: Edit, Outcome: Refused, Err: err, Message: err.Error()})
+		return
+	}
+	a.play("done")
+	a.log.Info("selection rewritten", "chars", len(answer))
+	a.done(Event{Action: Edit, Outcome: Delivered, Text: answer, Message: "Selection rewritten"})
+}
+
 // done ends a command: the app is idle again, and e (State Idle) says how.
 func (a *App) done(e Event) {
 	a.mu.Lock()
@@ -537,6 +581,10 @@ func (a *App) finish(ctx context.Context, j job) {
 		a.state = Idle
 		a.mu.Unlock()
 		a.send(Event{State: Idle, Message: "Nothing heard", Outcome: NothingHeard})
+		return
+	}
+	if j.action == Edit {
+		a.edit(ctx, tr.Text)
 		return
 	}
 	if a.deps.Commands != nil {

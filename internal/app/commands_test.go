@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -77,29 +78,7 @@ func TestCommands(t *testing.T) {
 			p, ed := &paster{}, &editor{err: tc.undoErr}
 			a := New(Config{}, Deps{Recorder: &recorder{clips: tc.clips}, Transcriber: texts, Paster: p,
 				Editor: ed, Commands: undoWords{}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-			in := make(chan Input)
-			done := make(chan error)
-			go func() { done <- a.Run(context.Background(), in) }()
-			var got []Outcome
-			collected := make(chan struct{})
-			go func() {
-				defer close(collected)
-				for e := range a.Events() {
-					if e.Outcome != Pending {
-						got = append(got, e.Outcome)
-					}
-				}
-			}()
-			for _, step := range tc.inputs {
-				for _, i := range step {
-					in <- i // the job queue keeps the order: no waiting between steps
-				}
-			}
-			close(in)
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-			<-collected
+			got := run(t, a, tc.inputs)
 			if strings.Join(p.got, "|") != strings.Join(tc.wantPaste, "|") {
 				t.Errorf("pasted %q, want %q", p.got, tc.wantPaste)
 			}
@@ -113,6 +92,109 @@ func TestCommands(t *testing.T) {
 				if got[i] != tc.want[i] {
 					t.Fatalf("outcomes %v, want %v", got, tc.want)
 				}
+			}
+		})
+	}
+}
+
+// run feeds the app inputs, step by step, and returns the outcomes of its
+// events in order once it has handled them all.
+func run(t *testing.T, a *App, inputs [][]Input) []Outcome {
+	t.Helper()
+	in := make(chan Input)
+	done := make(chan error)
+	go func() { done <- a.Run(context.Background(), in) }()
+	var got []Outcome
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for e := range a.Events() {
+			if e.Outcome != Pending {
+				got = append(got, e.Outcome)
+			}
+		}
+	}()
+	for _, step := range inputs {
+		for _, i := range step {
+			in <- i // the job queue keeps the order: no waiting between steps
+		}
+	}
+	close(in)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	<-collected
+	return got
+}
+
+// rewriter records the instructions it was given and answers as told.
+type rewriter struct {
+	mu     sync.Mutex
+	got    []string
+	answer string
+	err    error
+}
+
+func (r *rewriter) Rewrite(_ context.Context, instruction string) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, instruction)
+	return r.answer, r.err
+}
+
+// The edit hotkey's words go to the Rewriter, never to the Paster, and not
+// as a spoken command either; a rewrite that came but could not be put in
+// is what Paste again pastes.
+func TestEdit(t *testing.T) {
+	texts := scripted{"", " Make this more formal.", " Scratch that.", " Hello there."}
+	edit := []Input{{Trigger: TriggerStart, Edit: true}, {Trigger: TriggerStop}}
+	dictate := []Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}
+	focusMoved := errors.New("the focus moved to another window while the chat server answered")
+	cases := []struct {
+		name      string
+		clips     [][]float32
+		inputs    [][]Input
+		answer    string
+		err       error
+		noRewrite bool
+		wantAsked []string
+		wantPaste []string
+		want      []Outcome
+	}{
+		{name: "rewritten", clips: [][]float32{clip(1, 1)}, inputs: [][]Input{edit}, answer: "Good afternoon.",
+			wantAsked: []string{" Make this more formal."}, want: []Outcome{Delivered}},
+		{name: "a command's words are an instruction", clips: [][]float32{clip(1, 2)}, inputs: [][]Input{edit},
+			answer: "x", wantAsked: []string{" Scratch that."}, want: []Outcome{Delivered}},
+		{name: "refused, then paste again pastes the dictation", clips: [][]float32{clip(1, 3), clip(1, 1)},
+			inputs: [][]Input{dictate, edit, {{Trigger: TriggerPasteAgain}}}, err: errors.New("nothing is selected"),
+			wantAsked: []string{" Make this more formal."}, wantPaste: []string{" Hello there.", " Hello there."},
+			want: []Outcome{Delivered, Refused, Delivered}},
+		{name: "the focus moved: paste again pastes the rewrite", clips: [][]float32{clip(1, 1)},
+			inputs: [][]Input{edit, {{Trigger: TriggerPasteAgain}}}, answer: "Good afternoon.", err: focusMoved,
+			wantAsked: []string{" Make this more formal."}, wantPaste: []string{"Good afternoon."},
+			want: []Outcome{Refused, Delivered}},
+		{name: "no rewriter", clips: [][]float32{clip(1, 1)}, inputs: [][]Input{edit}, noRewrite: true,
+			want: []Outcome{Refused}},
+		{name: "nothing heard", clips: [][]float32{clip(1, 0)}, inputs: [][]Input{edit}, want: []Outcome{NothingHeard}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, rw := &paster{}, &rewriter{answer: tc.answer, err: tc.err}
+			deps := Deps{Recorder: &recorder{clips: tc.clips}, Transcriber: texts, Paster: p,
+				Editor: &editor{}, Commands: undoWords{}, Rewriter: rw}
+			if tc.noRewrite {
+				deps.Rewriter = nil
+			}
+			a := New(Config{}, deps, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			got := run(t, a, tc.inputs)
+			if strings.Join(rw.got, "|") != strings.Join(tc.wantAsked, "|") {
+				t.Errorf("asked %q, want %q", rw.got, tc.wantAsked)
+			}
+			if strings.Join(p.got, "|") != strings.Join(tc.wantPaste, "|") {
+				t.Errorf("pasted %q, want %q", p.got, tc.wantPaste)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("outcomes %v, want %v", got, tc.want)
 			}
 		})
 	}

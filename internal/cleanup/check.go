@@ -31,12 +31,9 @@ var fillers = map[string]bool{"um": true, "uh": true, "erm": true, "er": true, "
 // rewrite of raw: not empty, not a refusal, not much longer or shorter, in the
 // same script, and made mostly of raw's words. On error the caller keeps raw.
 func Check(raw, answer string) (string, error) {
-	s := strip(raw, answer)
-	switch {
-	case s == "":
-		return "", fmt.Errorf("%w: it was empty", ErrNotRewrite)
-	case refusal.MatchString(s) && !refusal.MatchString(strings.TrimSpace(raw)):
-		return "", fmt.Errorf("%w: %w", ErrNotRewrite, ErrRefused)
+	s, err := unwrap(raw, answer)
+	if err != nil {
+		return "", err
 	}
 	rn, an := utf8.RuneCountInString(strings.TrimSpace(raw)), utf8.RuneCountInString(s)
 	if an > 2*rn+40 {
@@ -54,6 +51,19 @@ func Check(raw, answer string) (string, error) {
 	}
 	if len(rw) >= 3 && shared(rw, aw) < 0.5 {
 		return "", fmt.Errorf("%w: it left out most of the dictated words", ErrNotRewrite)
+	}
+	return s, nil
+}
+
+// unwrap is strip's answer, or why it is no text at all: empty, or a
+// refusal (unless raw, the text to rewrite, reads like one itself).
+func unwrap(raw, answer string) (string, error) {
+	s := strip(raw, answer)
+	switch {
+	case s == "":
+		return "", fmt.Errorf("%w: it was empty", ErrNotRewrite)
+	case refusal.MatchString(s) && !refusal.MatchString(strings.TrimSpace(raw)):
+		return "", fmt.Errorf("%w: %w", ErrNotRewrite, ErrRefused)
 	}
 	return s, nil
 }

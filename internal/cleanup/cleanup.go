@@ -35,12 +35,13 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Why the text as heard was kept; Result.Err matches one (errors.Is).
+// Why the text as heard was kept, or the selection left as it was (Edit);
+// Result.Err matches one (errors.Is).
 var (
-	ErrTimeout    = errors.New("the cleanup server did not answer in time")
-	ErrServer     = errors.New("the cleanup server failed")
+	ErrTimeout    = errors.New("the chat server did not answer in time")
+	ErrServer     = errors.New("the chat server failed")
 	ErrRefused    = errors.New("the model refused")
-	ErrNotRewrite = errors.New("the answer was not a rewrite of the dictation")
+	ErrNotRewrite = errors.New("the answer was not a rewrite of the text")
 )
 
 // Result is what to paste and how it came about.

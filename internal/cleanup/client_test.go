@@ -18,34 +18,44 @@ import (
 
 const dictated = "um so I think we should uh meet on Tuesday"
 
+// Chat servers at fault, for this file's tests and edit_test.go's.
+var (
+	// hangs until the client leaves.
+	hangs http.HandlerFunc = func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // then the server notices the client leave
+		select {
+		case <-time.After(10 * time.Second):
+		case <-r.Context().Done():
+		}
+	}
+	fails http.HandlerFunc = func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":{"message":"model crashed"}}`, http.StatusInternalServerError)
+	}
+	unrelated = answer("Tuesday takes its name from Tyr, the Norse god of war. " +
+		"Most European languages name the day after a god, a custom the Romans began with Mars.")
+)
+
+// answer is a chat server that answers every request with content.
+func answer(content string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{
+			map[string]any{"message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}}})
+	}
+}
+
 // The servers here model faults (a hang, an error, an off-topic answer); the
 // API's success is tested against a real model in real_test.go.
 func TestFaultyServerKeepsTheDictation(t *testing.T) {
 	const timeout = 400 * time.Millisecond
-	answer := func(content string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{
-				map[string]any{"message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}}})
-		}
-	}
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
 		want    error
 		notice  string
 	}{
-		{"sleeps past the timeout", func(w http.ResponseWriter, r *http.Request) {
-			_, _ = io.Copy(io.Discard, r.Body) // then the server notices the client leave
-			select {
-			case <-time.After(10 * time.Second):
-			case <-r.Context().Done():
-			}
-		}, ErrTimeout, "timed out"},
-		{"returns 500", func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, `{"error":{"message":"model crashed"}}`, http.StatusInternalServerError)
-		}, ErrServer, "failed"},
-		{"answers an unrelated paragraph", answer("Tuesday takes its name from Tyr, the Norse god of war. " +
-			"Most European languages name the day after a god, a custom the Romans began with Mars."), ErrNotRewrite, "unusable"},
+		{"sleeps past the timeout", hangs, ErrTimeout, "timed out"},
+		{"returns 500", fails, ErrServer, "failed"},
+		{"answers an unrelated paragraph", unrelated, ErrNotRewrite, "unusable"},
 		{"replies instead of rewriting", answer("Sure, Tuesday works for me! What time should we meet?"), ErrNotRewrite, "unusable"},
 		{"refuses", func(w http.ResponseWriter, r *http.Request) {
 			_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{

@@ -31,6 +31,7 @@ type Config struct {
 	Commands     Commands // spoken commands on the last dictation (commands.go)
 	Profiles     Profiles // per-app overrides, first match wins (profiles.go)
 	Cleanup      Cleanup  // optional AI rewrite of each dictation (cleanup.go)
+	Edit         Edit     // rewriting the selection by voice (voiceedit.go)
 }
 
 // Remote names an OpenAI-compatible server to transcribe on instead of the
@@ -86,6 +87,9 @@ type Hotkeys struct {
 	// window it went to. HotkeyOff when turned off (the default).
 	PasteAgain string
 	Undo       string
+	// Edit is held like Record, but the words are an instruction for the
+	// selected text (voiceedit.go). HotkeyOff when turned off (the default).
+	Edit string
 }
 
 // Audio holds the capture settings.
@@ -144,6 +148,7 @@ const (
 	KeyMode           = "hotkeys.mode"
 	KeyPasteAgain     = "hotkeys.paste_again"
 	KeyUndo           = "hotkeys.undo"
+	KeyEditHotkey     = "hotkeys.edit"
 	KeyPaste          = "paste"
 	KeyInputDevice    = "audio.input_device"
 	KeyMinDuration    = "audio.min_duration"
@@ -170,7 +175,7 @@ func Defaults() Config {
 		Engine: Engine{Model: ModelAuto, Device: DeviceAuto, ComputeType: "auto"},
 		Decode: Decode{Language: "auto", BeamSize: 5, ShortWindow: ShortWindowAuto, Early: true},
 		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: ModeHold,
-			PasteAgain: HotkeyOff, Undo: HotkeyOff},
+			PasteAgain: HotkeyOff, Undo: HotkeyOff, Edit: HotkeyOff},
 		Paste: PastePaste,
 		Audio: Audio{
 			MinDuration:   300 * time.Millisecond,
@@ -184,6 +189,7 @@ func Defaults() Config {
 		Text:     Text{Output: Output{Case: CaseAsSpoken}},
 		Feedback: Feedback{Indicator: IndicatorBottom, Notifications: true},
 		Cleanup:  Cleanup{Timeout: 3 * time.Second, Mode: "clean"},
+		Edit:     Edit{Timeout: 15 * time.Second},
 		Commands: Commands{Undo: NewList(DefaultUndoPhrases...)},
 	}
 }
@@ -263,6 +269,8 @@ func fields() []field {
 			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
 		{key: KeyUndo, ptr: func(c *Config) any { return &c.Hotkeys.Undo }, check: checkHotkey(true),
 			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
+		{key: KeyEditHotkey, ptr: func(c *Config) any { return &c.Hotkeys.Edit }, check: checkHotkey(true),
+			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
 		enumField(KeyPaste, func(c *Config) any { return &c.Paste }, PastePaste, PasteClipboard, PasteEnter, PasteType),
 		textField(KeyInputDevice, func(c *Config) any { return &c.Audio.InputDevice }),
 		durField(KeyMinDuration, func(c *Config) any { return &c.Audio.MinDuration }, 0, 10*time.Second),
@@ -288,7 +296,7 @@ func fields() []field {
 		{key: KeyProfiles, ptr: func(c *Config) any { return &c.Profiles },
 			allowed: "a list of profiles, each with a name, a match (class, exe or title) and the settings it changes (see " + profilesDocAnchor + ")",
 			hint:    "such a list"},
-	}, append(append(wordsFields(), cleanupFields()...), commandFields()...)...)
+	}, append(append(append(wordsFields(), cleanupFields()...), commandFields()...), editFields()...)...)
 }
 
 func lookupField(key string) (field, bool) {

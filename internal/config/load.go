@@ -201,7 +201,7 @@ func parse(path string, data []byte, opts Options) (Config, []Warning, error) {
 			errs = append(errs, valueError(path, f, locs, raw, err))
 		}
 	}
-	for _, h := range []*string{&cfg.Hotkeys.Cancel, &cfg.Hotkeys.AutoSend, &cfg.Hotkeys.PasteAgain, &cfg.Hotkeys.Undo} {
+	for _, h := range []*string{&cfg.Hotkeys.Cancel, &cfg.Hotkeys.AutoSend, &cfg.Hotkeys.PasteAgain, &cfg.Hotkeys.Undo, &cfg.Hotkeys.Edit} {
 		if *h == "" || strings.EqualFold(*h, HotkeyOff) {
 			*h = HotkeyOff // one spelling for "off", the one internal/hotkey knows
 		}
@@ -352,8 +352,8 @@ func crossCheck(path string, c Config, locs map[string]loc) []error {
 		e.Fix = fmt.Sprintf("make %s shorter than %s", KeyMinDuration, KeyMaxDuration)
 		errs = append(errs, e)
 	}
-	keys := []string{KeyRecord, KeyCancel, KeyAutoSend, KeyPasteAgain, KeyUndo}
-	combos := []string{c.Hotkeys.Record, c.Hotkeys.Cancel, c.Hotkeys.AutoSend, c.Hotkeys.PasteAgain, c.Hotkeys.Undo}
+	keys := []string{KeyRecord, KeyCancel, KeyAutoSend, KeyPasteAgain, KeyUndo, KeyEditHotkey}
+	combos := []string{c.Hotkeys.Record, c.Hotkeys.Cancel, c.Hotkeys.AutoSend, c.Hotkeys.PasteAgain, c.Hotkeys.Undo, c.Hotkeys.Edit}
 	for i := range combos {
 		for j := range i {
 			if combos[i] != HotkeyOff && sameCombo(combos[i], combos[j]) {

@@ -40,6 +40,16 @@ func (d *desk) onCommandEvent(e app.Event) {
 		}
 		d.lastEntry = ""
 		d.showReady(" · last dictation removed")
+	case e.Action == app.Edit && e.Outcome == app.Delivered:
+		d.lastEntry = "" // an undo now has nothing of ours to take back
+		d.showReady(" · selection rewritten")
+	case e.Action == app.Edit:
+		why := sentence(e.Message)
+		d.status(tray.StateIdle, "Not rewritten: "+why)
+		if d.feedback.ind != nil {
+			d.feedback.ind.Show(indicator.Error, "Not rewritten")
+		}
+		d.tell(notify.NotRewritten(strings.TrimRight(why, ".")))
 	case e.Action == app.Undo:
 		why := sentence(e.Message)
 		if e.Err != nil && errors.Is(e.Err, output.ErrNotUndone) {

@@ -212,7 +212,8 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: keepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
 		Transcriber: d.dictation, Paster: paster{d.paster, d.dictation}, Sounds: d,
-		Chooser: d.profiles, Speculator: speculator, Editor: d.paster, Commands: spokenCommands(d.store.Current)}, log)
+		Chooser: d.profiles, Speculator: speculator, Editor: d.paster, Commands: spokenCommands(d.store.Current),
+		Rewriter: rewriter{p: d.paster, cfg: d.store.Current, log: d.log}}, log)
 	input := make(chan app.Input)
 	appDone := make(chan struct{})
 	defer func() { quit(); <-appDone }() // before the parts it drives close

@@ -150,7 +150,7 @@ func (d *desk) onResume(ctx context.Context, reason string, hotkeys bool) {
 
 // appInput translates a hotkey press for the app.
 func appInput(e hotkey.Event) app.Input {
-	in := app.Input{At: time.Now(), Send: e.Hotkey == hotkey.AutoSend}
+	in := app.Input{At: time.Now(), Send: e.Hotkey == hotkey.AutoSend, Edit: e.Hotkey == hotkey.Edit}
 	switch e.Kind {
 	case hotkey.Pressed:
 		in.Trigger = app.TriggerPasteAgain
@@ -233,7 +233,7 @@ func (d *desk) onAction(ctx context.Context, a tray.Action) {
 		d.open(d.opt.ConfigPath)
 	case tray.OpenGuide:
 		d.open(d.opt.GuidePath)
-	case tray.OpenConfigHelp:
+	case tray.OpenConfigHelp, tray.ShowCommands:
 		d.open(d.opt.ConfigHelpPath)
 	case tray.OpenLog:
 		d.open(d.opt.LogPath)

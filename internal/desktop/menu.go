@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/config"
@@ -108,7 +109,49 @@ func buildMenu(st menuState) tray.Menu {
 		m.PasteModes = append(m.PasteModes, tray.Item{ID: p.id, Label: p.label, Checked: cfg.Paste == p.id})
 	}
 	m.Recent, m.StartAtLogin, m.Profiles = st.recent, st.login, st.profiles
+	m.Commands = commandItems(cfg)
 	return m
+}
+
+// commandItems list what can be done with the last dictation and the
+// selection, with the spoken forms and hotkeys of cfg, so the menu shows
+// the words to say and the keys to press.
+func commandItems(cfg config.Config) []tray.Item {
+	key := func(k string) string {
+		if k == "" || k == config.HotkeyOff {
+			return ""
+		}
+		return k
+	}
+	var said []string
+	for _, p := range cfg.Commands.Undo.Items() {
+		said = append(said, "“"+p+"”")
+	}
+	undo := "Undo the last dictation: "
+	switch u := key(cfg.Hotkeys.Undo); {
+	case len(said) > 0 && u != "":
+		undo += "say " + strings.Join(said, " or ") + ", or press " + u
+	case len(said) > 0:
+		undo += "say " + strings.Join(said, " or ")
+	case u != "":
+		undo += "press " + u
+	default:
+		undo += "off (" + config.KeyUndoPhrases + ", " + config.KeyUndo + ")"
+	}
+	again := "Paste it again: the menu item"
+	if k := key(cfg.Hotkeys.PasteAgain); k != "" {
+		again += ", or press " + k
+	}
+	edit := "Rewrite the selection: "
+	switch k := key(cfg.Hotkeys.Edit); {
+	case k == "":
+		edit += "off (" + config.KeyEditHotkey + ")"
+	case cfg.Cleanup.URL == "":
+		edit += "hold " + k + " (needs " + config.KeyCleanupURL + ")"
+	default:
+		edit += "hold " + k + " and say what to do"
+	}
+	return []tray.Item{{ID: "undo", Label: undo}, {ID: "paste-again", Label: again}, {ID: "edit", Label: edit}}
 }
 
 func containsID(items []tray.Item, id string) bool {

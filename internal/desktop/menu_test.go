@@ -113,3 +113,44 @@ func TestBuildMenu(t *testing.T) {
 		})
 	}
 }
+
+// The Voice commands submenu shows the words and keys set now, and says
+// what turns a command on when it is off.
+func TestCommandItems(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(c *config.Config)
+		want []string
+	}{
+		{"defaults", func(c *config.Config) {}, []string{
+			"Undo the last dictation: say “scratch that” or “undo that”",
+			"Paste it again: the menu item",
+			"Rewrite the selection: off (hotkeys.edit)"}},
+		{"hotkeys set", func(c *config.Config) {
+			c.Hotkeys.Undo, c.Hotkeys.PasteAgain, c.Hotkeys.Edit = "ctrl+alt+z", "ctrl+alt+v", "ctrl+alt+e"
+			c.Cleanup.URL = "http://127.0.0.1:8080"
+		}, []string{
+			"Undo the last dictation: say “scratch that” or “undo that”, or press ctrl+alt+z",
+			"Paste it again: the menu item, or press ctrl+alt+v",
+			"Rewrite the selection: hold ctrl+alt+e and say what to do"}},
+		{"no chat server, no phrases", func(c *config.Config) {
+			c.Hotkeys.Edit, c.Commands.Undo = "ctrl+alt+e", config.NewList()
+		}, []string{
+			"Undo the last dictation: off (commands.undo, hotkeys.undo)",
+			"Paste it again: the menu item",
+			"Rewrite the selection: hold ctrl+alt+e (needs cleanup.url)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := config.Defaults()
+			tt.edit(&cfg)
+			var got []string
+			for _, it := range commandItems(cfg) {
+				got = append(got, it.Label)
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("items:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}

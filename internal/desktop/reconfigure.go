@@ -105,5 +105,6 @@ func audioConfig(cfg config.Config) audio.Config {
 
 func hotkeyConfig(cfg config.Config) hotkey.Config {
 	return hotkey.Config{Record: cfg.Hotkeys.Record, AutoSend: cfg.Hotkeys.AutoSend,
-		Cancel: cfg.Hotkeys.Cancel, Mode: cfg.Hotkeys.Mode, PasteAgain: cfg.Hotkeys.PasteAgain, Undo: cfg.Hotkeys.Undo}
+		Cancel: cfg.Hotkeys.Cancel, Mode: cfg.Hotkeys.Mode, PasteAgain: cfg.Hotkeys.PasteAgain, Undo: cfg.Hotkeys.Undo,
+		Edit: cfg.Hotkeys.Edit}
 }

@@ -129,6 +129,7 @@ func TestConfigParse(t *testing.T) {
 		{name: "bad record names key", cfg: Config{Record: "ctrl+spce"}, wantErr: "hotkeys.record: invalid hotkey"},
 		{name: "bad mode names key", cfg: Config{Mode: "push"}, wantErr: "hotkeys.mode:"},
 		{name: "same combo twice", cfg: Config{Record: "f9", AutoSend: "F9"}, wantErr: "hotkeys.record and hotkeys.auto_send are both f9"},
+		{name: "edit same as undo", cfg: Config{Undo: "ctrl+alt+z", Edit: "ctrl+alt+Z"}, wantErr: "hotkeys.undo and hotkeys.edit are both ctrl+alt+z"},
 		{name: "cancel same as record", cfg: Config{Record: "esc"}, wantErr: "hotkeys.record and hotkeys.cancel are both esc"},
 	}
 	for _, tt := range tests {

@@ -52,11 +52,16 @@ const (
 	// PasteAgain and Undo act once per press (Pressed events).
 	PasteAgain
 	Undo
+	// Edit records like Record; its words are an instruction for the
+	// selected text.
+	Edit
 )
 
-// String returns "record", "auto-send", "paste-again" or "undo".
+// String returns "record", "auto-send", "paste-again", "undo" or "edit".
 func (h Hotkey) String() string {
 	switch h {
+	case Edit:
+		return "edit"
 	case AutoSend:
 		return "auto-send"
 	case PasteAgain:
@@ -127,6 +132,7 @@ const (
 	ConfigMode       = "hotkeys.mode"
 	ConfigPasteAgain = "hotkeys.paste_again"
 	ConfigUndo       = "hotkeys.undo"
+	ConfigEdit       = "hotkeys.edit"
 )
 
 // Config says which combinations to register and how they behave.
@@ -140,6 +146,8 @@ type Config struct {
 	Cancel string
 	// PasteAgain and Undo act once per press. Default "" (off); "none" is off too.
 	PasteAgain, Undo string
+	// Edit records like Record, for an instruction on the selection. Default "" (off); "none" is off too.
+	Edit string
 	// Mode is "hold" (default) or "toggle".
 	Mode string
 	// Debounce is how long a key-up must stand before it counts as a release: X11
@@ -163,7 +171,7 @@ func (c Config) withDefaults() Config {
 // settings is a validated Config.
 type settings struct {
 	record, autoSend, cancel Combo
-	pasteAgain, undo         Combo
+	pasteAgain, undo, edit   Combo
 	mode                     Mode
 	debounce                 time.Duration
 }
@@ -187,6 +195,7 @@ func (c Config) parse() (settings, error) {
 	s.cancel = parseKey(ConfigCancel, c.Cancel, true)
 	s.pasteAgain = parseKey(ConfigPasteAgain, c.PasteAgain, true)
 	s.undo = parseKey(ConfigUndo, c.Undo, true)
+	s.edit = parseKey(ConfigEdit, c.Edit, true)
 	if err != nil {
 		return settings{}, err
 	}
@@ -199,8 +208,8 @@ func (c Config) parse() (settings, error) {
 		}
 		return nil
 	}
-	combos := []Combo{s.record, s.autoSend, s.cancel, s.pasteAgain, s.undo}
-	keys := []string{ConfigRecord, ConfigAutoSend, ConfigCancel, ConfigPasteAgain, ConfigUndo}
+	combos := []Combo{s.record, s.autoSend, s.cancel, s.pasteAgain, s.undo, s.edit}
+	keys := []string{ConfigRecord, ConfigAutoSend, ConfigCancel, ConfigPasteAgain, ConfigUndo, ConfigEdit}
 	var errs []error
 	for i := range combos {
 		for j := i + 1; j < len(combos); j++ {
@@ -292,6 +301,7 @@ const (
 	slotCancelHeld // cancel plus the held hotkey's modifiers: Windows matches modifiers exactly
 	slotPasteAgain
 	slotUndo
+	slotEdit
 	numSlots
 )
 
@@ -301,6 +311,8 @@ func (s slot) source() source {
 		return srcRecord
 	case slotAutoSend:
 		return srcAutoSend
+	case slotEdit:
+		return srcEdit
 	}
 	return srcCancel
 }
@@ -432,6 +444,8 @@ func (l *Listener) run() {
 			l.edge(slotRecord, v, ok)
 		case v, ok := <-edges[slotAutoSend]:
 			l.edge(slotAutoSend, v, ok)
+		case v, ok := <-edges[slotEdit]:
+			l.edge(slotEdit, v, ok)
 		case v, ok := <-edges[slotCancel]:
 			l.edge(slotCancel, v, ok)
 		case v, ok := <-edges[slotCancelHeld]:
@@ -603,7 +617,7 @@ func (l *Listener) problem(err error) {
 	}
 }
 
-// registerMain registers the record, auto-send, paste-again and undo hotkeys.
+// registerMain registers the record, auto-send, paste-again, undo and edit hotkeys.
 func (l *Listener) registerMain() error {
 	var errs []error
 	for _, r := range []struct {
@@ -611,7 +625,8 @@ func (l *Listener) registerMain() error {
 		key   string
 		combo Combo
 	}{{slotRecord, ConfigRecord, l.set.record}, {slotAutoSend, ConfigAutoSend, l.set.autoSend},
-		{slotPasteAgain, ConfigPasteAgain, l.set.pasteAgain}, {slotUndo, ConfigUndo, l.set.undo}} {
+		{slotPasteAgain, ConfigPasteAgain, l.set.pasteAgain}, {slotUndo, ConfigUndo, l.set.undo},
+		{slotEdit, ConfigEdit, l.set.edit}} {
 		if r.combo.IsZero() {
 			continue
 		}
@@ -644,8 +659,11 @@ func (l *Listener) grabCancel(started Hotkey) error {
 	// Held hotkey's modifiers are still down when the user presses cancel; Windows
 	// only fires a hotkey whose modifiers match exactly. Best effort.
 	held := l.set.record
-	if started == AutoSend {
+	switch started {
+	case AutoSend:
 		held = l.set.autoSend
+	case Edit:
+		held = l.set.edit
 	}
 	if v := (Combo{Mods: c.Mods | held.Mods, Key: c.Key}); v != c {
 		if err := l.grab(slotCancelHeld, v); err != nil {

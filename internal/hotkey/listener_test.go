@@ -204,6 +204,28 @@ func TestListenerToggleCancelAndAutoSend(t *testing.T) {
 	}
 }
 
+// The edit hotkey records like the record key; its events name it, so the
+// app knows the words are an instruction, and its cancel variant carries its
+// own modifiers.
+func TestListenerEditHotkey(t *testing.T) {
+	g := newChanGrabber()
+	l := newListener(t, Config{Record: "ctrl+win", Edit: "ctrl+alt+e"}, g)
+
+	g.edge(t, "ctrl+alt+e", true, 0)
+	expect(t, l, Start, Edit)
+	g.edge(t, "ctrl+alt+e", false, 500)
+	expect(t, l, Stop, Edit)
+	g.edge(t, "ctrl+alt+e", true, 1000)
+	expect(t, l, Start, Edit)
+	if !g.registered("ctrl+alt+esc") {
+		t.Fatalf("no cancel variant with the edit key's modifiers: %v", g.log())
+	}
+	g.edge(t, "ctrl+alt+esc", true, 1200)
+	expect(t, l, Cancel, Edit)
+	g.edge(t, "ctrl+win", true, 2000)
+	expect(t, l, Start, Record)
+}
+
 func TestListenerConflict(t *testing.T) {
 	g := newChanGrabber("ctrl+shift+space")
 	l := newListener(t, Config{Record: "ctrl+shift+space", AutoSend: "ctrl+alt+space", Mode: "toggle"}, g)

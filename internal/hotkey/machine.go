@@ -8,13 +8,17 @@ type source int
 const (
 	srcRecord source = iota
 	srcAutoSend
+	srcEdit
 	srcCancel
 	numSources
 )
 
 func (s source) hotkey() Hotkey {
-	if s == srcAutoSend {
+	switch s {
+	case srcAutoSend:
 		return AutoSend
+	case srcEdit:
+		return Edit
 	}
 	return Record
 }

@@ -167,6 +167,12 @@ func NotUndone(why string) Message {
 	return Message{Kind: KindCommand, Summary: "Not undone", Body: why + ". Nothing was changed."}
 }
 
+// NotRewritten says why the selection was left as it was; why is the reason
+// as the desk words it.
+func NotRewritten(why string) Message {
+	return Message{Kind: KindCommand, Summary: "Not rewritten", Body: why + ". The text was left as it was."}
+}
+
 // NothingToPasteAgain says paste again found no dictation to paste.
 func NothingToPasteAgain() Message {
 	return Message{Kind: KindCommand, Summary: "Nothing to paste again", Body: "Dictate something first; paste again puts the last dictation in once more."}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 var (
@@ -110,6 +111,11 @@ type Options struct {
 	// Mode, when set ("paste", "type", …), is this call's mode instead of the
 	// Paster's (a profile's paste setting).
 	Mode string
+	// Replace, when set, is the Selection the text replaces: it goes only to
+	// that window (ErrFocusChanged otherwise), as it is, not joined to the
+	// dictation before, and Undo does not take it back (the window's own
+	// undo brings the selection back; ours would only delete the text).
+	Replace *Selection
 }
 
 // Result says what Output did.
@@ -208,7 +214,15 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 		p.log.Debug("cannot identify the focused window", "err", err)
 	}
 	p.last = insertion{} // whatever happens now, the text before is no longer the last
-	res := Result{Text: p.join.Join(text, target, time.Now())}
+	var res Result
+	if opt.Replace != nil {
+		if target != opt.Replace.Window {
+			return res, ErrFocusChanged
+		}
+		res.Text = strings.TrimLeftFunc(text, unicode.IsSpace)
+	} else {
+		res.Text = p.join.Join(text, target, time.Now())
+	}
 	if res.Text == "" {
 		return res, nil
 	}
@@ -228,9 +242,14 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 		res.OnClipboard = true
 		return res, nil
 	}
+	if opt.Replace != nil && opt.Replace.Text != "" {
+		if err := p.clearSelection(ctx, opt.Replace.Text); err != nil {
+			return res, err
+		}
+	}
 	if mode == ModeType {
 		res, err := p.typeOut(ctx, res, opt)
-		if err == nil && res.Typed {
+		if err == nil && res.Typed && opt.Replace == nil {
 			p.last = insertion{text: res.Text, target: target, entered: res.PressedEnter}
 		}
 		return res, err
@@ -276,7 +295,9 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 	if !p.awaitRead(ctx, own, &res, pastedAt) {
 		return res, ErrNotRead
 	}
-	p.last = insertion{text: res.Text, target: target, entered: res.PressedEnter}
+	if opt.Replace == nil {
+		p.last = insertion{text: res.Text, target: target, entered: res.PressedEnter}
+	}
 	res.Restored, res.OnClipboard = p.restore(ctx, saved, own)
 	return res, ctx.Err()
 }

@@ -53,6 +53,9 @@ const (
 	SelectProfile
 	// PasteAgain: "Paste last dictation again" was chosen.
 	PasteAgain
+	// ShowCommands: an item of the Voice commands submenu, which lists the
+	// spoken commands and hotkeys, was chosen; Value is its ID.
+	ShowCommands
 )
 
 func (k ActionKind) String() string {
@@ -87,6 +90,8 @@ func (k ActionKind) String() string {
 		return "SelectProfile"
 	case PasteAgain:
 		return "PasteAgain"
+	case ShowCommands:
+		return "ShowCommands"
 	}
 	return fmt.Sprintf("ActionKind(%d)", int(k))
 }
@@ -117,6 +122,9 @@ type Menu struct {
 	// checked), "Edit profiles…" and the AI cleanup toggle; choosing one sends
 	// SelectProfile.
 	Profiles []Item
+	// Commands lists the voice commands and their hotkeys as set now;
+	// choosing one sends ShowCommands.
+	Commands []Item
 }
 
 // Toggle is an on/off menu item.
@@ -143,6 +151,8 @@ func (m Menu) list(k ActionKind) []Item {
 		return m.Recent
 	case SelectProfile:
 		return m.Profiles
+	case ShowCommands:
+		return m.Commands
 	}
 	return nil
 }
@@ -163,6 +173,7 @@ func submenus() []entry {
 		{SelectInputDevice, "Input device"},
 		{SelectPasteMode, "Paste mode"},
 		{SelectProfile, "Profiles"},
+		{ShowCommands, "Voice commands"},
 	}
 }
 

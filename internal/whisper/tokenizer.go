@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 )
 
 // ErrNoTokenizerJSON is returned by Encode when the model directory has no
@@ -60,10 +61,10 @@ func LoadTokenizer(modelDir string) (*Tokenizer, error) {
 		f, err := parseBPEFile(filepath.Join(modelDir, "tokenizer.json"))
 		bpeCh <- parsed{f, err}
 	}()
-	vocab, err := readVocabulary(modelDir)
+	vocab, err := ct2bin.ReadVocabulary(modelDir)
 	bpe := <-bpeCh
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("load tokenizer %s: %w", modelDir, err)
 	}
 	t := &Tokenizer{dir: modelDir, vocab: vocab, ids: newStrIndex(vocab, len(vocab))}
 	for i := range vocab {
@@ -124,66 +125,6 @@ func LoadTokenizer(modelDir string) (*Tokenizer, error) {
 	}
 	t.suppress = t.buildSuppressTokens()
 	return t, nil
-}
-
-func readVocabulary(dir string) ([]string, error) {
-	path := filepath.Join(dir, "vocabulary.json")
-	data, err := os.ReadFile(path)
-	if err == nil {
-		// All tokens share one backing string: one allocation, not 50k.
-		var buf []byte
-		var ends []int
-		s := &jsonScanner{data: data}
-		err := s.array(func() error {
-			b, err := s.str()
-			buf = append(buf, b...)
-			ends = append(ends, len(buf))
-			return err
-		})
-		if err == nil {
-			err = s.end()
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w: the file must be a JSON array of token strings", path, err)
-		}
-		all := string(buf)
-		vocab := make([]string, len(ends))
-		start := 0
-		for i, end := range ends {
-			vocab[i] = all[start:end]
-			start = end
-		}
-		return vocab, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	path = filepath.Join(dir, "vocabulary.txt")
-	data, err = os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("load tokenizer %s: no vocabulary.json or vocabulary.txt: point the model setting at a CTranslate2 Whisper model directory", dir)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	lines := strings.Split(string(data), "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
-	}
-	// Like CTranslate2, strip CR only when every line has one.
-	allCR := len(lines) > 0
-	for _, l := range lines {
-		if !strings.HasSuffix(l, "\r") {
-			allCR = false
-			break
-		}
-	}
-	if allCR {
-		for i, l := range lines {
-			lines[i] = strings.TrimSuffix(l, "\r")
-		}
-	}
-	return lines, nil
 }
 
 // EOT is the <|endoftext|> id; every id at or above it is special.

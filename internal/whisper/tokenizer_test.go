@@ -289,8 +289,8 @@ func TestLoadTokenizerErrors(t *testing.T) {
 		files map[string]string
 		want  string
 	}{
-		{name: "empty dir", files: nil, want: "no vocabulary.json or vocabulary.txt"},
-		{name: "bad json", files: map[string]string{"vocabulary.json": `["a", `}, want: "JSON array of token strings"},
+		{name: "empty dir", files: nil, want: "has no vocabulary.json (or vocabulary.txt)"},
+		{name: "bad json", files: map[string]string{"vocabulary.json": `["a", `}, want: "is not a JSON array of strings"},
 		{name: "not whisper", files: map[string]string{"vocabulary.json": `["a","b"]`}, want: "no <|endoftext|> token"},
 		{name: "bad tokenizer.json", files: map[string]string{
 			"vocabulary.txt": "a\n<|endoftext|>\n<|startoftranscript|>\n<|en|>\n<|translate|>\n<|transcribe|>\n<|startoflm|>\n<|startofprev|>\n<|nocaptions|>\n<|notimestamps|>\n<|0.00|>\n",

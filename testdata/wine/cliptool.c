@@ -14,7 +14,16 @@ static int open_clipboard(void) {
     if (OpenClipboard(NULL)) return 1;
     Sleep(20);
   }
-  fprintf(stderr, "cliptool: OpenClipboard failed (%lu)\n", GetLastError());
+  /* Say who holds it, so that a test that gives up can tell why. */
+  DWORD err = GetLastError(), pid = 0;
+  HWND holder = GetOpenClipboardWindow();
+  char cls[128] = "";
+  if (holder) {
+    GetWindowThreadProcessId(holder, &pid);
+    GetClassNameA(holder, cls, sizeof cls);
+  }
+  fprintf(stderr, "cliptool: OpenClipboard failed for 2 s (error %lu); held by window %p class \"%s\" pid %lu\n", err,
+          (void *)holder, cls, pid);
   return 0;
 }
 

@@ -363,7 +363,15 @@ func checkLangIDs(path string, raw json.RawMessage, vocab []string, multilingual
 	return nil
 }
 
-// readVocabulary reads vocabulary.json, else the older vocabulary.txt, as CTranslate2 does.
+// ReadVocabulary reads dir's vocabulary.json, else the older vocabulary.txt,
+// as CTranslate2 does: the token strings in id order. The model check and
+// the tokenizer (internal/whisper) both read it this way.
+func ReadVocabulary(dir string) ([]string, error) {
+	v, _, err := readVocabulary(dir)
+	return v, err
+}
+
+// readVocabulary is ReadVocabulary, and the path of the file it read.
 func readVocabulary(dir string) ([]string, string, error) {
 	path := filepath.Join(dir, "vocabulary.json")
 	b, err := os.ReadFile(path)

@@ -1,7 +1,9 @@
 # Paste target for the tests: a text widget with the keyboard focus.
 # Prints "READY <toplevel window id>" once shown; for each "dump" line on stdin it
 # prints "GOT <hex of the widget's UTF-8 content>"; "clear" empties it and
-# prints "CLEARED"; "focus" takes the keyboard focus and prints "FOCUSED".
+# prints "CLEARED"; "focus" takes the keyboard focus and prints "FOCUSED";
+# "set HEX" makes the content the UTF-8 text HEX, cursor at its end, and
+# prints "SET"; "select" selects all of it and prints "SELECTED".
 # Exits when stdin closes. `wish target.tcl -name NAME` sets its WM_CLASS.
 wm title . whisperkey-paste-target
 text .t -width 40 -height 5
@@ -18,6 +20,16 @@ proc command {} {
     } elseif {$line eq "focus"} {
         focus -force .t
         puts "FOCUSED"
+    } elseif {[string match "set *" $line]} {
+        .t delete 1.0 end
+        .t insert 1.0 [encoding convertfrom utf-8 [binary decode hex [string range $line 4 end]]]
+        .t mark set insert end-1c
+        puts "SET"
+    } elseif {$line eq "select"} {
+        .t tag add sel 1.0 end-1c
+        .t mark set insert end-1c
+        focus -force .t
+        puts "SELECTED"
     } elseif {$line eq "clear"} {
         .t delete 1.0 end
         puts "CLEARED"
