@@ -376,6 +376,7 @@ func TestWine(t *testing.T) {
 			t.Fatalf("transcribe --model office-base: exit %d: %s%s", r.code, r.stdout, r.stderr)
 		}
 		got := strings.TrimSpace(r.stdout)
+		t.Logf("whisperkey.exe transcribe --model office-base: %q", got)
 		if wer := whisper.WordErrorRate(dictated, got); wer > 0.15 {
 			t.Errorf("printed %q (WER %.2f), want %q", got, wer, dictated)
 		}
