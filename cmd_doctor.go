@@ -6,7 +6,9 @@ import (
 	"flag"
 	"io"
 	"os"
+	"runtime"
 
+	"github.com/whisperkey/whisperkey/internal/authenticode"
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
@@ -50,6 +52,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	r.SpeechDetector = speechDetectorReport(log)
 	endpoint, from := env.cache.Endpoint()
 	r.Downloads = &backend.DownloadsReport{Endpoint: endpoint, From: from, CacheDir: env.cache.Dir()}
+	r.Signature = signatureReport()
 	if e := r.Engine; e != nil {
 		e.Window = dictation.Window(env.cfg).Resolve(e.Device == "cpu").String()
 	}
@@ -66,4 +69,18 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errSilent
 	}
 	return nil
+}
+
+// signatureReport is the running exe's signature as Windows sees it; nil on
+// other systems, where programs are not signed this way.
+func signatureReport() *authenticode.Status {
+	if runtime.GOOS != "windows" {
+		return nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return &authenticode.Status{Problem: "cannot find the running program: " + err.Error()}
+	}
+	s := authenticode.Check(exe)
+	return &s
 }

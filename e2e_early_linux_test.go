@@ -128,6 +128,32 @@ func TestTextReadyAtRelease(t *testing.T) {
 		t.Logf("pasted %q, release to paste %.0f ms", got, r.ReleaseToPaste)
 	})
 
+	t.Run("live text: the words so far show on the indicator during the hold, never in the window", func(t *testing.T) {
+		tg.clear(t)
+		shown, before := len(records(a.log, "live text shown")), len(records(a.log, "dictated"))
+		xdo(t, "keydown", "ctrl+shift+F9")
+		time.Sleep(300 * time.Millisecond)
+		say(t, first)
+		held := time.Now()
+		for len(records(a.log, "live text shown")) == shown {
+			if time.Since(held) > 30*time.Second {
+				xdo(t, "keyup", "ctrl+shift+F9")
+				t.Fatal("no live text on the indicator within 30 s of the pause, the key still held")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		during := tg.text(t)
+		xdo(t, "keyup", "ctrl+shift+F9")
+		t.Logf("live text shown %.1f s into the pause", time.Since(held).Seconds())
+		if during != "" {
+			t.Fatalf("the window got %q before the release", during)
+		}
+		waitRecord(t, a.log, "dictated", before, 90*time.Second)
+		if got := strings.TrimSpace(tg.waitText(t, 10*time.Second)); whisper.WordErrorRate(dictated, got) > 0.15 {
+			t.Fatalf("pasted %q after the release, want %q", got, dictated)
+		}
+	})
+
 	t.Run("released while the early transcription runs: the release waits for it", func(t *testing.T) {
 		// 0.5 s after the last word: the early transcription began 0.25 s
 		// after it and takes longer than the rest of the pause.

@@ -2,20 +2,26 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"debug/pe"
 	binenc "encoding/binary" // "binary" is a helper in main_test.go
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 	"unicode/utf16"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/whisperkey/whisperkey/internal/authenticode"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
@@ -252,26 +258,32 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // TestReleaseWorkflow checks that .github/workflows/release.yml is valid YAML
-// and has the jobs and steps the release depends on. It cannot run here; this
-// is what can be checked without GitHub.
+// and has the jobs and steps the release depends on, and that what it
+// publishes is what make test built and tested (issue #35): the exe, the CPU
+// engine and the installer come from make test's own scripts in a Debian 12
+// job, nothing rebuilds them after the tests, and only CUDA and ROCm are
+// built on Windows. It cannot run the workflow; this is what can be checked
+// without GitHub.
 func TestReleaseWorkflow(t *testing.T) {
 	data, err := os.ReadFile(".github/workflows/release.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
+	type step struct {
+		Name string            `yaml:"name"`
+		Uses string            `yaml:"uses"`
+		Run  string            `yaml:"run"`
+		With map[string]any    `yaml:"with"`
+		Env  map[string]string `yaml:"env"`
+	}
 	var wf struct {
 		On   map[string]any `yaml:"on"`
 		Jobs map[string]struct {
-			RunsOn string         `yaml:"runs-on"`
-			Needs  any            `yaml:"needs"`
-			Env    map[string]any `yaml:"env"`
-			Steps  []struct {
-				Name string            `yaml:"name"`
-				Uses string            `yaml:"uses"`
-				Run  string            `yaml:"run"`
-				With map[string]any    `yaml:"with"`
-				Env  map[string]string `yaml:"env"`
-			} `yaml:"steps"`
+			RunsOn    string         `yaml:"runs-on"`
+			Container any            `yaml:"container"`
+			Needs     any            `yaml:"needs"`
+			Env       map[string]any `yaml:"env"`
+			Steps     []step         `yaml:"steps"`
 		} `yaml:"jobs"`
 	}
 	if err := yaml.Unmarshal(data, &wf); err != nil {
@@ -281,22 +293,22 @@ func TestReleaseWorkflow(t *testing.T) {
 		t.Error("release.yml does not run on push (tags)")
 	}
 	tests := []struct {
-		name   string
-		job    string
-		runsOn string
-		needs  []string
-		steps  []string // substrings of some step's run or uses
+		name      string
+		job       string
+		runsOn    string
+		container string
+		needs     []string
+		steps     []string // substrings of some step's run or uses
 	}{
-		{name: "linux tests", job: "linux", runsOn: "ubuntu", steps: []string{"make test", "actions/upload-artifact"}},
-		{name: "cpu engine", job: "engine-cpu", runsOn: "windows", steps: []string{"build-windows.ps1 -Variant cpu", "actions/upload-artifact"}},
 		{name: "cuda engine", job: "engine-cuda", runsOn: "windows", steps: []string{"cuda-toolkit", "build-windows.ps1 -Variant cuda"}},
 		{name: "rocm engines", job: "engine-rocm", runsOn: "windows", steps: []string{"-InstallHipSdk", "build-windows.ps1 -Variant ${{ matrix.variant }}"}},
-		{name: "installer", job: "installer", runsOn: "ubuntu", needs: []string{"linux", "engine-cpu", "engine-cuda", "engine-rocm"},
-			steps: []string{"actions/download-artifact", "scripts/installer.sh", "go test", "actions/upload-artifact"}},
-		{name: "smoke test", job: "smoke", runsOn: "windows", needs: []string{"installer"},
+		{name: "make test builds, signs and tests what is published", job: "build", runsOn: "ubuntu", container: "debian:12",
+			needs: []string{"engine-cuda", "engine-rocm"},
+			steps: []string{"actions/download-artifact", "WINDOWS_SIGN_PFX_BASE64", "make deps", "make test", "scripts/winget", "actions/upload-artifact"}},
+		{name: "smoke test", job: "smoke", runsOn: "windows", needs: []string{"build"},
 			steps: []string{"installer/smoke-test.ps1"}},
-		{name: "draft release", job: "release", runsOn: "ubuntu", needs: []string{"installer", "smoke"},
-			steps: []string{"actions/download-artifact", "gh release create"}},
+		{name: "draft release", job: "release", runsOn: "ubuntu", needs: []string{"build", "smoke"},
+			steps: []string{"actions/download-artifact", "gh release create", "winget-manifests.zip"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -306,6 +318,9 @@ func TestReleaseWorkflow(t *testing.T) {
 			}
 			if !strings.Contains(job.RunsOn, tt.runsOn) {
 				t.Errorf("runs-on %q, want a %s runner", job.RunsOn, tt.runsOn)
+			}
+			if c := fmt.Sprint(job.Container); tt.container != "" && c != tt.container {
+				t.Errorf("container %q, want %s", c, tt.container)
 			}
 			needs := fmt.Sprint(job.Needs)
 			for _, n := range tt.needs {
@@ -322,13 +337,51 @@ func TestReleaseWorkflow(t *testing.T) {
 			for _, want := range tt.steps {
 				found := false
 				for _, s := range job.Steps {
-					found = found || strings.Contains(s.Run, want) || strings.Contains(s.Uses, want)
+					found = found || strings.Contains(s.Run, want) || strings.Contains(s.Uses, want) || strings.Contains(fmt.Sprint(s.Env), want)
 				}
 				if !found {
 					t.Errorf("no step runs or uses %q", want)
 				}
 			}
 		})
+	}
+
+	// Release = test. No job builds the CPU engine, the exe or the installer
+	// other than through make test, and after make test nothing rebuilds them:
+	// the uploaded installer is the one the wine tests ran.
+	builds := []string{"-Variant cpu", "scripts/windows.sh", "scripts/windows-engine.sh", "scripts/installer.sh",
+		"make windows", "make installer", "scripts/sign.sh"}
+	for name, job := range wf.Jobs {
+		tested := false
+		for _, s := range job.Steps {
+			tested = tested || strings.Contains(s.Run, "make test")
+			for _, b := range builds {
+				if strings.Contains(s.Run, b) {
+					t.Errorf("job %s, step %q runs %s itself; the release must take it from make test", name, s.Name, b)
+				}
+			}
+			if s.Uses != "" && strings.HasPrefix(s.Uses, "actions/upload-artifact") && strings.Contains(fmt.Sprint(s.With["path"]), "whisperkey-setup") && !tested {
+				t.Errorf("job %s uploads the installer without running make test first", name)
+			}
+		}
+	}
+	// ...and make test builds them with the scripts the release relies on.
+	mk, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^test:.*\n\t.*scripts/test\.sh`).Match(mk) {
+		t.Error("make test does not run scripts/test.sh")
+	}
+	sh, err := os.ReadFile("scripts/test.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"scripts/sign.sh throwaway", "scripts/windows.sh", "scripts/windows-engine.sh",
+		"WHISPERKEY_REQUIRE_ENGINE=1 bash scripts/installer.sh", "scripts/test-wine.sh"} {
+		if !bytes.Contains(sh, []byte(want)) {
+			t.Errorf("scripts/test.sh does not run %s", want)
+		}
 	}
 }
 
@@ -496,4 +549,217 @@ func TestPSBalanced(t *testing.T) {
 			}
 		})
 	}
+}
+
+// winSignedByUs are the files scripts/installer.sh signs with our
+// certificate: the exe, the DLLs our builds make, the uninstaller (inside the
+// setup) and the setup itself. Other DLLs in the build (the Visual C++
+// runtime, cuBLAS, ONNX Runtime) must carry their makers' signatures.
+var winSignedByUs = regexp.MustCompile(`(^|/)(whisperkey\.exe|uninstall\.exe|ct2engine\.dll|ctranslate2\.dll|whisperkey-setup-[^/]+\.exe)$`)
+
+// TestWindowsSignatures checks every signature the signing step
+// (scripts/sign.sh, run by scripts/installer.sh) made, with osslsigncode
+// verify (scripts/sign.sh verify): the files in build/windows and the same
+// files inside the installer, which must be byte for byte the ones that were
+// signed and tested. make test signs with a throwaway certificate and names
+// it in WHISPERKEY_SIGN_CAFILE; with a release's certificate, scripts/test.sh
+// names the system's roots.
+func TestWindowsSignatures(t *testing.T) {
+	ca := os.Getenv("WHISPERKEY_SIGN_CAFILE")
+	if ca == "" {
+		// A developer's make installer signs nothing; scripts/test.sh always signs.
+		testenv.Require(t, "a signed build (WHISPERKEY_SIGN_CAFILE)", "make test, which signs with a throwaway certificate (scripts/sign.sh)")
+	}
+	setups, _ := filepath.Glob(windowsSetupGlb)
+	if len(setups) != 1 {
+		testenv.Require(t, fmt.Sprintf("one %s (found %d)", windowsSetupGlb, len(setups)), "make installer")
+	}
+	if _, err := exec.LookPath("7z"); err != nil {
+		testenv.Require(t, "7z", "apt-get install p7zip-full (make deps)")
+	}
+	// The setup's contents, unpacked: 7z writes the uninstaller as NSIS stored it.
+	inside := t.TempDir()
+	if out, err := exec.Command("7z", "x", "-y", "-o"+inside, setups[0]).CombinedOutput(); err != nil {
+		t.Fatalf("7z x %s: %v\n%s", setups[0], err, out)
+	}
+	var files []string
+	for _, root := range []string{"build/windows/whisperkey.exe", "build/windows/engine", "build/windows/vad", setups[0], inside} {
+		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			// $PLUGINSDIR holds NSIS's own plugins (System.dll, nsDialogs.dll):
+			// unpacked to a temporary folder while the setup runs, never
+			// installed, and covered by the setup's signature.
+			if err == nil && d.IsDir() && d.Name() == "$PLUGINSDIR" {
+				return filepath.SkipDir
+			}
+			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".exe") || strings.HasSuffix(p, ".dll")) {
+				files = append(files, p)
+			}
+			return err
+		})
+	}
+	ours := 0
+	for _, f := range files {
+		name := strings.TrimPrefix(strings.TrimPrefix(f, inside), "/")
+		signer, err := authenticode.Read(f)
+		if !winSignedByUs.MatchString(filepath.ToSlash(f)) {
+			if err != nil {
+				t.Errorf("%s: %v; a DLL we do not build must carry its maker's signature", name, err)
+			} else {
+				t.Logf("%s: signed by %s (its maker)", name, signer.Subject)
+			}
+			continue
+		}
+		ours++
+		// scripts/sign.sh verify: osslsigncode verify against ca, the one
+		// place that knows the flags.
+		cmd := exec.Command("bash", "scripts/sign.sh", "verify", f)
+		cmd.Env = append(os.Environ(), "WHISPERKEY_SIGN_CAFILE="+ca)
+		if out, verr := cmd.CombinedOutput(); verr != nil {
+			t.Errorf("%s: %v (signer %q, %v)\n%s", name, verr, signer.Subject, err, out)
+		}
+	}
+	// The exe, the CPU engine and the uninstaller inside, the exe and engine
+	// outside, and the setup: at least six.
+	if ours < 6 {
+		t.Errorf("checked %d of our signed files, want at least 6: %v", ours, files)
+	}
+	// What the installer carries is what was signed (and tested) here.
+	for _, f := range []string{"whisperkey.exe", "engine/cpu/ct2engine.dll"} {
+		a, err1 := os.ReadFile(filepath.Join("build/windows", f))
+		b, err2 := os.ReadFile(filepath.Join(inside, f))
+		if err := errors.Join(err1, err2); err != nil {
+			t.Error(err)
+		} else if !bytes.Equal(a, b) {
+			t.Errorf("the installer's %s differs from build/windows/%s", f, f)
+		}
+	}
+}
+
+// TestWingetManifest writes the winget manifests for the built installer
+// with scripts/winget, as the release does, and validates each against its
+// 1.10.0 schema (testdata/winget, Microsoft's published schemas).
+func TestWingetManifest(t *testing.T) {
+	setups, _ := filepath.Glob(windowsSetupGlb)
+	if len(setups) != 1 {
+		if os.Getenv("WHISPERKEY_REQUIRE_INSTALLER") == "1" {
+			testenv.Require(t, fmt.Sprintf("one %s (found %d)", windowsSetupGlb, len(setups)), "make installer")
+		}
+		t.Skip("no installer built; make installer builds one, and this test then writes and checks its winget manifests")
+	}
+	setup := setups[0]
+	version := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(setup), "whisperkey-setup-"), ".exe")
+	url := "https://github.com/whisperkey/whisperkey/releases/download/v" + version + "/" + filepath.Base(setup)
+	out := t.TempDir()
+	cmd := exec.Command("go", "run", "./scripts/winget", "-installer", setup, "-url", url, "-out", out, "-date", "2026-01-02")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go run ./scripts/winget: %v\n%s", err, b)
+	}
+	dir := filepath.Join(out, "manifests", "w", "WhisperKey", "WhisperKey", version)
+	data, err := os.ReadFile(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	schema := func(kind string) *jsonschema.Schema {
+		s, err := c.Compile(filepath.Join("testdata", "winget", "manifest."+kind+".1.10.0.json"))
+		if err != nil {
+			t.Fatalf("schema %s: %v", kind, err)
+		}
+		return s
+	}
+	manifests := map[string]map[string]any{}
+	for _, f := range []struct{ file, kind string }{
+		{"WhisperKey.WhisperKey.yaml", "version"},
+		{"WhisperKey.WhisperKey.locale.en-US.yaml", "defaultLocale"},
+		{"WhisperKey.WhisperKey.installer.yaml", "installer"},
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, f.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := yamlAsJSON(b)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", f.file, err, b)
+		}
+		if err := schema(f.kind).Validate(m); err != nil {
+			t.Errorf("%s does not match the %s schema: %v\n%s", f.file, f.kind, err, b)
+		}
+		manifests[f.kind] = m.(map[string]any)
+	}
+	for kind, m := range manifests {
+		if m["PackageIdentifier"] != "WhisperKey.WhisperKey" || m["PackageVersion"] != version || m["ManifestType"] != kind {
+			t.Errorf("%s manifest: identifier %v, version %v, type %v; want WhisperKey.WhisperKey, %s, %s",
+				kind, m["PackageIdentifier"], m["PackageVersion"], m["ManifestType"], version, kind)
+		}
+	}
+	inst := manifests["installer"]
+	sw, _ := inst["InstallerSwitches"].(map[string]any)
+	list, _ := inst["Installers"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("Installers = %v, want one", inst["Installers"])
+	}
+	one, _ := list[0].(map[string]any)
+	for _, chk := range []struct {
+		name      string
+		got, want any
+	}{
+		{"InstallerType", inst["InstallerType"], "nullsoft"},
+		{"Scope (the installer is per user)", inst["Scope"], "user"},
+		{"Silent switch", sw["Silent"], "/S"},
+		{"InstallLocation switch", sw["InstallLocation"], "/D=<INSTALLPATH>"},
+		{"InstallerUrl", one["InstallerUrl"], url},
+		{"InstallerSha256", one["InstallerSha256"], strings.ToUpper(hex.EncodeToString(sum[:]))},
+		{"Architecture", one["Architecture"], "x64"},
+	} {
+		if chk.got != chk.want {
+			t.Errorf("%s = %v, want %v", chk.name, chk.got, chk.want)
+		}
+	}
+
+	// The schemas catch what winget would refuse: the validator is not idle.
+	for _, bad := range []struct {
+		name, field string
+		value       any
+	}{
+		{"a truncated SHA-256", "InstallerSha256", "43C3"},
+		{"a machine scope misspelt", "Scope", "computer"},
+		{"an installer type winget does not know", "InstallerType", "nsis"},
+	} {
+		m, _ := yamlAsJSON(mustYAML(t, inst))
+		mm := m.(map[string]any)
+		if bad.field == "InstallerSha256" {
+			mm["Installers"].([]any)[0].(map[string]any)[bad.field] = bad.value
+		} else {
+			mm[bad.field] = bad.value
+		}
+		if err := schema("installer").Validate(mm); err == nil {
+			t.Errorf("%s passes the installer schema", bad.name)
+		}
+	}
+}
+
+// yamlAsJSON decodes YAML into the values JSON decoding gives (maps of
+// string keys, float64 numbers), which is what the schema validator reads.
+func yamlAsJSON(b []byte) (any, error) {
+	var v any
+	if err := yaml.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return jsonschema.UnmarshalJSON(bytes.NewReader(j))
+}
+
+func mustYAML(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	binenc "encoding/binary"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/whisperkey/whisperkey/internal/authenticode"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -338,6 +343,59 @@ func TestWine(t *testing.T) {
 			t.Errorf("%s\\InstallDir = %q, want %q", appKey, got, dir)
 		}
 	})
+	// The signing step (scripts/sign.sh) reached the installed files: each is
+	// signed as the installer is (make test signs with a throwaway certificate,
+	// a developer's make installer signs nothing), and doctor says so. Wine's
+	// WinVerifyTrust accepts a self-signed certificate that Windows would not,
+	// so the test checks who signed, not Windows' trust.
+	t.Run("signature", func(t *testing.T) {
+		want := signerOf(t, setup)
+		udir := w.unixPath(t, dir)
+		for _, f := range []string{"whisperkey.exe", "uninstall.exe", "engine/cpu/ct2engine.dll"} {
+			if got := signerOf(t, filepath.Join(udir, f)); got != want {
+				t.Errorf("installed %s is signed by %q, the installer by %q", f, got, want)
+			}
+		}
+		// The other case on a copy: unsigned when the installer is signed,
+		// signed with a throwaway certificate when it is not.
+		other := filepath.Join(udir, "whisperkey-other.exe")
+		otherSigner := flipSignature(t, filepath.Join(udir, "whisperkey.exe"), other, want != "")
+		// The uninstaller removes only its own files, then the folder if empty.
+		defer os.Remove(other)
+		for exe, signer := range map[string]string{exe: want, dir + `\whisperkey-other.exe`: otherSigner} {
+			// No model: doctor reports without loading the engine.
+			r := w.runFor(t, 2*time.Minute, nil, exe, "doctor", "--model", `Z:
+o-such-model`)
+			line := regexp.MustCompile(`(?m)^Signature: .*$`).FindString(r.stdout)
+			t.Logf("%s doctor: %s", exe, line)
+			wantLine := "Signature: ✘ not signed"
+			if signer != "" {
+				wantLine = " signed by " + signer + " ("
+			}
+			if !strings.Contains(line, wantLine) {
+				t.Errorf("%s doctor says %q, want %q…\n%s%s", exe, line, wantLine, r.stdout, r.stderr)
+			}
+		}
+		// doctor --json carries the same, in the shape docs/doctor.schema.json gives.
+		r := w.runFor(t, 2*time.Minute, nil, exe, "doctor", "--json", "--model", `Z:\no-such-model`)
+		sch, err := jsonschema.NewCompiler().Compile(filepath.Join(testenv.RepoRoot(t), "docs", "doctor.schema.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(r.stdout))
+		if err != nil {
+			t.Fatalf("doctor --json: %v\n%s%s", err, r.stdout, r.stderr)
+		}
+		if err := sch.Validate(doc); err != nil {
+			t.Errorf("doctor --json does not match docs/doctor.schema.json: %v\n%s", err, r.stdout)
+		}
+		var rep struct{ Signature *authenticode.Status }
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Signature == nil ||
+			rep.Signature.Signed != (want != "") || rep.Signature.Signer != want {
+			t.Errorf("doctor --json signature = %+v (%v), want signed by %q", rep.Signature, err, want)
+		}
+	})
+
 	if t.Failed() {
 		return
 	}
@@ -411,4 +469,51 @@ func TestWine(t *testing.T) {
 			}
 		}
 	})
+}
+
+// signerOf is who signed the Windows program at path ("" when no one).
+func signerOf(t *testing.T, path string) string {
+	t.Helper()
+	s, err := authenticode.Read(path)
+	if errors.Is(err, authenticode.ErrUnsigned) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Subject
+}
+
+// flipSignature writes to dst a copy of src without its signature (signed)
+// or signed with a throwaway certificate (!signed), and returns the signer.
+func flipSignature(t *testing.T, src, dst string, signed bool) string {
+	t.Helper()
+	script := filepath.Join(testenv.RepoRoot(t), "scripts", "sign.sh")
+	run := func(env []string, name string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Env = append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+	}
+	if signed {
+		run(nil, "osslsigncode", "remove-signature", "-in", src, "-out", dst)
+		return ""
+	}
+	certs := filepath.Join(t.TempDir(), "cert")
+	run(nil, "bash", script, "throwaway", certs)
+	pass, err := os.ReadFile(filepath.Join(certs, "password"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run([]string{"WHISPERKEY_SIGN_PFX=" + filepath.Join(certs, "cert.pfx"), "WHISPERKEY_SIGN_PASSWORD=" + string(pass)}, "bash", script, "sign", dst)
+	return signerOf(t, dst)
 }

@@ -19,7 +19,10 @@ param(
     [string]$InstallDir = (Join-Path ([IO.Path]::GetTempPath()) 'WhisperKey smoke'),
     [string]$Model = 'base',
     # What the WAV says; the transcript must contain most of these words.
-    [string]$Sentence = 'The quick brown fox jumps over the lazy dog.'
+    [string]$Sentence = 'The quick brown fox jumps over the lazy dog.',
+    # Windows must trust the exe's signature (a tagged release, signed with
+    # the project's certificate); otherwise a throwaway signature will do.
+    [switch]$RequireTrusted
 )
 
 $ErrorActionPreference = 'Stop'
@@ -152,6 +155,16 @@ if ($doctor) {
         Assert-That ([bool]$doctor.variants.$v) "doctor sees the $v engine"
     }
     Assert-That ($null -ne $doctor.self_test -and [bool]$doctor.self_test.ok) 'the self-test transcription is right'
+    # make test signed the exe; doctor's verdict (WinVerifyTrust) must be
+    # PowerShell's own (Get-AuthenticodeSignature asks the same API).
+    $sig = $doctor.signature
+    $ps = Get-AuthenticodeSignature $Exe
+    Write-Host "  signature: $($sig.signer), trusted: $($sig.trusted) $($sig.problem); Get-AuthenticodeSignature: $($ps.Status)"
+    Assert-That ($null -ne $sig -and [bool]$sig.signed) 'doctor says the exe is signed'
+    Assert-That ([bool]$sig.trusted -eq ($ps.Status -eq 'Valid')) 'doctor and Get-AuthenticodeSignature agree on the trust'
+    if ($RequireTrusted) {
+        Assert-That ([bool]$sig.trusted) 'Windows trusts the signature'
+    }
 }
 
 Write-Step 'transcribing speech made with Windows text-to-speech'

@@ -12,6 +12,7 @@
 ;   HAVE_CPU, HAVE_CUDA, HAVE_ROCM, HAVE_ROCM_RDNA1   one per engine folder present
 ;   HAVE_README, HAVE_LICENSE                         when those files exist
 ;   HAVE_VAD     when SRC\vad holds the speech detector (ONNX Runtime + Silero)
+;   SIGN_SCRIPT  scripts/sign.sh, when a signing certificate is given
 
 ; A 64-bit installer for a 64-bit app: on 32-bit Windows it does not start at
 ; all, and it runs under a wine without 32-bit support (the wine tests use one).
@@ -44,6 +45,13 @@ SetCompressor /SOLID lzma
 !insertmacro REQUIRE_DEFINE SRC
 !insertmacro REQUIRE_DEFINE ROOT
 !insertmacro REQUIRE_DEFINE OUTFILE
+
+!ifdef SIGN_SCRIPT
+  ; Signed as makensis writes them: the uninstaller before it is packed in, so
+  ; the installed uninstall.exe carries the signature too; the installer last.
+  !uninstfinalize 'bash "${SIGN_SCRIPT}" sign "%1"' = 0
+  !finalize 'bash "${SIGN_SCRIPT}" sign "%1"' = 0
+!endif
 
 Name "${APP}"
 OutFile "${OUTFILE}"

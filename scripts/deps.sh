@@ -12,6 +12,8 @@ PKGS=(
   # A load balancer in front of two `serve` instances (TestTwoServersBehindNginx).
   nginx-light
   gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 nsis p7zip-full file
+  # Authenticode signing and verifying of the Windows build (scripts/sign.sh).
+  osslsigncode openssl
   # The Windows engine (scripts/windows-engine.sh): mingw's posix C++ and Rust
   # 1.96 with its std source, to build std for x86_64-pc-windows-gnu.
   g++-mingw-w64-x86-64-posix rustc-web cargo-web rust-web-src

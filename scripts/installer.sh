@@ -4,6 +4,8 @@
 # present under build/windows/engine/{cpu,cuda,rocm,rocm-rdna1}.
 #   bash scripts/installer.sh               (make installer)
 #   WHISPERKEY_REQUIRE_ENGINE=1 …           fail unless engine/cpu/ct2engine.dll exists (releases)
+#   WHISPERKEY_SIGN_PFX=cert.pfx …          sign the exe, our DLLs, the uninstaller and
+#                                           the installer (scripts/sign.sh says how)
 # The CPU engine is cross-built here (scripts/windows-engine.sh, part of make
 # windows); the GPU variants come from a Windows runner (build-windows.ps1).
 # Without the CPU DLL the cpu folder gets a README.txt saying so.
@@ -60,10 +62,24 @@ fi
 [ -f README.md ] && defines+=(-DHAVE_README)
 [ -f LICENSE ] && defines+=(-DHAVE_LICENSE)
 
+# Signing (scripts/sign.sh), when a certificate is given: the exe and every
+# DLL we build, i.e. those under engine/ with no signature yet (the Visual C++
+# runtime and cuBLAS keep their makers', as does vad/onnxruntime.dll); the
+# uninstaller and the installer as makensis writes them (!uninstfinalize,
+# !finalize). Without one the installer is unsigned and installs all the same.
+sign_files=("$SRC/whisperkey.exe")
+if [ -n "${WHISPERKEY_SIGN_PFX:-}" ]; then
+  while IFS= read -r -d '' dll; do
+    bash scripts/sign.sh signed "$dll" || sign_files+=("$dll")
+  done < <(find "$SRC/engine" -name '*.dll' -print0 | sort -z)
+  defines+=("-DSIGN_SCRIPT=$PWD/scripts/sign.sh")
+fi
+bash scripts/sign.sh sign "${sign_files[@]}"
+
 OUT="$SRC/whisperkey-setup-${VERSION#v}.exe"
 rm -f "$SRC"/whisperkey-setup-*.exe
 makensis -V2 -NOCD \
   "-DVERSION=${VERSION#v}" "-DVERSION_NUM=$(version_numbers "$VERSION" .)" \
   "-DSRC=$PWD/$SRC" "-DROOT=$PWD" "-DOUTFILE=$PWD/$OUT" \
   "${defines[@]}" installer/whisperkey.nsi
-echo "installer: built $OUT ($(( $(stat -c %s "$OUT") / 1048576 )) MB; ${defines[*]})"
+echo "installer: built $OUT ($(( $(stat -c %s "$OUT") / 1048576 )) MB; ${defines[*]}; $([ -n "${WHISPERKEY_SIGN_PFX:-}" ] && echo signed || echo unsigned))"

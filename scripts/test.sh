@@ -17,10 +17,26 @@ bash scripts/vad.sh
 step "the chat server and small instruction model for the AI-cleanup tests (scripts/llm.sh)"
 bash scripts/llm.sh
 
-step "Windows exe, CPU engine DLL, installer; under wine: unit tests and the installed app (scripts/test-wine.sh)"
+step "Windows exe, CPU engine DLL, installer, signed; under wine: unit tests and the installed app (scripts/test-wine.sh)"
+# The release's signing step with a throwaway certificate, unless a real one
+# is given (the release workflow): TestWindowsSignatures verifies every
+# signature against WHISPERKEY_SIGN_CAFILE.
+if [ -z "${WHISPERKEY_SIGN_PFX:-}" ]; then
+  SIGN_DIR=$(mktemp -d)
+  trap 'rm -rf "$SIGN_DIR"' EXIT
+  bash scripts/sign.sh throwaway "$SIGN_DIR"
+  export WHISPERKEY_SIGN_PFX="$SIGN_DIR/cert.pfx" WHISPERKEY_SIGN_CAFILE="$SIGN_DIR/cert.pem"
+  WHISPERKEY_SIGN_PASSWORD=$(cat "$SIGN_DIR/password")
+  export WHISPERKEY_SIGN_PASSWORD
+fi
 bash scripts/windows.sh
 bash scripts/windows-engine.sh
 WHISPERKEY_REQUIRE_ENGINE=1 bash scripts/installer.sh
+# The key and its password go no further than the signing: doctor, which the
+# tests run, lists every WHISPERKEY_ variable it finds. A real certificate
+# chains to a public root, which the system's bundle holds.
+unset WHISPERKEY_SIGN_PFX WHISPERKEY_SIGN_PASSWORD
+export WHISPERKEY_SIGN_CAFILE="${WHISPERKEY_SIGN_CAFILE:-/etc/ssl/certs/ca-certificates.crt}"
 # A wine failure is reported at the end, after the Linux tests have run.
 wine_rc=0
 bash scripts/test-wine.sh || wine_rc=$?

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/authenticode"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -34,7 +35,10 @@ type DoctorReport struct {
 	SpeechDetector *DetectorReport `json:"speech_detector,omitempty"`
 	// Downloads says where models come from and go.
 	Downloads *DownloadsReport `json:"model_downloads,omitempty"`
-	Error     string           `json:"error,omitempty"`
+	// Signature is the running program's Authenticode signature and whether
+	// Windows trusts it; Windows only (where SmartScreen and antivirus look).
+	Signature *authenticode.Status `json:"signature,omitempty"`
+	Error     string               `json:"error,omitempty"`
 }
 
 // DetectorReport is where the speech detector was loaded from (Dir), or why
@@ -131,7 +135,18 @@ func (r DoctorReport) Print(w io.Writer) {
 		}
 		return "✘"
 	}
-	fmt.Fprintf(w, "WhisperKey %s on %s\n\n", r.Version, r.Platform)
+	fmt.Fprintf(w, "WhisperKey %s on %s\n", r.Version, r.Platform)
+	if s := r.Signature; s != nil {
+		switch {
+		case s.Trusted:
+			fmt.Fprintf(w, "Signature: %s signed by %s (issued by %s), trusted by Windows\n", mark(true), s.Signer, s.Issuer)
+		case s.Signed:
+			fmt.Fprintf(w, "Signature: %s signed by %s (issued by %s), but Windows does not trust it: %s\n", mark(false), s.Signer, s.Issuer, s.Problem)
+		default:
+			fmt.Fprintf(w, "Signature: %s %s\n", mark(false), s.Problem)
+		}
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "GPUs:")
 	if len(r.GPUs) == 0 {
 		fmt.Fprintln(w, "  none found")

@@ -48,6 +48,9 @@ type Feedback struct {
 	Indicator     string // IndicatorBottom, IndicatorCursor or IndicatorOff
 	Notifications bool
 	KeepOnDisk    bool // history.keep_on_disk: keep the recent dictations in a file
+	// LiveText shows on the indicator the words heard so far, as the hold's
+	// early transcriptions find them, before the key is released.
+	LiveText bool
 }
 
 // Engine holds the settings that need a new engine worker when they change.
@@ -164,6 +167,7 @@ const (
 	KeyRemoteModel    = "remote.model"
 	KeyIndicator      = "indicator"
 	KeyNotifications  = "notifications"
+	KeyLiveText       = "live_text"
 	KeyKeepOnDisk     = "history.keep_on_disk"
 	envPrefix         = "WHISPERKEY"
 	languageDocAnchor = "docs/configuration.md#language"
@@ -187,7 +191,7 @@ func Defaults() Config {
 		LogLevel: "info",
 		Remote:   Remote{Model: "whisper-1"},
 		Text:     Text{Output: Output{Case: CaseAsSpoken}},
-		Feedback: Feedback{Indicator: IndicatorBottom, Notifications: true},
+		Feedback: Feedback{Indicator: IndicatorBottom, Notifications: true, LiveText: true},
 		Cleanup:  Cleanup{Timeout: 3 * time.Second, Mode: "clean"},
 		Edit:     Edit{Timeout: 15 * time.Second},
 		Commands: Commands{Undo: NewList(DefaultUndoPhrases...)},
@@ -292,6 +296,7 @@ func fields() []field {
 			allowed: "the model name the server expects, such as whisper-1", hint: "a model name"},
 		enumField(KeyIndicator, func(c *Config) any { return &c.Feedback.Indicator }, IndicatorBottom, IndicatorCursor, IndicatorOff),
 		boolField(KeyNotifications, func(c *Config) any { return &c.Feedback.Notifications }),
+		boolField(KeyLiveText, func(c *Config) any { return &c.Feedback.LiveText }),
 		boolField(KeyKeepOnDisk, func(c *Config) any { return &c.Feedback.KeepOnDisk }),
 		{key: KeyProfiles, ptr: func(c *Config) any { return &c.Profiles },
 			allowed: "a list of profiles, each with a name, a match (class, exe or title) and the settings it changes (see " + profilesDocAnchor + ")",

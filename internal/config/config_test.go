@@ -61,7 +61,7 @@ func TestLoadAcceptsValues(t *testing.T) {
 		{"cancel off with None", "hotkeys:\n  cancel: None", func(c *Config) { c.Hotkeys.Cancel = HotkeyOff }},
 		{"paste", "paste: paste-enter", func(c *Config) { c.Paste = PasteEnter }},
 		{"paste type", "paste: type", func(c *Config) { c.Paste = PasteType }},
-		{"feedback", "indicator: cursor\nnotifications: false\nhistory:\n  keep_on_disk: true", func(c *Config) {
+		{"feedback", "indicator: cursor\nnotifications: false\nlive_text: false\nhistory:\n  keep_on_disk: true", func(c *Config) {
 			c.Feedback = Feedback{Indicator: IndicatorCursor, Notifications: false, KeepOnDisk: true}
 		}},
 		{"input device", "audio:\n  input_device: USB Mic", func(c *Config) { c.Audio.InputDevice = "USB Mic" }},

@@ -3,9 +3,11 @@ package desktop
 import (
 	"context"
 	"log/slog"
+	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/dictation"
+	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/vad"
 )
 
@@ -21,12 +23,63 @@ func (a ahead) Follow(ctx context.Context) app.Speculation {
 		return nil
 	}
 	rec := a.d.recorder
+	run := t.Transcribe
+	if t.cur.Load().cfg.Feedback.LiveText {
+		run = func(ctx context.Context, samples []float32) (app.Transcript, error) {
+			tr, err := t.Transcribe(ctx, samples)
+			if err == nil && tr.Text != "" {
+				a.d.sendLive(tr.Text)
+			}
+			return tr, err
+		}
+	}
 	return &speculation{t: t, gen: t.gen.Load(), log: a.d.log, h: dictation.Ahead[app.Transcript]{
 		Stream: t.speech.Stream(),
 		Read:   rec.Captured,
-		Run:    t.Transcribe,
+		Run:    run,
 		Log:    a.d.log,
 	}.Follow(ctx)}
+}
+
+// sendLive hands the loop the hold's words so far, replacing any it has
+// not shown yet: only the newest matters. It never blocks the transcription.
+func (d *desk) sendLive(text string) {
+	select {
+	case <-d.live:
+	default:
+	}
+	select {
+	case d.live <- text:
+	default:
+	}
+}
+
+// showLive puts the end of the words heard so far on the indicator, while
+// the key is still held; a transcript that arrives after the release is the
+// dictation's own, and the indicator has moved on.
+func (d *desk) showLive(text string) {
+	if d.feedback.ind == nil || d.app.State() != app.Recording || !d.store.Current().Feedback.LiveText {
+		return
+	}
+	d.feedback.ind.Show(indicator.Recording, liveTail(text, liveChars))
+	d.log.Debug("live text shown", "chars", len(text)) // its length only: dictated text is not logged
+}
+
+// liveChars is about what fits beside the level bar of the indicator.
+const liveChars = 28
+
+// liveTail is the last words of text within n characters, led by "…" when
+// some were left out.
+func liveTail(text string, n int) string {
+	r := []rune(strings.TrimSpace(text))
+	if len(r) <= n {
+		return string(r)
+	}
+	tail := string(r[len(r)-n:])
+	if i := strings.IndexByte(tail, ' '); i >= 0 && i < len(tail)-1 {
+		tail = tail[i+1:] // start at a whole word
+	}
+	return "…" + tail
 }
 
 type speculation struct {

@@ -93,12 +93,15 @@ type desk struct {
 	svc       *backend.Service
 	dictation *transcriber
 	app       *app.App
-	recorder  *audio.Recorder
-	paster    *output.Paster
-	listener  *hotkey.Listener
-	sounds    *audio.Player // nil when there is no sound output
-	feedback  feedback
-	profiles  *profileTracker
+	// live carries the newest early transcript of the hold to the loop,
+	// for the indicator (live_text); it holds one, the newest.
+	live     chan string
+	recorder *audio.Recorder
+	paster   *output.Paster
+	listener *hotkey.Listener
+	sounds   *audio.Player // nil when there is no sound output
+	feedback feedback
+	profiles *profileTracker
 
 	// modelName is the model in use or, when loading failed, wanted.
 	modelName string
@@ -198,6 +201,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		}
 	}}, d.opt.SpeechDetector)
 	var speculator app.Speculator
+	d.live = make(chan string, 1)
 	if d.opt.SpeechDetector != nil {
 		speculator = ahead{d}
 	}
@@ -233,7 +237,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.showReady("")
 	err = d.serve(ctx, sources{app: d.app.Events(), actions: d.tray.Actions(), changes: changes,
 		pulled: d.pulled, loaded: d.loaded, waits: waits, audio: d.recorder.Events(), hotkeys: d.listener.Events(),
-		resumed: resumed, input: input})
+		resumed: resumed, live: d.live, input: input})
 	return err
 }
 

@@ -30,6 +30,8 @@ type sources struct {
 	hotkeys <-chan hotkey.Event
 	// resumed says the computer woke from sleep (power.Watcher).
 	resumed <-chan struct{}
+	// live brings the hold's words so far (ahead.go).
+	live <-chan string
 	// input is where hotkey presses go to the app.
 	input chan<- app.Input
 }
@@ -103,6 +105,8 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 			}
 		case <-src.resumed:
 			d.onResume(ctx, "resumed from sleep", true)
+		case text := <-src.live:
+			d.showLive(text)
 		}
 	}
 }
