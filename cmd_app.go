@@ -100,9 +100,9 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	err = desktop.Run(ctx, desktop.Options{
 		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, StateDir: env.stateDir,
 		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
-		LogPath: logPath, Grabber: grabber, Version: version, LogLevel: level, Verbose: *verbose,
-		Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech, ControlSocket: control.DefaultPath(),
-		SessionNote: desk.Summary,
+		ModelHelpPath: installedDoc("installing-at-work.md", ""), LogPath: logPath, Grabber: grabber, Version: version,
+		LogLevel: level, Verbose: *verbose, Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech,
+		ControlSocket: control.DefaultPath(), SessionNote: desk.Summary,
 	}, log)
 	if err != nil {
 		log.Error("WhisperKey stopped", "err", err)

@@ -51,6 +51,8 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	r.Environment = envvars.Set(os.Environ())
 	r.SpeechDetector = speechDetectorReport(log)
+	endpoint, from := env.cache.Endpoint()
+	r.Downloads = &backend.DownloadsReport{Endpoint: endpoint, From: from, CacheDir: env.cache.Dir()}
 	r.Signature = signatureReport()
 	if e := r.Engine; e != nil {
 		e.Window = dictation.Window(env.cfg).Resolve(e.Device == "cpu").String()

@@ -9,6 +9,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -39,12 +40,15 @@ func TestFirstRunOffline(t *testing.T) {
 	a, exited := launchApp(t, cfg, "HF_ENDPOINT=http://"+addr)
 	status := a.waitStatus(t, "download failed", 60*time.Second)
 	t.Logf("offline status: %q", status)
-	for _, want := range []string{"tiny.en", "retry download", "whisperkey models pull tiny.en"} {
+	for _, want := range []string{"tiny.en", "retry download", "whisperkey models pull tiny.en",
+		"whisperkey models import PATH", "models.mirror", "installing-at-work.md"} {
 		if !strings.Contains(status, want) {
 			t.Errorf("status %q does not say %q", status, want)
 		}
 	}
-	t.Logf("notified %q", notes.wait(t, "WhisperKey has no speech model", 10*time.Second))
+	if n := notes.wait(t, "WhisperKey has no speech model", 10*time.Second); !strings.Contains(n, "whisperkey models import PATH") {
+		t.Errorf("the notification %q does not say how to import a model", n)
+	}
 	select {
 	case err := <-exited:
 		t.Fatalf("the app exited with no model and no network: %v", err)
@@ -83,6 +87,37 @@ func TestFirstRunOffline(t *testing.T) {
 		if n.Label == "tiny.en" && !n.Checked {
 			t.Errorf("tiny.en is not checked after the download: %q", models.Labels())
 		}
+	}
+}
+
+// A model imported with `models import` is one of the tray's models: the
+// app loads it by its name, and the Model menu shows it checked.
+func TestImportedModelInTray(t *testing.T) {
+	desktopSession(t)
+	cache := t.TempDir()
+	imp := exec.Command(binary(t), "models", "import", testenv.Model(t, "tiny.en"), "--name", "office-tiny")
+	imp.Env = append(os.Environ(), "WHISPERKEY_CACHE="+cache)
+	if r := runCmd(t, imp); r.code != 0 {
+		t.Fatalf("models import: exit %d: %s", r.code, r.stderr)
+	}
+	a, _ := launchApp(t, "model: office-tiny\nhotkeys:\n  record: ctrl+shift+f9\n", "WHISPERKEY_CACHE="+cache)
+	if status := a.waitStatus(t, "· ready", 120*time.Second); !strings.Contains(status, "model office-tiny") {
+		t.Fatalf("status %q, want office-tiny ready", status)
+	}
+	root, err := a.menu.Layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	models, err := root.Find("Model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checked bool
+	for _, n := range models.Shown() {
+		checked = checked || n.Label == "office-tiny" && n.Checked
+	}
+	if !checked {
+		t.Errorf("the Model menu does not show office-tiny checked: %q", models.Labels())
 	}
 }
 

@@ -94,7 +94,7 @@ func commands() []command {
 		{name: "ptt", args: "press|release|toggle", summary: "the record hotkey of the running app, for a desktop's key binding (Wayland)",
 			run: func(ctx context.Context, args []string, _, stderr io.Writer) error { return runPTT(ctx, args, stderr) }},
 		{name: "doctor", args: "[--json]", summary: "GPU, engine and model check with a self-test", run: runDoctor},
-		{name: "models", args: "list|pull NAME|rm NAME", summary: "the model cache", run: runModels},
+		{name: "models", args: "list|pull NAME|rm NAME|import PATH", summary: "the model cache", run: runModels},
 		{name: "config", args: "path|show|validate [FILE]", summary: "the config file",
 			run: func(_ context.Context, args []string, stdout, stderr io.Writer) error {
 				return runConfig(args, stdout, stderr)

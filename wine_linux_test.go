@@ -422,6 +422,27 @@ o-such-model`)
 		}
 	})
 
+	t.Run("models import of a zip, then transcribe --model NAME", func(t *testing.T) {
+		zipped := filepath.Join(t.TempDir(), "office-base.zip")
+		zipModel(t, testenv.Model(t, "base"), zipped)
+		r := w.runFor(t, 3*time.Minute, nil, exe, "models", "import", winPath(zipped))
+		if r.code != 0 || !strings.Contains(r.stdout, `\whisperkey\models\imported\office-base`) {
+			t.Fatalf("models import: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+		r = w.runFor(t, 3*time.Minute, nil, exe, "transcribe", "--language", "en", "--model", "office-base", winPath(wav))
+		if r.code != 0 {
+			t.Fatalf("transcribe --model office-base: exit %d: %s%s", r.code, r.stdout, r.stderr)
+		}
+		got := strings.TrimSpace(r.stdout)
+		t.Logf("whisperkey.exe transcribe --model office-base: %q", got)
+		if wer := whisper.WordErrorRate(dictated, got); wer > 0.15 {
+			t.Errorf("printed %q (WER %.2f), want %q", got, wer, dictated)
+		}
+		if l := w.run(t, exe, "models", "list"); !strings.Contains(l.stdout, "office-base") {
+			t.Errorf("models list does not show the import:\n%s", l.stdout)
+		}
+	})
+
 	t.Run("transcribe --remote", func(t *testing.T) {
 		r := w.run(t, exe, "transcribe", winPath(wav), "--remote", srv.url)
 		if r.code != 0 {

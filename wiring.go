@@ -55,7 +55,7 @@ func newEnvironmentFor(log *slog.Logger, cfg config.Config) (*environment, error
 	if err != nil {
 		return nil, err
 	}
-	cache, err := models.New(models.Options{Dir: cfg.ModelCacheDir}, log)
+	cache, err := models.New(models.Options{Dir: cfg.ModelCacheDir, Endpoint: cfg.ModelsMirror}, log)
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,8 @@ type DoctorReport struct {
 	Environment []string `json:"environment,omitempty"`
 	// SpeechDetector says where the Silero speech detector was found, or why not.
 	SpeechDetector *DetectorReport `json:"speech_detector,omitempty"`
+	// Downloads says where models come from and go.
+	Downloads *DownloadsReport `json:"model_downloads,omitempty"`
 	// Signature is the running program's Authenticode signature and whether
 	// Windows trusts it; Windows only (where SmartScreen and antivirus look).
 	Signature *authenticode.Status `json:"signature,omitempty"`
@@ -44,6 +46,14 @@ type DoctorReport struct {
 type DetectorReport struct {
 	Dir   string `json:"dir,omitempty"`
 	Error string `json:"error,omitempty"`
+}
+
+// DownloadsReport is where models are downloaded from (Endpoint, set by
+// From: models.mirror, HF_ENDPOINT or default) and kept (CacheDir).
+type DownloadsReport struct {
+	Endpoint string `json:"endpoint"`
+	From     string `json:"from"`
+	CacheDir string `json:"cache_dir"`
 }
 
 // EngineReport is the running engine's own account of itself.
@@ -171,6 +181,9 @@ func (r DoctorReport) Print(w io.Writer) {
 		for _, e := range r.Environment {
 			fmt.Fprintf(w, "  %s\n", e)
 		}
+	}
+	if d := r.Downloads; d != nil {
+		fmt.Fprintf(w, "\nModel downloads: from %s (%s), kept in %s\n", d.Endpoint, d.From, d.CacheDir)
 	}
 	fmt.Fprintln(w, "\nEngine variants installed:")
 	for _, v := range []string{gpu.VariantCPU, gpu.VariantCUDA, gpu.VariantROCm, gpu.VariantRDNA1} {

@@ -60,7 +60,8 @@ func ResolveModel(ctx context.Context, model string, cache *models.Cache, opt Op
 		}
 		return c, fmt.Errorf("model folder %s has no model.bin; point the model at a CTranslate2 Whisper folder", m.Local)
 	}
-	return c, fmt.Errorf("%w: %s — run `whisperkey models pull %s` or pick it in the tray's Model menu", ErrModelMissing, model, model)
+	return c, fmt.Errorf("%w: %s — run `whisperkey models pull %s` or pick it in the tray's Model menu "+
+		"(where Hugging Face is blocked: `whisperkey models import PATH` or models.mirror, see %s)", ErrModelMissing, model, model, models.InstallingAtWorkDoc)
 }
 
 func resolveAuto(ctx context.Context, cache *models.Cache, opt Options, log *slog.Logger) (ModelChoice, error) {
@@ -85,19 +86,32 @@ func resolveAuto(ctx context.Context, cache *models.Cache, opt Options, log *slo
 
 // downloadedFallback picks, among downloaded built-in models, the largest no
 // bigger than want, else the smallest. Sizes are the registry's, so that two
-// models of one size compare equal whatever their files add up to.
+// models of one size compare equal whatever their files add up to. With no
+// built-in model downloaded, models copied in with `models import` are
+// picked the same way by their size: where Hugging Face is blocked, an
+// import is all a computer has, and auto should start on it.
 func downloadedFallback(list []models.Entry, want string) (models.Entry, bool) {
 	size := map[string]int64{}
 	for _, m := range models.Registry() {
 		size[m.Name] = m.Size
 	}
-	limit := size[want]
+	if e, ok := fallbackAmong(list, size[want], func(e models.Entry) (int64, bool) { s, ok := size[e.Name]; return s, ok }); ok {
+		return e, true
+	}
+	return fallbackAmong(list, size[want], func(e models.Entry) (int64, bool) { return e.Size, e.Imported })
+}
+
+// fallbackAmong picks among the downloaded entries that sizeOf accepts the
+// largest no bigger than limit, else the smallest.
+func fallbackAmong(list []models.Entry, limit int64, sizeOf func(models.Entry) (int64, bool)) (models.Entry, bool) {
+	size := map[string]int64{}
 	var best, smallest models.Entry
 	for _, e := range list {
-		s, builtIn := size[e.Name]
-		if !e.Downloaded || !builtIn {
+		s, ok := sizeOf(e)
+		if !e.Downloaded || !ok {
 			continue
 		}
+		size[e.Name] = s
 		if smallest.Name == "" || s < size[smallest.Name] {
 			smallest = e
 		}

@@ -23,12 +23,15 @@ type Config struct {
 	Sounds        bool
 	LogLevel      string // debug, info, warn or error
 	ModelCacheDir string // "" means the default per-user cache
-	Remote        Remote
-	Feedback      Feedback
-	Commands      Commands // spoken commands on the last dictation (commands.go)
-	Profiles      Profiles // per-app overrides, first match wins (profiles.go)
-	Cleanup       Cleanup  // optional AI rewrite of each dictation (cleanup.go)
-	Edit          Edit     // rewriting the selection by voice (voiceedit.go)
+	// ModelsMirror is the base URL of a server with the Hugging Face layout
+	// that model downloads use instead of huggingface.co; "" means none.
+	ModelsMirror string
+	Remote       Remote
+	Feedback     Feedback
+	Commands     Commands // spoken commands on the last dictation (commands.go)
+	Profiles     Profiles // per-app overrides, first match wins (profiles.go)
+	Cleanup      Cleanup  // optional AI rewrite of each dictation (cleanup.go)
+	Edit         Edit     // rewriting the selection by voice (voiceedit.go)
 }
 
 // Remote names an OpenAI-compatible server to transcribe on instead of the
@@ -158,6 +161,7 @@ const (
 	KeySounds         = "sounds"
 	KeyLogLevel       = "log_level"
 	KeyModelCacheDir  = "model_cache_dir"
+	KeyModelsMirror   = "models.mirror"
 	KeyRemoteURL      = "remote.url"
 	KeyRemoteAPIKey   = "remote.api_key"
 	KeyRemoteModel    = "remote.model"
@@ -281,6 +285,9 @@ func fields() []field {
 		enumField(KeyLogLevel, func(c *Config) any { return &c.LogLevel }, "debug", "info", "warn", "error"),
 		{key: KeyModelCacheDir, ptr: func(c *Config) any { return &c.ModelCacheDir }, check: checkAbsDir,
 			allowed: `an absolute folder path (~ for your home folder works), or "" for the default cache`, hint: "an absolute folder path"},
+		{key: KeyModelsMirror, ptr: func(c *Config) any { return &c.ModelsMirror }, check: checkMirrorURL,
+			allowed: `"" to download from Hugging Face (or HF_ENDPOINT), or the http:// or https:// base address of a server with the Hugging Face layout, such as https://hf-mirror.example.com`,
+			hint:    "such an address"},
 		{key: KeyRemoteURL, ptr: func(c *Config) any { return &c.Remote.URL }, check: checkRemoteURL,
 			allowed: `"" to transcribe on this computer, or the http:// or https:// address of an OpenAI-compatible server such as http://gpu-box:8765`,
 			hint:    "such an address"},
@@ -388,6 +395,18 @@ func checkRemoteURL(v any, _ Options) error {
 		return errors.New("it must start with http:// or https://")
 	case u.Host == "":
 		return errors.New("it has no host name")
+	}
+	return nil
+}
+
+// checkMirrorURL is checkRemoteURL without a query or fragment, which the
+// download URLs are appended after.
+func checkMirrorURL(v any, o Options) error {
+	if err := checkRemoteURL(v, o); err != nil {
+		return err
+	}
+	if s := v.(string); strings.ContainsAny(s, "?#") {
+		return errors.New("it must be a base address without ? or #")
 	}
 	return nil
 }

@@ -78,6 +78,7 @@ func TestLoadAcceptsValues(t *testing.T) {
 		{"log level", "log_level: debug", func(c *Config) { c.LogLevel = "debug" }},
 		{"cache dir with ~", "model_cache_dir: ~/models", func(c *Config) { c.ModelCacheDir = "~/models" }},
 		{"cache dir absolute", "model_cache_dir: /var/cache/wk", func(c *Config) { c.ModelCacheDir = "/var/cache/wk" }},
+		{"models mirror", "models:\n  mirror: https://hf-mirror.corp.example/hf/", func(c *Config) { c.ModelsMirror = "https://hf-mirror.corp.example/hf/" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,6 +138,10 @@ func TestLoadRejectsValues(t *testing.T) {
 			nil, `{file}:2: key "remote.url": "ftp://gpu-box/" is not allowed: it must start with http:// or https:// (allowed: "" to transcribe on this computer, or the http:// or https:// address of an OpenAI-compatible server such as http://gpu-box:8765); fix: set remote.url to such an address or remove the line to use the default (empty)`},
 		{"remote url without host", "remote:\n  url: http://",
 			nil, `{file}:2: key "remote.url": "http://" is not allowed: it has no host name (allowed: "" to transcribe on this computer, or the http:// or https:// address of an OpenAI-compatible server such as http://gpu-box:8765); fix: set remote.url to such an address or remove the line to use the default (empty)`},
+		{"models mirror without scheme", "models:\n  mirror: hf-mirror.corp.example",
+			nil, `{file}:2: key "models.mirror": "hf-mirror.corp.example" is not allowed: it must start with http:// or https:// (allowed: "" to download from Hugging Face (or HF_ENDPOINT), or the http:// or https:// base address of a server with the Hugging Face layout, such as https://hf-mirror.example.com); fix: set models.mirror to such an address or remove the line to use the default (empty)`},
+		{"models mirror with a query", "models:\n  mirror: https://mirror.example/?repo=hf",
+			nil, `{file}:2: key "models.mirror": "https://mirror.example/?repo=hf" is not allowed: it must be a base address without ? or # (allowed: "" to download from Hugging Face (or HF_ENDPOINT), or the http:// or https:// base address of a server with the Hugging Face layout, such as https://hf-mirror.example.com); fix: set models.mirror to such an address or remove the line to use the default (empty)`},
 		{"remote url from the environment", "",
 			map[string]string{"WHISPERKEY_REMOTE_URL": "gpu-box"}, `WHISPERKEY_REMOTE_URL: key "remote.url": "gpu-box" is not allowed: it must start with http:// or https:// (allowed: "" to transcribe on this computer, or the http:// or https:// address of an OpenAI-compatible server such as http://gpu-box:8765); fix: set WHISPERKEY_REMOTE_URL to such an address or unset it`},
 		{"remote model empty", "remote:\n  model: \"\"",

@@ -35,6 +35,9 @@ type Options struct {
 	GuidePath, LogPath string
 	// ConfigHelpPath is docs/configuration.md as installed, or its URL.
 	ConfigHelpPath string
+	// ModelHelpPath is docs/installing-at-work.md (models without Hugging
+	// Face) as installed, or its URL; "" names the file in the repository.
+	ModelHelpPath string
 	// SpeechDetector (Silero VAD), when set, skips presses without speech
 	// before any decoding, cuts the silence after the last words, and
 	// finds the end of the speech during a hold so the text can be ready
@@ -149,7 +152,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		loadReq: make(chan loadJob, 1), loaded: make(chan loaded)}
 	d.setLogLevel(cfg)
 	if d.models = opt.Models; d.models == nil {
-		if d.models, err = models.New(models.Options{Dir: cfg.ModelCacheDir}, log); err != nil {
+		if d.models, err = models.New(models.Options{Dir: cfg.ModelCacheDir, Endpoint: cfg.ModelsMirror}, log); err != nil {
 			return fmt.Errorf("model cache: %w", err)
 		}
 	}
@@ -313,7 +316,7 @@ func (d *desk) showReady(suffix string) {
 		return
 	}
 	if d.modelErr != nil {
-		d.status(tray.StateError, missingModelText(d.modelName, d.modelErr))
+		d.status(tray.StateError, missingModelText(d.modelName, d.modelErr, d.modelHelp()))
 		return
 	}
 	d.status(tray.StateIdle, readyText(d.svc.Current(), d.modelName)+suffix)

@@ -251,6 +251,14 @@ func (e *gatedEngine) Transcribe(ctx context.Context, samples []float32, o whisp
 	return e.Engine.Transcribe(ctx, samples, o)
 }
 
+// modelHelp is the guide to getting a model in without Hugging Face.
+func (d *desk) modelHelp() string {
+	if d.opt.ModelHelpPath != "" {
+		return d.opt.ModelHelpPath
+	}
+	return models.InstallingAtWorkDoc
+}
+
 // pull downloads a model in the background, showing progress on its menu
 // item; the run loop hears the result on d.pulled (onPulled). Run waits for
 // the download to end before it returns. The caller refreshes the menu.
@@ -289,7 +297,7 @@ func (d *desk) onPulled(ctx context.Context, r pullResult) {
 	switch {
 	case r.err != nil && waiting:
 		d.modelErr = r.err
-		d.tell(notify.NoModel(missingModelText(r.name, r.err)))
+		d.tell(notify.NoModel(missingModelText(r.name, r.err, d.modelHelp())))
 	case r.err != nil:
 		defer d.status(tray.StateError, fmt.Sprintf("Download of %s failed: %v", r.name, r.err)) // after the refresh, so it stays visible
 	case waiting:

@@ -10,6 +10,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/tray"
 )
 
@@ -34,10 +35,14 @@ func modelName(arg string) string {
 }
 
 // missingModelText says what is missing when no model could be loaded, and
-// how to fix it.
-func missingModelText(name string, err error) string {
+// how to fix it; after a failed download also how to get a model in where
+// Hugging Face is blocked, with the guide at help.
+func missingModelText(name string, err error, help string) string {
 	fix := fmt.Sprintf("Connect to the internet and pick “%s” in the Model menu, or run `whisperkey models pull %s`", retryLabel(name), name)
 	switch {
+	case errors.Is(err, errDownload) && !errors.Is(err, models.ErrNoSpace):
+		return fmt.Sprintf("Model %s is not downloaded and the download failed (%v). %s. Where Hugging Face is blocked, "+
+			"copy a model in with `whisperkey models import PATH` or set models.mirror in config.yaml (%s)", name, errors.Unwrap(err), fix, help)
 	case errors.Is(err, errDownload):
 		return fmt.Sprintf("Model %s is not downloaded and the download failed (%v). %s", name, errors.Unwrap(err), fix)
 	case errors.Is(err, backend.ErrModelMissing):

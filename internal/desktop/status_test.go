@@ -9,6 +9,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/tray"
 )
 
@@ -26,18 +27,24 @@ func TestReadyTextWithoutModel(t *testing.T) {
 func TestStatusTexts(t *testing.T) {
 	missing := fmt.Errorf("%w: base.en — run `whisperkey models pull base.en`", backend.ErrModelMissing)
 	offline := downloadError{errors.New("cannot reach https://huggingface.co: hugging face unreachable")}
+	full := downloadError{fmt.Errorf("not enough disk space to pull base.en: %w", models.ErrNoSpace)}
+	const help = `C:\Program Files\WhisperKey\docs\installing-at-work.md`
 	tests := []struct {
 		name      string
 		state     string
 		text      string
 		wantState string
 		want      []string
+		notWant   []string
 	}{
-		{name: "model missing", text: missingModelText("base.en", missing),
+		{name: "model missing", text: missingModelText("base.en", missing, help),
 			want: []string{"base.en is not downloaded yet", "“base.en — retry download”", "whisperkey models pull base.en"}},
-		{name: "download failed", text: missingModelText("base.en", offline),
-			want: []string{"download failed (cannot reach https://huggingface.co", "Connect to the internet", "retry download"}},
-		{name: "broken model", text: missingModelText("/m/whisper-x", errors.New("model.bin is truncated")),
+		{name: "download failed", text: missingModelText("base.en", offline, help),
+			want: []string{"download failed (cannot reach https://huggingface.co", "Connect to the internet", "retry download",
+				"Where Hugging Face is blocked", "whisperkey models import PATH", "models.mirror", help}},
+		{name: "disk full", text: missingModelText("base.en", full, help),
+			want: []string{"download failed", "not enough disk space"}, notWant: []string{"models import"}},
+		{name: "broken model", text: missingModelText("/m/whisper-x", errors.New("model.bin is truncated"), help),
 			want: []string{"whisper-x could not be loaded", "truncated", "Pick another"}},
 	}
 	audioCases := []struct {
@@ -62,7 +69,8 @@ func TestStatusTexts(t *testing.T) {
 			text      string
 			wantState string
 			want      []string
-		}{a.name, st, text, a.wantState, a.want})
+			notWant   []string
+		}{a.name, st, text, a.wantState, a.want, nil})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,6 +80,11 @@ func TestStatusTexts(t *testing.T) {
 			for _, w := range tt.want {
 				if !strings.Contains(tt.text, w) {
 					t.Errorf("%q lacks %q", tt.text, w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(tt.text, w) {
+					t.Errorf("%q says %q", tt.text, w)
 				}
 			}
 		})

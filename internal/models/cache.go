@@ -35,7 +35,8 @@ type Options struct {
 	// Dir is the cache directory. Default: $WHISPERKEY_CACHE/models, else
 	// os.UserCacheDir()/whisperkey/models (%LOCALAPPDATA%\whisperkey\models on Windows).
 	Dir string
-	// Endpoint is the hub's base URL. Default: $HF_ENDPOINT, else DefaultEndpoint.
+	// Endpoint is the hub's base URL: the config's models.mirror, which wins
+	// over HF_ENDPOINT. Default: $HF_ENDPOINT, else DefaultEndpoint.
 	Endpoint string
 	// Token is sent as "Authorization: Bearer" to the hub (never to the CDN
 	// hosts it redirects to). Default: $HF_TOKEN.
@@ -50,7 +51,16 @@ type Options struct {
 	FreeSpace func(dir string) (uint64, error)
 	// Custom are the config's own models: a Name with a Repo or a Local dir.
 	Custom []Model
+
+	endpointFrom string // what set Endpoint, filled in by withDefaults
 }
+
+// Where the download address came from, as Cache.Endpoint reports it.
+const (
+	EndpointMirror  = "models.mirror"
+	EndpointEnv     = "HF_ENDPOINT"
+	EndpointDefault = "default"
+)
 
 // withDefaults fills in the zero fields.
 func (o Options) withDefaults() (Options, error) {
@@ -66,15 +76,16 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("models dir %q: %w", o.Dir, err)
 	}
 	o.Dir = abs
+	o.endpointFrom = EndpointMirror
 	if o.Endpoint == "" {
-		o.Endpoint = os.Getenv("HF_ENDPOINT")
+		o.Endpoint, o.endpointFrom = os.Getenv("HF_ENDPOINT"), EndpointEnv
 	}
 	if o.Endpoint == "" {
-		o.Endpoint = DefaultEndpoint
+		o.Endpoint, o.endpointFrom = DefaultEndpoint, EndpointDefault
 	}
 	o.Endpoint = strings.TrimRight(o.Endpoint, "/")
 	if !strings.HasPrefix(o.Endpoint, "http://") && !strings.HasPrefix(o.Endpoint, "https://") {
-		return o, fmt.Errorf("hugging face endpoint %q is not an http(s) URL: set HF_ENDPOINT like https://huggingface.co", o.Endpoint)
+		return o, fmt.Errorf("model download address %q (from %s) is not an http(s) URL: set it like https://huggingface.co", o.Endpoint, o.endpointFrom)
 	}
 	if o.Token == "" {
 		o.Token = strings.TrimSpace(os.Getenv("HF_TOKEN"))
@@ -179,6 +190,10 @@ func New(opts Options, log *slog.Logger) (*Cache, error) {
 // Dir is the cache directory.
 func (c *Cache) Dir() string { return c.opts.Dir }
 
+// Endpoint is the base URL every download uses and what set it:
+// EndpointMirror, EndpointEnv or EndpointDefault.
+func (c *Cache) Endpoint() (url, from string) { return c.opts.Endpoint, c.opts.endpointFrom }
+
 // Lookup interprets a model name: a custom entry, a built-in name, a local
 // directory (absolute, starting with "." or "~", or existing with a
 // model.bin) or a Hugging Face repo id "owner/name".
@@ -196,6 +211,9 @@ func (c *Cache) Lookup(name string) (Model, error) {
 		if m.Name == name || strings.EqualFold(m.Repo, name) {
 			return m, nil
 		}
+	}
+	if m, ok := c.importedModel(name); ok {
+		return m, nil
 	}
 	local := expandHome(name)
 	if pathLike(name) || fileExists(filepath.Join(local, "model.bin")) {
@@ -221,10 +239,14 @@ func (c *Cache) Resolve(name string) (dir string, ok bool) {
 	if err != nil {
 		return "", false
 	}
-	if m.Local != "" {
+	if m.Local != "" && !m.Imported {
 		return m.Local, fileExists(filepath.Join(m.Local, "model.bin"))
 	}
-	dir = c.repoDir(m.Repo)
+	if m.Imported {
+		dir = m.Local
+	} else {
+		dir = c.repoDir(m.Repo)
+	}
 	return dir, c.installed(dir)
 }
 
@@ -235,7 +257,9 @@ func (c *Cache) List() []Entry {
 	known := map[string]bool{}
 	add := func(m Model) {
 		e := Entry{Model: m}
-		if m.Local != "" {
+		if m.Imported {
+			e.Path, e.Downloaded = m.Local, c.installed(m.Local)
+		} else if m.Local != "" {
 			e.Path = m.Local
 			e.Downloaded = fileExists(filepath.Join(m.Local, "model.bin"))
 		} else {
@@ -252,6 +276,9 @@ func (c *Cache) List() []Entry {
 		add(m)
 	}
 	for _, m := range c.opts.Custom {
+		add(m)
+	}
+	for _, m := range c.imported() {
 		add(m)
 	}
 	dirents, err := os.ReadDir(c.opts.Dir)
@@ -283,6 +310,9 @@ func (c *Cache) Remove(name string) error {
 	if err != nil {
 		return err
 	}
+	if m.Imported {
+		return c.removeImported(m)
+	}
 	if m.Local != "" {
 		return fmt.Errorf("model %q is the directory %s, not a download: delete it yourself if you no longer want it", name, m.Local)
 	}
@@ -298,16 +328,8 @@ func (c *Cache) Remove(name string) error {
 		return fmt.Errorf("model %q is not downloaded (nothing at %s): %w", name, dir, ErrNotFound)
 	}
 	if dirExists(dir) {
-		// Rename first so that no reader ever sees a half-deleted model.
-		trash := filepath.Join(c.opts.Dir, partialDir, fmt.Sprintf(".trash-%s-%d", key, c.now().UnixNano()))
-		if err := os.MkdirAll(filepath.Dir(trash), 0o755); err != nil {
-			return fmt.Errorf("remove model %q: %w", name, err)
-		}
-		if err := os.Rename(dir, trash); err != nil {
-			return fmt.Errorf("remove model %q at %s (is WhisperKey still using it? switch to another model first): %w", name, dir, err)
-		}
-		if err := os.RemoveAll(trash); err != nil {
-			return fmt.Errorf("remove model %q: %w", name, err)
+		if err := c.trash(name, key, dir); err != nil {
+			return err
 		}
 	}
 	if err := os.RemoveAll(partial); err != nil {
@@ -315,6 +337,39 @@ func (c *Cache) Remove(name string) error {
 	}
 	c.removeEmptyPartialRoot()
 	c.log.Info("model removed", "model", name, "dir", dir)
+	return nil
+}
+
+// trash deletes a model folder, renaming it out of the way first so that
+// no reader ever sees a half-deleted model.
+func (c *Cache) trash(name, key, dir string) error {
+	trash := filepath.Join(c.opts.Dir, partialDir, fmt.Sprintf(".trash-%s-%d", key, c.now().UnixNano()))
+	if err := os.MkdirAll(filepath.Dir(trash), 0o755); err != nil {
+		return fmt.Errorf("remove model %q: %w", name, err)
+	}
+	if err := os.Rename(dir, trash); err != nil {
+		return fmt.Errorf("remove model %q at %s (is WhisperKey still using it? switch to another model first): %w", name, dir, err)
+	}
+	if err := os.RemoveAll(trash); err != nil {
+		return fmt.Errorf("remove model %q: %w", name, err)
+	}
+	return nil
+}
+
+// removeImported deletes an imported model's copy (not its source).
+func (c *Cache) removeImported(m Model) error {
+	key := "imported--" + m.Name
+	unlock, ok := c.tryLock(key)
+	if !ok {
+		return fmt.Errorf("model %q is being imported: wait for the import to end", m.Name)
+	}
+	defer unlock()
+	if err := c.trash(m.Name, key, m.Local); err != nil {
+		return err
+	}
+	_ = os.Remove(filepath.Join(c.opts.Dir, importedDir)) // fails while not empty, as intended
+	c.removeEmptyPartialRoot()
+	c.log.Info("imported model removed", "model", m.Name, "dir", m.Local)
 	return nil
 }
 
@@ -404,8 +459,14 @@ func (c *Cache) tryLock(key string) (unlock func(), ok bool) {
 
 // manifest is the content of the marker file.
 type manifest struct {
-	Repo      string         `json:"repo"`
-	Revision  string         `json:"revision"`
+	Repo string `json:"repo,omitempty"`
+	// Name, Source and Languages are set for an imported model: the name it
+	// answers to, the folder or zip it came from, and LangEnglish or
+	// LangMultilingual as its vocabulary says.
+	Name      string         `json:"name,omitempty"`
+	Source    string         `json:"source,omitempty"`
+	Languages string         `json:"languages,omitempty"`
+	Revision  string         `json:"revision,omitempty"`
 	Installed time.Time      `json:"installed"`
 	Files     []manifestFile `json:"files"`
 }

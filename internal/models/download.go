@@ -70,7 +70,7 @@ func (c *Cache) Pull(ctx context.Context, name string, progress func(Progress)) 
 		total += f.Size
 	}
 	have := partialBytes(partial, commit, files)
-	if err := c.checkSpace(name, total-have); err != nil {
+	if err := c.checkSpace("pull "+name, total-have); err != nil {
 		return "", err
 	}
 	if err := preparePartial(partial, commit); err != nil {
@@ -113,7 +113,8 @@ func (c *Cache) fail(partial, name string, err error) error {
 }
 
 // checkSpace refuses a download that would not fit, before anything is written.
-func (c *Cache) checkSpace(name string, need int64) error {
+// what says the work: "pull base.en", "import office".
+func (c *Cache) checkSpace(what string, need int64) error {
 	probe := c.opts.Dir
 	for !dirExists(probe) {
 		parent := filepath.Dir(probe)
@@ -131,8 +132,8 @@ func (c *Cache) checkSpace(name string, need int64) error {
 		need = 0
 	}
 	if uint64(need)+spaceMargin > free {
-		return fmt.Errorf("not enough disk space to pull %s into %s: it needs %s (plus %s to spare), only %s is free; free some space or set another models directory: %w",
-			name, c.opts.Dir, fmtBytes(need), fmtBytes(spaceMargin), fmtBytes(int64(free)), ErrNoSpace)
+		return fmt.Errorf("not enough disk space to %s into %s: it needs %s (plus %s to spare), only %s is free; free some space or set another models directory: %w",
+			what, c.opts.Dir, fmtBytes(need), fmtBytes(spaceMargin), fmtBytes(int64(free)), ErrNoSpace)
 	}
 	return nil
 }
@@ -461,7 +462,7 @@ func (c *Cache) install(partial, dir string, man manifest) error {
 	if err := writeSynced(marker, b); err != nil {
 		return diskErr("write "+marker, err)
 	}
-	if err := os.Remove(filepath.Join(partial, revisionFile)); err != nil {
+	if err := os.Remove(filepath.Join(partial, revisionFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("install %s: %w", dir, err)
 	}
 	if dirExists(dir) {
@@ -469,6 +470,9 @@ func (c *Cache) install(partial, dir string, man manifest) error {
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("replace incomplete %s: %w", dir, err)
 		}
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return diskErr("create "+filepath.Dir(dir), err)
 	}
 	if err := os.Rename(partial, dir); err != nil {
 		return fmt.Errorf("install %s: %w", dir, err)

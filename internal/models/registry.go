@@ -32,6 +32,9 @@ type Model struct {
 	Multilingual bool
 	// Local is a directory holding the model files; empty for a hub model.
 	Local string
+	// Imported: Local is a copy in the cache made by Import, which Remove
+	// deletes.
+	Imported bool
 }
 
 // Registry lists the built-in CTranslate2 Whisper models, smallest first.
