@@ -233,7 +233,7 @@ func TestWindowsInstaller(t *testing.T) {
 			}
 		}
 		for _, want := range []string{"whisperkey.exe", "config.example.yaml", "docs/gpu-setup.md",
-			"docs/configuration.md", "uninstall.exe"} {
+			"docs/configuration.md", "docs/installing-at-work.md", "docs/models.md", "uninstall.exe"} {
 			if !have[want] {
 				t.Errorf("%s does not contain %s; it has %v", setup, want, sortedKeys(have))
 			}

@@ -192,7 +192,7 @@ func (w *winePrefix) installed(t *testing.T, dir string) {
 	t.Helper()
 	udir := w.unixPath(t, dir)
 	for _, f := range []string{"whisperkey.exe", "uninstall.exe", "config.example.yaml",
-		"docs/gpu-setup.md", "docs/configuration.md", "engine/cpu", "vad/onnxruntime.dll", "vad/silero_vad_v6.onnx"} {
+		"docs/gpu-setup.md", "docs/configuration.md", "docs/installing-at-work.md", "engine/cpu", "vad/onnxruntime.dll", "vad/silero_vad_v6.onnx"} {
 		if _, err := os.Stat(filepath.Join(udir, f)); err != nil {
 			t.Errorf("installed files: %v", err)
 		}

@@ -124,6 +124,9 @@ Section "${APP} (required)" SecApp
   SetOutPath "$INSTDIR\docs"
   File "${ROOT}/docs/gpu-setup.md"
   File "${ROOT}/docs/configuration.md"
+  ; The app links here when no model can be downloaded (import, mirror).
+  File "${ROOT}/docs/installing-at-work.md"
+  File "${ROOT}/docs/models.md"
   !ifdef HAVE_README
     File "${ROOT}/README.md"
   !endif

@@ -18,7 +18,7 @@ die() { echo "installer: $*" >&2; exit 1; }
 
 command -v makensis >/dev/null || die "makensis not found; install NSIS (apt-get install nsis, or make deps)"
 [ -f "$SRC/whisperkey.exe" ] || die "$SRC/whisperkey.exe is missing; run make windows first"
-for f in config.example.yaml docs/gpu-setup.md docs/configuration.md assets/whisperkey.ico; do
+for f in config.example.yaml docs/gpu-setup.md docs/configuration.md docs/installing-at-work.md docs/models.md assets/whisperkey.ico; do
   [ -f "$f" ] || die "$f is missing; the installer ships it"
 done
 
