@@ -488,32 +488,10 @@ func signerOf(t *testing.T, path string) string {
 // or signed with a throwaway certificate (!signed), and returns the signer.
 func flipSignature(t *testing.T, src, dst string, signed bool) string {
 	t.Helper()
-	script := filepath.Join(testenv.RepoRoot(t), "scripts", "sign.sh")
-	run := func(env []string, name string, args ...string) {
-		t.Helper()
-		cmd := exec.Command(name, args...)
-		cmd.Env = append(os.Environ(), env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-		}
-	}
 	if signed {
-		run(nil, "osslsigncode", "remove-signature", "-in", src, "-out", dst)
+		testenv.Run(t, nil, "osslsigncode", "remove-signature", "-in", src, "-out", dst)
 		return ""
 	}
-	certs := filepath.Join(t.TempDir(), "cert")
-	run(nil, "bash", script, "throwaway", certs)
-	pass, err := os.ReadFile(filepath.Join(certs, "password"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	run([]string{"WHISPERKEY_SIGN_PFX=" + filepath.Join(certs, "cert.pfx"), "WHISPERKEY_SIGN_PASSWORD=" + string(pass)}, "bash", script, "sign", dst)
+	testenv.SignedCopy(t, src, dst)
 	return signerOf(t, dst)
 }

@@ -32,31 +32,8 @@ func signedPE(t *testing.T) (unsigned, signed string) {
 		t.Fatal(err)
 	}
 	unsigned, signed = filepath.Join(dir, "hello.exe"), filepath.Join(dir, "hello-signed.exe")
-	run := func(env []string, name string, args ...string) {
-		t.Helper()
-		cmd := exec.Command(name, args...)
-		cmd.Env = append(os.Environ(), env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-		}
-	}
-	run(nil, "x86_64-w64-mingw32-gcc", "-o", unsigned, src)
-	script := filepath.Join(testenv.RepoRoot(t), "scripts", "sign.sh")
-	certs := filepath.Join(dir, "cert")
-	run(nil, "bash", script, "throwaway", certs)
-	pass, err := os.ReadFile(filepath.Join(certs, "password"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(unsigned)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(signed, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	run([]string{"WHISPERKEY_SIGN_PFX=" + filepath.Join(certs, "cert.pfx"), "WHISPERKEY_SIGN_PASSWORD=" + string(pass)},
-		"bash", script, "sign", signed)
+	testenv.Run(t, nil, "x86_64-w64-mingw32-gcc", "-o", unsigned, src)
+	testenv.SignedCopy(t, unsigned, signed)
 	return unsigned, signed
 }
 
