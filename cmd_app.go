@@ -97,12 +97,19 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 		defer d.Close()
 		speech = desktop.Detector(d)
 	}
+	// `whisperkey ptt` is for desktops whose compositor owns the keys
+	// (Wayland). Windows' keyboard hook hears every window, and a folder's
+	// mode bits there cannot say it is private.
+	controlSocket := ""
+	if runtime.GOOS != "windows" {
+		controlSocket = control.DefaultPath()
+	}
 	err = desktop.Run(ctx, desktop.Options{
 		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, StateDir: env.stateDir,
 		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
 		ModelHelpPath: installedDoc("installing-at-work.md", ""), LogPath: logPath, Grabber: grabber, Version: version,
 		LogLevel: level, Verbose: *verbose, Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech,
-		ControlSocket: control.DefaultPath(), SessionNote: desk.Summary,
+		ControlSocket: controlSocket, SessionNote: desk.Summary,
 	}, log)
 	if err != nil {
 		log.Error("WhisperKey stopped", "err", err)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/control"
@@ -37,6 +38,9 @@ func runPTT(ctx context.Context, args []string, stderr io.Writer) error {
 	verb := fs.Arg(0)
 	if err := fs.Parse(fs.Args()[1:]); err != nil { // flags after the command
 		return usageError{}
+	}
+	if runtime.GOOS == "windows" {
+		return errors.New("ptt is for Linux desktops whose compositor runs the key binding (Wayland); on Windows the hotkey (hotkeys.record) works in every window")
 	}
 	if fs.NArg() != 0 {
 		fs.Usage()

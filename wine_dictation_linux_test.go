@@ -180,11 +180,27 @@ func openWineTarget(t *testing.T, w *winePrefix, tools string) *wineTarget {
 	}
 	// There is no window manager on the test display, so nothing gives the
 	// new window the X input focus, as a click would: xdotool does.
-	out, err := exec.Command("xdotool", "search", "--sync", "--name", "WhisperKey test target").Output()
-	if err != nil {
-		t.Fatalf("find the target window: %v", err)
+	// A search fails outright when a window it walks goes away meanwhile (X's
+	// BadWindow): the last case's windows may still be closing. Try again.
+	var ids []string
+	for try := 1; len(ids) == 0; try++ {
+		cmd := exec.Command("xdotool", "search", "--name", "WhisperKey test target")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		ids = strings.Fields(string(out))
+		if len(ids) > 0 {
+			break
+		}
+		if try == 50 {
+			t.Fatalf("find the target window: %v %s", err, stderr.String())
+		}
+		if err != nil && stderr.Len() > 0 {
+			t.Logf("find the target window, try %d: %v %s", try, err, strings.TrimSpace(stderr.String()))
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	xdo(t, "windowfocus", "--sync", strings.Fields(string(out))[0])
+	xdo(t, "windowfocus", "--sync", ids[0])
 	return tg
 }
 
