@@ -425,11 +425,14 @@ o-such-model`)
 	t.Run("models import of a zip, then transcribe --model NAME", func(t *testing.T) {
 		zipped := filepath.Join(t.TempDir(), "office-base.zip")
 		zipModel(t, testenv.Model(t, "base"), zipped)
-		r := w.runFor(t, 3*time.Minute, nil, exe, "models", "import", winPath(zipped))
-		if r.code != 0 || !strings.Contains(r.stdout, `\whisperkey\models\imported\office-base`) {
+		// A cache of its own: an import stays in its cache, and the user's
+		// one must neither keep this run's nor refuse the next run's.
+		env := []string{"WHISPERKEY_CACHE=" + winPath(t.TempDir())}
+		r := w.runFor(t, 3*time.Minute, env, exe, "models", "import", winPath(zipped))
+		if r.code != 0 || !strings.Contains(r.stdout, `\models\imported\office-base`) {
 			t.Fatalf("models import: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 		}
-		r = w.runFor(t, 3*time.Minute, nil, exe, "transcribe", "--language", "en", "--model", "office-base", winPath(wav))
+		r = w.runFor(t, 3*time.Minute, env, exe, "transcribe", "--language", "en", "--model", "office-base", winPath(wav))
 		if r.code != 0 {
 			t.Fatalf("transcribe --model office-base: exit %d: %s%s", r.code, r.stdout, r.stderr)
 		}
@@ -438,7 +441,7 @@ o-such-model`)
 		if wer := whisper.WordErrorRate(dictated, got); wer > 0.15 {
 			t.Errorf("printed %q (WER %.2f), want %q", got, wer, dictated)
 		}
-		if l := w.run(t, exe, "models", "list"); !strings.Contains(l.stdout, "office-base") {
+		if l := w.runFor(t, time.Minute, env, exe, "models", "list"); !strings.Contains(l.stdout, "office-base") {
 			t.Errorf("models list does not show the import:\n%s", l.stdout)
 		}
 	})
