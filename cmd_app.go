@@ -75,7 +75,12 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("find own executable: %w", err)
 	}
-	desk := session.Evaluate(session.Probe(ctx, os.Getenv))
+	// The desktop routes are a Linux matter (X11 or Wayland): on Windows,
+	// wine's DISPLAY would have them name X11 and evdev.
+	var desk session.Report
+	if runtime.GOOS == "linux" {
+		desk = session.Evaluate(session.Probe(ctx, os.Getenv))
+	}
 	for _, r := range desk.Routes {
 		log.Info("desktop route", "session", string(desk.Type), "desktop", string(desk.Desktop),
 			"route", r.Name, "for", r.For, "available", r.Available, "used", r.Used, "note", r.Note)

@@ -22,5 +22,15 @@ f_e2e=$(grep -c '^    --- FAIL: TestWine' "$LOG.e2e")
 [ "$units" -ne 0 ] && [ "$f_units" -eq 0 ] && f_units=1
 [ "$e2e" -ne 0 ] && [ "$f_e2e" -eq 0 ] && f_e2e=1
 failed=$((f_units + f_e2e))
+# The failed cases' own output again, last: CI shows the end of a long log,
+# and a case's app log is printed where the case ran, far above.
+if [ "$f_e2e" -gt 0 ]; then
+  awk '
+    /^=== RUN / { cur = $3 }
+    cur != "" { out[cur] = out[cur] $0 "\n" }
+    /^ *--- FAIL: TestWine[^ ]*\// { failed[$3] = 1 }
+    END { for (t in failed) { printf "\n== the output of %s again (the last 150 lines):\n", t
+      k = split(out[t], l, "\n"); for (i = (k > 151 ? k - 150 : 1); i <= k; i++) print l[i] } }' "$LOG.e2e"
+fi
 echo "wine: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -356,6 +356,36 @@ func (p *Paster) waitKeysReleased(ctx context.Context) ([]uint32, error) {
 	}
 }
 
+// keysFree readies the keyboard for keystrokes that a held modifier would
+// change (Shift+Left with Ctrl held selects words, Ctrl+C with Win held is
+// another shortcut): it waits for the keys to be released and lifts the
+// modifiers still down after KeyReleaseTimeout, a finger resting on one or
+// a key-up the system lost, as the paste does. The func it returns presses
+// them again, so the keyboard state matches the hand.
+func (p *Paster) keysFree(ctx context.Context) (func(), error) {
+	lifted, err := p.waitKeysReleased(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(lifted) == 0 {
+		return func() {}, nil
+	}
+	up := make([]keyEvent, 0, len(lifted))
+	down := make([]keyEvent, 0, len(lifted))
+	for _, m := range lifted {
+		up = append(up, keyEvent{code: m, down: false})
+		down = append(down, keyEvent{code: m, down: true})
+	}
+	if err := p.os.send(up); err != nil {
+		return nil, fmt.Errorf("lift the held modifiers: %w", err)
+	}
+	return func() {
+		if err := p.os.send(down); err != nil {
+			p.log.Warn("could not press the held modifiers again", "err", err)
+		}
+	}, nil
+}
+
 // sendPaste sends the paste keystroke (Ctrl+V, or a terminal's) and, when enter is
 // set, Enter, with the lifted modifiers up around them. Enter waits until the target
 // fetched the text (where own can tell): a target that has not, busy or slow to

@@ -475,3 +475,30 @@ func TestUndoInARealWindow(t *testing.T) {
 	}
 	tg.waitFor("First words. Third.xy Fourth.")
 }
+
+// A modifier still down when Undo starts (a resting finger, a key-up the
+// system lost) is lifted, so Shift+Left selects characters, not words, and
+// pressed again after.
+func TestUndoLiftsAHeldModifier(t *testing.T) {
+	p := newPaster(t, Config{KeyReleaseTimeout: 100 * time.Millisecond})
+	ownClipboard(t, "before")
+	tg := startTarget(t)
+	ctx := context.Background()
+	if _, err := p.Output(ctx, "Kept words.", Options{}); err != nil {
+		t.Fatalf("Output: %v", err)
+	}
+	if _, err := p.Output(ctx, " Taken back again.", Options{}); err != nil {
+		t.Fatalf("Output: %v", err)
+	}
+	tg.waitFor("Kept words. Taken back again.")
+	xdotool(t, "keydown", "ctrl")
+	t.Cleanup(func() { _ = exec.Command("xdotool", "keyup", "ctrl").Run() })
+	if err := p.Undo(ctx); err != nil {
+		t.Fatalf("Undo with Ctrl held: %v", err)
+	}
+	tg.waitFor("Kept words.")
+	ctrl := p.os.x.keycode(0xffe3)
+	if down, _ := p.os.keysDown(); !slices.Contains(down, ctrl) {
+		t.Fatalf("ctrl (keycode %d) not down again after the undo; down: %v", ctrl, down)
+	}
+}

@@ -11,7 +11,6 @@ import (
 var (
 	ErrNoSelection         = errors.New("no text is selected: select the text to rewrite first (a window that does not copy with Ctrl+C cannot be rewritten either)")
 	ErrSelectionInTerminal = errors.New("the selection is in a terminal, where Ctrl+C would stop the running program instead of copying; rewrite text in an editor or a text field")
-	ErrSelectKeysHeld      = errors.New("keys are still held down, so the selection could not be copied; release the hotkey and try again")
 	ErrFocusChanged        = errors.New("another window has the focus now than the one with the selection, so the rewrite was not put in; Paste again inserts it where the focus is")
 	ErrSelectionChanged    = errors.New("the selection changed while the chat server answered, so the rewrite was not put in; Paste again inserts it where the cursor is")
 )
@@ -23,8 +22,8 @@ type Selection struct {
 }
 
 // Selection copies the focused window's selection (Ctrl+C) and returns it;
-// the clipboard holds what it held before once it returns. Nothing selected,
-// a terminal, or keys still held give an error that says so; with
+// the clipboard holds what it held before once it returns. Nothing selected
+// or a terminal give an error that says so; with
 // ErrNoSelection the Selection still names the window, for an insertion
 // at its cursor (Options.Replace with no Text).
 func (p *Paster) Selection(ctx context.Context) (Selection, error) {
@@ -46,13 +45,11 @@ func (p *Paster) Selection(ctx context.Context) (Selection, error) {
 	if err != nil {
 		return Selection{}, fmt.Errorf("copy the selection: %w", err)
 	}
-	lifted, err := p.waitKeysReleased(ctx)
+	again, err := p.keysFree(ctx)
 	if err != nil {
 		return Selection{}, err
 	}
-	if len(lifted) > 0 {
-		return Selection{}, ErrSelectKeysHeld // Ctrl+C with Win or Alt held is another shortcut
-	}
+	defer again()
 	text, err := p.copySelection(ctx, k)
 	switch {
 	case errors.Is(err, ErrNoCopy), err == nil && text == "":
@@ -73,13 +70,11 @@ func (p *Paster) clearSelection(ctx context.Context, want string) error {
 	if err != nil {
 		return fmt.Errorf("replace the selection: %w", err)
 	}
-	lifted, err := p.waitKeysReleased(ctx)
+	again, err := p.keysFree(ctx)
 	if err != nil {
 		return err
 	}
-	if len(lifted) > 0 {
-		return ErrSelectKeysHeld
-	}
+	defer again()
 	got, err := p.copySelection(ctx, k)
 	if err != nil || got != want {
 		if err != nil {

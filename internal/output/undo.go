@@ -18,7 +18,6 @@ var (
 	ErrFocusMoved    = fmt.Errorf("%w: another window has the focus now than the one the dictation went to", ErrNotUndone)
 	ErrTerminal      = fmt.Errorf("%w: the dictation went to a terminal, where the line may have run; remove it there by hand", ErrNotUndone)
 	ErrSent          = fmt.Errorf("%w: the dictation was sent with Enter", ErrNotUndone)
-	ErrKeysHeld      = fmt.Errorf("%w: keys are still held down", ErrNotUndone)
 	ErrTextChanged   = fmt.Errorf("%w: the text before the cursor is no longer the dictation (something was typed or changed since)", ErrNotUndone)
 	ErrNoCopy        = fmt.Errorf("%w: the window did not copy the text before the cursor, so the dictation could not be checked", ErrNotUndone)
 )
@@ -80,8 +79,8 @@ func moveSeq(k editKeys, key uint32, n int) []keyEvent {
 // Undo takes the last text Output delivered back out of its window: it
 // selects back over exactly that many characters, copies the selection to
 // check it is still the text, and deletes it. When it cannot be sure (nothing
-// to undo, another window focused, a terminal, the text sent with Enter, keys
-// held, the text before the cursor changed, a window that does not copy) it
+// to undo, another window focused, a terminal, the text sent with Enter, the
+// text before the cursor changed, a window that does not copy) it
 // leaves the window as it was and returns an error wrapping ErrNotUndone that
 // says why. The clipboard is put back as after a paste.
 func (p *Paster) Undo(ctx context.Context) error {
@@ -108,13 +107,11 @@ func (p *Paster) Undo(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNotUndone, err)
 	}
-	lifted, err := p.waitKeysReleased(ctx)
+	again, err := p.keysFree(ctx)
 	if err != nil {
 		return err
 	}
-	if len(lifted) > 0 {
-		return ErrKeysHeld // Shift+Left with Ctrl held would select words
-	}
+	defer again()
 	n := cursorSteps(last.text)
 	if err := p.os.send(moveSeq(k, k.left, n)); err != nil {
 		return fmt.Errorf("select the dictation: %w", err)
