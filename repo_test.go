@@ -92,6 +92,10 @@ var layers = map[string]layerRules{
 		mod + "internal/desktop", mod + "internal/audio", mod + "internal/output"}},
 	"internal/desktop": {direct: []string{"github.com/ebitengine/purego", "github.com/gen2brain/malgo",
 		"fyne.io/systray", "golang.design/x/clipboard", "golang.design/x/hotkey", "github.com/godbus/dbus/v5"}},
+	// The root package is the command layer: arguments, subcommands and
+	// wiring, with no OS library of its own.
+	strings.TrimSuffix(mod, "/"): {direct: []string{"github.com/ebitengine/purego", "github.com/gen2brain/malgo",
+		"fyne.io/systray", "golang.design/x/clipboard", "golang.design/x/hotkey", "github.com/godbus/dbus/v5"}},
 }
 
 // purego loads the engine library (engine) and X11/XTest (output) only; hotkey may.
@@ -181,6 +185,9 @@ func TestLayerViolations(t *testing.T) {
 			[]string{"internal/config depends on " + mod + "internal/envvars; its layer imports nothing internal"}},
 		{"audio's own test helpers are its own", []pkgDeps{{path: "internal/audio/audiotest",
 			imports: []string{mod + "internal/audio"}, deps: []string{mod + "internal/audio"}}}, nil},
+		{"the commands call no OS library themselves", []pkgDeps{{path: strings.TrimSuffix(mod, "/"),
+			imports: []string{"golang.design/x/clipboard"}, deps: []string{"golang.design/x/clipboard"}}},
+			[]string{strings.TrimSuffix(mod, "/") + " imports golang.design/x/clipboard, which its layer forbids"}},
 		{"textproc may not reach config", []pkgDeps{{path: "internal/textproc",
 			imports: []string{mod + "internal/config"}, deps: []string{mod + "internal/config"}}},
 			[]string{"internal/textproc depends on " + mod + "internal/config (directly or through another package), which its layer forbids"}},
