@@ -321,12 +321,14 @@ func TestAlignRealModel(t *testing.T) {
 	win := speechWindow(t, 5, "Please send the quarterly report to the finance team before Friday.")
 	size := uint64(len(win.Features)) * 4
 	text := generate(t, c, win)
+	start := time.Now()
 	res, err := c.Align(context.Background(), win, engine.AlignRequest{
 		StartSequence: enPrompt[:3], TextTokens: text, NumFrames: win.Frames, MedianFilterWidth: 7,
 	})
 	if err != nil {
 		t.Fatalf("align: %v", err)
 	}
+	t.Logf("aligned %d tokens in %v", len(text), time.Since(start).Round(time.Millisecond))
 	if len(res.TextTokenProbs) != len(text) {
 		t.Fatalf("%d token probabilities for %d text tokens", len(res.TextTokenProbs), len(text))
 	}

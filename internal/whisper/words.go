@@ -90,8 +90,8 @@ func CheckAlignmentHeads(modelDir string) error {
 		}
 	}
 	if len(c.AlignmentHeads) == 0 {
-		return fmt.Errorf("%w: the model %s has no alignment_heads in its config.json, so its words cannot be timed; "+
-			"use a model converted with them (such as those `whisperkey models` downloads, or one converted again with a recent ct2-transformers-converter), "+
+		return fmt.Errorf("%w: the model %s lists no alignment_heads in its config.json, so its words cannot be timed; "+
+			"use a model converted with them (such as Systran's faster-whisper models, or one converted again with a recent ct2-transformers-converter), "+
 			"or ask for segment timestamps only", ErrNoWordTimestamps, filepath.Base(modelDir))
 	}
 	return nil
