@@ -76,7 +76,7 @@ func (s *Server) write(w http.ResponseWriter, req *request, res *whisper.Result)
 			Language string    `json:"language"`
 			Duration float64   `json:"duration"`
 			Text     string    `json:"text"`
-			Words    *[]word   `json:"words,omitempty"` // asked for: present, if empty`
+			Words    *[]word   `json:"words,omitempty"` // when asked for: present even if empty
 			Segments []segment `json:"segments"`
 			Usage    usage     `json:"usage"`
 			// Ours, beside OpenAI's: what the local engine reports too, so a
