@@ -76,6 +76,7 @@ func startServe(t testing.TB, args ...string) *servedBinary {
 		}
 		select {
 		case err := <-s.done:
+			s.done <- err // for the cleanup, which waits for it
 			t.Fatalf("serve exited early: %v\n%s", err, s.stderr)
 		case <-time.After(200 * time.Millisecond):
 		}

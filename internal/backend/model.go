@@ -35,7 +35,24 @@ func openModel(ctx context.Context, spec engine.Spec, opt engine.Options, log *s
 	if err != nil {
 		return nil, err
 	}
-	return &model{Transcriber: whisper.NewTranscriber(c, tok, c.Ready().Model.NMels, log), client: c}, nil
+	t := whisper.NewTranscriber(c, tok, c.Ready().Model.NMels, log)
+	if err := canAlign(spec, c.Ready()); err != nil {
+		t.UseAligner(nil, err)
+	} else {
+		t.UseAligner(c, nil)
+	}
+	return &model{Transcriber: t, client: c}, nil
+}
+
+// canAlign says why word timestamps are unavailable on this model and
+// library, or nil.
+func canAlign(spec engine.Spec, ready engine.Ready) error {
+	if !ready.CanAlign {
+		// The answer may go to a remote client: no paths in it.
+		return fmt.Errorf("%w: this server's engine library has no align op (it was built before word timestamps); update WhisperKey or rebuild the engine (make engine)",
+			whisper.ErrNoWordTimestamps)
+	}
+	return whisper.CheckAlignmentHeads(spec.ModelDir)
 }
 
 // Close stops the engine worker.

@@ -159,6 +159,16 @@ func (c *Client) Generate(ctx context.Context, win Window, g GenerateRequest) (G
 	return res, err
 }
 
+// Align aligns a window's text tokens to its audio (word timestamps). The
+// window is usually the one just decoded, whose encoder output the worker
+// still holds, so its features are not sent again.
+func (c *Client) Align(ctx context.Context, win Window, a AlignRequest) (AlignResult, error) {
+	var res AlignResult
+	req := request{Op: "align", Window: win.ID, NMels: win.NMels, Frames: win.Frames, Align: &a}
+	err := c.do(ctx, req, win.Features, &res)
+	return res, err
+}
+
 // FeatureBytes is how many bytes of features this client has sent to its
 // workers.
 func (c *Client) FeatureBytes() uint64 {

@@ -309,3 +309,40 @@ func TestQuitClosesCPUModel(t *testing.T) {
 		t.Fatalf("the worker did not close its model at quit; log:\n%s", logs.String())
 	}
 }
+
+// The align op runs on the window the worker still holds from generate: its
+// path walks every text token (and the end token) forward in time, and the
+// features cross the pipe once.
+func TestAlignRealModel(t *testing.T) {
+	c, _ := startBase(t)
+	if !c.Ready().CanAlign {
+		t.Fatal("the engine library reports no align op")
+	}
+	win := speechWindow(t, 5, "Please send the quarterly report to the finance team before Friday.")
+	size := uint64(len(win.Features)) * 4
+	text := generate(t, c, win)
+	start := time.Now()
+	res, err := c.Align(context.Background(), win, engine.AlignRequest{
+		StartSequence: enPrompt[:3], TextTokens: text, NumFrames: win.Frames, MedianFilterWidth: 7,
+	})
+	if err != nil {
+		t.Fatalf("align: %v", err)
+	}
+	t.Logf("aligned %d tokens in %v", len(text), time.Since(start).Round(time.Millisecond))
+	if len(res.TextTokenProbs) != len(text) {
+		t.Fatalf("%d token probabilities for %d text tokens", len(res.TextTokenProbs), len(text))
+	}
+	last := [2]int{0, 0}
+	for i, p := range res.Alignments {
+		if p[0] < last[0] || p[1] < last[1] || (i > 0 && p == last) {
+			t.Fatalf("alignment step %d %v after %v: not monotonic", i, p, last)
+		}
+		last = p
+	}
+	if last[0] != len(text) {
+		t.Fatalf("alignment ends on text index %d, want %d (the end token)", last[0], len(text))
+	}
+	if got := c.FeatureBytes(); got != size {
+		t.Fatalf("%d feature bytes sent for decode + align, want one window's %d", got, size)
+	}
+}

@@ -35,6 +35,7 @@ type native struct {
 	encodedFree func(x uintptr)
 	detect      func(e, x uintptr) *byte
 	generate    func(e, x uintptr, request string) *byte
+	align       func(e, x uintptr, request string) *byte // nil: a library from before word timestamps
 	devices     func() *byte
 	lastError   func() *byte
 	stringFree  func(s *byte)
@@ -63,6 +64,9 @@ func loadNative(dir string, extra []string) (*native, error) {
 			return nil, fmt.Errorf("engine library %s lacks %s (wrong or old build?): %w", path, f.name, err)
 		}
 		purego.RegisterFunc(f.fn, sym)
+	}
+	if sym, err := symbol(h, "ct2e_align"); err == nil {
+		purego.RegisterFunc(&n.align, sym)
 	}
 	return n, nil
 }

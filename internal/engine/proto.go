@@ -18,12 +18,13 @@ import (
 const maxFrame = 64 << 20
 
 type request struct {
-	Op       string           `json:"op"` // open, detect, generate, quit
+	Op       string           `json:"op"` // open, detect, generate, align, quit
 	Spec     *Spec            `json:"spec,omitempty"`
 	Window   uint64           `json:"window,omitempty"`
 	NMels    int              `json:"n_mels,omitempty"`
 	Frames   int              `json:"frames,omitempty"`
 	Generate *GenerateRequest `json:"generate,omitempty"`
+	Align    *AlignRequest    `json:"align,omitempty"`
 }
 
 type response struct {

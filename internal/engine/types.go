@@ -49,6 +49,9 @@ type Ready struct {
 	Devices    []DeviceReport `json:"devices"`
 	LoadMillis int64          `json:"load_ms"`
 	PID        int            `json:"pid"`
+	// CanAlign says the library has the align op that word timestamps
+	// need (libraries built before it lack it and still serve the rest).
+	CanAlign bool `json:"can_align"`
 }
 
 // The per-window types live in package wire, which the transcriber uses
@@ -58,6 +61,8 @@ type (
 	GenerateRequest = wire.GenerateRequest
 	GenerateResult  = wire.GenerateResult
 	LangProb        = wire.LangProb
+	AlignRequest    = wire.AlignRequest
+	AlignResult     = wire.AlignResult
 )
 
 var (

@@ -65,7 +65,7 @@ func (s *server) handle(req request, payload []byte) response {
 		if ready, err = s.open(req.Spec); err == nil {
 			out, err = json.Marshal(ready)
 		}
-	case "detect", "generate":
+	case "detect", "generate", "align":
 		out, err = s.infer(req, payload)
 	default:
 		err = fmt.Errorf("unknown op %q", req.Op)
@@ -101,7 +101,7 @@ func (s *server) open(spec *Spec) (*Ready, error) {
 		return nil, fmt.Errorf("load model %s on %s: %w", spec.ModelDir, spec.Device, err)
 	}
 	s.engine, s.device = e, spec.Device
-	ready := &Ready{PID: os.Getpid()}
+	ready := &Ready{PID: os.Getpid(), CanAlign: n.align != nil}
 	if err := n.callJSON(&ready.Model, func() *byte { return n.info(e) }); err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (s *server) close() {
 	s.log.Info("model closed")
 }
 
-// infer answers detect and generate with the library's JSON as it is.
+// infer answers detect, generate and align with the library's JSON as it is.
 func (s *server) infer(req request, payload []byte) ([]byte, error) {
 	if s.engine == 0 {
 		return nil, errors.New("no model open")
@@ -148,6 +148,9 @@ func (s *server) infer(req request, payload []byte) ([]byte, error) {
 		}
 		return out, nil
 	}
+	if req.Op == "align" {
+		return s.align(req.Align)
+	}
 	if req.Generate == nil {
 		return nil, errors.New("generate without options")
 	}
@@ -158,6 +161,24 @@ func (s *server) infer(req request, payload []byte) ([]byte, error) {
 	out, err := s.n.call(func() *byte { return s.n.generate(s.engine, s.encoded, string(body)) })
 	if err != nil {
 		return nil, fmt.Errorf("generate: %w", err)
+	}
+	return out, nil
+}
+
+func (s *server) align(req *AlignRequest) ([]byte, error) {
+	if req == nil {
+		return nil, errors.New("align without a request")
+	}
+	if s.n.align == nil {
+		return nil, errors.New("the engine library has no align op (built before word timestamps); rebuild it")
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.n.call(func() *byte { return s.n.align(s.engine, s.encoded, string(body)) })
+	if err != nil {
+		return nil, fmt.Errorf("align: %w", err)
 	}
 	return out, nil
 }

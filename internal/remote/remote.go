@@ -130,6 +130,10 @@ func (c *Client) Transcribe(ctx context.Context, samples []float32, opt whisper.
 	if len(samples) == 0 {
 		return nil, whisper.ErrNoAudio
 	}
+	if opt.WordTimestamps {
+		// The form asks for segments only; words would silently be missing.
+		return nil, fmt.Errorf("%w: the engine is a remote server; ask that server for words itself (response_format=verbose_json, timestamp_granularities[]=word)", whisper.ErrNoWordTimestamps)
+	}
 	body, ctype, err := c.form(samples, opt)
 	if err != nil {
 		return nil, err

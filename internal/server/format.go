@@ -28,6 +28,27 @@ type segment struct {
 	NoSpeechProb     float64 `json:"no_speech_prob"`
 }
 
+// word is OpenAI's timed word: the text without the space before it.
+type word struct {
+	Word  string  `json:"word"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+// words lists the segments' words for verbose_json when asked, nil otherwise.
+func words(segs []whisper.Segment, asked bool) *[]word {
+	if !asked {
+		return nil
+	}
+	out := []word{}
+	for _, sg := range segs {
+		for _, w := range sg.Words {
+			out = append(out, word{Word: strings.TrimSpace(w.Word), Start: w.Start, End: w.End})
+		}
+	}
+	return &out
+}
+
 // write answers in the requested response_format, shaped as OpenAI's are.
 func (s *Server) write(w http.ResponseWriter, req *request, res *whisper.Result) {
 	u := usage{Type: "duration", Seconds: math.Ceil(res.Duration)}
@@ -55,13 +76,14 @@ func (s *Server) write(w http.ResponseWriter, req *request, res *whisper.Result)
 			Language string    `json:"language"`
 			Duration float64   `json:"duration"`
 			Text     string    `json:"text"`
+			Words    *[]word   `json:"words,omitempty"` // when asked for: present even if empty
 			Segments []segment `json:"segments"`
 			Usage    usage     `json:"usage"`
 			// Ours, beside OpenAI's: what the local engine reports too, so a
 			// WhisperKey client gets the same result either way.
 			LanguageProb float32 `json:"language_probability"`
 			Path         string  `json:"path,omitempty"`
-		}{"transcribe", whisper.LanguageName(res.Language), res.Duration, res.Text, segs, u, res.LanguageProb, res.Path})
+		}{"transcribe", whisper.LanguageName(res.Language), res.Duration, res.Text, words(segments, req.words), segs, u, res.LanguageProb, res.Path})
 	default:
 		writeJSON(w, http.StatusOK, struct {
 			Text  string `json:"text"`

@@ -505,6 +505,7 @@ type request struct {
 	format        string
 	temperature   float64
 	hasTemp       bool
+	words         bool // timestamp_granularities[] holds word
 }
 
 // apiError is a 4xx/5xx answer in OpenAI's error shape.
@@ -688,6 +689,10 @@ func (s *Server) parseForm(r *http.Request, share int64) (*request, error) {
 	if !haveFile {
 		return nil, badRequest("file", "the form has no file field; send the audio as multipart field file (WAV, FLAC, MP3 or OGG)")
 	}
+	if req.words && req.format != "verbose_json" {
+		// OpenAI refuses this too: only verbose_json has a place for words.
+		return nil, badRequest("timestamp_granularities", "timestamp_granularities[]=word needs response_format=verbose_json (got %s), the only format that carries words", req.format)
+	}
 	return req, nil
 }
 
@@ -723,8 +728,16 @@ func (req *request) set(name, v string) error {
 			return badRequest("temperature", "temperature %q must be a number from 0 to 1", clip(v))
 		}
 		req.temperature, req.hasTemp = t, true
+	case "timestamp_granularities[]", "timestamp_granularities":
+		switch v {
+		case "word":
+			req.words = true
+		case "segment": // verbose_json always has segments
+		default:
+			return badRequest("timestamp_granularities", "timestamp_granularities[] %q is not supported; use word or segment", clip(v))
+		}
 	}
-	// Other fields (timestamp_granularities[], stream, …) are accepted and ignored, as OpenAI-compatible servers do.
+	// Other fields (stream, …) are accepted and ignored, as OpenAI-compatible servers do.
 	return nil
 }
 
@@ -780,6 +793,7 @@ func (s *Server) options(req *request) whisper.Options {
 	if req.hasTemp && req.temperature > 0 {
 		o.Temperatures = []float32{float32(req.temperature)}
 	}
+	o.WordTimestamps = req.words
 	return o
 }
 
@@ -793,6 +807,8 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	case errors.Is(err, context.Canceled):
 		// The client went away; nobody reads this.
 		writeError(w, 499, "request_cancelled", "", "the request was cancelled", "")
+	case errors.Is(err, whisper.ErrNoWordTimestamps):
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "timestamp_granularities", err.Error(), "word_timestamps_unavailable")
 	case errors.Is(err, whisper.ErrNoAudio):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "file", "the uploaded file holds no audio", "")
 	default:

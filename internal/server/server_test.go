@@ -533,3 +533,60 @@ func rss() int {
 	}
 	return 0
 }
+
+// verbose_json with timestamp_granularities[]=word: OpenAI's top-level words,
+// in order, within the audio and its segments, spelling the text; a request
+// without it has no words.
+func TestWordTimestamps(t *testing.T) {
+	eng := openEngine(t)
+	srv := start(t, server.Config{}, eng)
+	wav := wavBytes(t, testenv.Speech(t, said))
+	type answerJSON struct {
+		Duration float64 `json:"duration"`
+		Text     string  `json:"text"`
+		Words    *[]struct {
+			Word  string  `json:"word"`
+			Start float64 `json:"start"`
+			End   float64 `json:"end"`
+		} `json:"words"`
+		Segments []struct{ Start, End float64 } `json:"segments"`
+	}
+	ask := func(granularity string) answerJSON {
+		parts := []part{{name: "file", filename: "a.wav", data: wav}, {name: "response_format", data: []byte("verbose_json")}}
+		if granularity != "" {
+			parts = append(parts, part{name: "timestamp_granularities[]", data: []byte(granularity)})
+		}
+		body, ctype := form(t, parts...)
+		a := post(t, srv.url, "", body, ctype)
+		if a.status != http.StatusOK {
+			t.Fatalf("status %d: %s", a.status, a.body)
+		}
+		var v answerJSON
+		if err := json.Unmarshal(a.body, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := ask("segment"); v.Words != nil {
+		t.Errorf("segment granularity: words %v", *v.Words)
+	}
+	v := ask("word")
+	if v.Words == nil || len(*v.Words) < 8 {
+		t.Fatalf("words %v for %q", v.Words, v.Text)
+	}
+	var spelled []string
+	last := 0.0
+	for _, w := range *v.Words {
+		if w.Word != strings.TrimSpace(w.Word) || w.Start < last-1e-9 || w.End < w.Start || w.End > v.Duration {
+			t.Errorf("word %q at %.2f–%.2f after %.2f (audio %.2f s)", w.Word, w.Start, w.End, last, v.Duration)
+		}
+		last = w.Start
+		spelled = append(spelled, w.Word)
+	}
+	if got := strings.Join(spelled, " "); got != strings.TrimSpace(v.Text) {
+		t.Errorf("words spell %q, text is %q", got, v.Text)
+	}
+	if first, lastSeg := (*v.Words)[0], v.Segments[len(v.Segments)-1]; first.Start != v.Segments[0].Start || (*v.Words)[len(*v.Words)-1].End != lastSeg.End {
+		t.Errorf("words %.2f–%.2f, segments %.2f–%.2f: the segments take their words' bounds", first.Start, (*v.Words)[len(*v.Words)-1].End, v.Segments[0].Start, lastSeg.End)
+	}
+}

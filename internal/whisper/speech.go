@@ -29,6 +29,11 @@ func (t *Transcriber) UseSpeechDetector(d SpeechDetector) { t.speech = d }
 // speech detector, a press with no speech returns no text at once.
 // Segments end within the audio (WithinAudio).
 func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Options) (*Result, error) {
+	if opt.WordTimestamps {
+		if err := t.wordsUnavailable(); err != nil {
+			return nil, err
+		}
+	}
 	res, err := t.transcribeGated(ctx, samples, opt)
 	if err == nil {
 		res.Segments = WithinAudio(res.Segments, res.Duration)
@@ -36,7 +41,7 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 	return res, err
 }
 
-// WithinAudio clamps segment times to the audio's duration: Whisper hears
+// WithinAudio clamps segment and word times to the audio's duration: Whisper hears
 // each clip padded with silence to 30 s and may end a segment inside the
 // padding (2.0 s for a 1.39 s clip), past the end of the audio.
 func WithinAudio(segs []Segment, duration float64) []Segment {
@@ -47,6 +52,14 @@ func WithinAudio(segs []Segment, duration float64) []Segment {
 	for i := range out {
 		out[i].End = min(out[i].End, duration)
 		out[i].Start = min(out[i].Start, out[i].End)
+		if len(out[i].Words) > 0 {
+			words := slices.Clone(out[i].Words)
+			for j := range words {
+				words[j].End = min(words[j].End, duration)
+				words[j].Start = min(words[j].Start, words[j].End)
+			}
+			out[i].Words = words
+		}
 	}
 	return out
 }

@@ -60,6 +60,10 @@ type Options struct {
 	// silence after the speech may be cut (speech.go says when; the start is
 	// never cut). Not in faster-whisper.
 	DetectSpeech bool
+	// WordTimestamps times every word, as faster-whisper's word_timestamps
+	// (words.go). It needs an aligner (Transcriber.UseAligner) and decodes
+	// on the full window, whose encoder output the alignment heads know.
+	WordTimestamps bool
 }
 
 // Window is the window short audio is decoded on.
@@ -126,6 +130,8 @@ type Segment struct {
 	NoSpeechProb     float64 `json:"no_speech_prob"`
 	CompressionRatio float64 `json:"compression_ratio"`
 	Temperature      float32 `json:"temperature"`
+	// Words are the segment's timed words, with Options.WordTimestamps.
+	Words []Word `json:"words,omitempty"`
 }
 
 // Timings split where the time of a transcription went.
@@ -169,6 +175,9 @@ type Transcriber struct {
 	nextID atomic.Uint64
 	short  shortWindow
 	speech SpeechDetector
+	// aligner times words; noAligner says why there is none (UseAligner).
+	aligner   Aligner
+	noAligner error
 }
 
 // NewTranscriber decodes with eng, whose model has nMels mel bins and the vocabulary of tok.
@@ -200,7 +209,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 	}
 	res.Path = PathFull
 	var mel *Mel // the whole recording's features, once computed
-	if opt.Window == ShortWindow && (to-from)/HopLength <= t.short.maxFrames {
+	if opt.Window == ShortWindow && !opt.WordTimestamps && (to-from)/HopLength <= t.short.maxFrames {
 		speech, err := LogMel(samples[from:to], t.nMels)
 		if err != nil {
 			return nil, fmt.Errorf("features: %w", err)
@@ -260,6 +269,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 		allTokens = append(allTokens, ids...)
 	}
 	promptResetSince := 0
+	lastSpeech := 0.0 // where the last segment with words ended
 	var texts []string
 	for seek := 0; seek < contentFrames; {
 		timeOffset := float64(seek) * 0.01
@@ -281,7 +291,19 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 			continue
 		}
 		var segs []rawSegment
+		windowSeek := seek
 		segs, seek = t.splitByTimestamps(d.tokens, timeOffset, seek, size)
+		if opt.WordTimestamps {
+			if lastSpeech, err = t.addWords(ctx, win, sot, lang, segs, size, timeOffset, lastSpeech); err != nil {
+				return nil, err
+			}
+			// The next window starts where the last word ended, as in faster-whisper.
+			if end, ok := lastWordEnd(segs); ok && !t.singleTimestampEnding(d.tokens) && end > timeOffset {
+				if next := int(math.RoundToEven(end * 100)); next > windowSeek {
+					seek = next
+				}
+			}
+		}
 		for _, s := range segs {
 			text := t.segmentText(s.tokens)
 			if s.start == s.end || strings.TrimSpace(text) == "" {
@@ -291,7 +313,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 			res.Segments = append(res.Segments, Segment{
 				Start: s.start, End: s.end, Text: text, Tokens: s.tokens,
 				AvgLogProb: d.avgLogProb, NoSpeechProb: float64(d.res.NoSpeechProb),
-				CompressionRatio: d.compression, Temperature: d.temperature,
+				CompressionRatio: d.compression, Temperature: d.temperature, Words: s.words,
 			})
 			texts = append(texts, text)
 		}
@@ -581,6 +603,7 @@ func (t *Transcriber) generateAt(ctx context.Context, win wire.Window, prompt, s
 type rawSegment struct {
 	start, end float64
 	tokens     []int
+	words      []Word // with Options.WordTimestamps
 }
 
 // splitByTimestamps cuts a window's tokens into segments at consecutive
@@ -589,7 +612,7 @@ func (t *Transcriber) splitByTimestamps(tokens []int, timeOffset float64, seek, 
 	tsBegin := t.tok.TimestampBegin()
 	isTS := func(id int) bool { return id >= tsBegin }
 	n := len(tokens)
-	singleEnding := n >= 2 && !isTS(tokens[n-2]) && isTS(tokens[n-1])
+	singleEnding := t.singleTimestampEnding(tokens)
 	var cuts []int
 	for i := 1; i < n; i++ {
 		if isTS(tokens[i]) && isTS(tokens[i-1]) {
@@ -630,6 +653,13 @@ func (t *Transcriber) splitByTimestamps(tokens []int, timeOffset float64, seek, 
 	}
 	segs = append(segs, rawSegment{start: timeOffset, end: timeOffset + duration, tokens: tokens})
 	return segs, seek + size
+}
+
+// singleTimestampEnding reports a decode that ends on one timestamp after
+// text: the window's speech ran to its end.
+func (t *Transcriber) singleTimestampEnding(tokens []int) bool {
+	n := len(tokens)
+	return n >= 2 && tokens[n-2] < t.tok.TimestampBegin() && tokens[n-1] >= t.tok.TimestampBegin()
 }
 
 // segmentText is the text of a segment's tokens as the Result carries it:

@@ -56,3 +56,22 @@ func (l *LangProb) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// AlignRequest asks for CTranslate2's alignment of a window's text tokens to
+// its encoder frames, as faster-whisper's word timestamps ask for it.
+type AlignRequest struct {
+	// StartSequence is the SOT sequence the text was decoded after.
+	StartSequence []int `json:"start_sequence"`
+	// TextTokens are the window's text tokens: no timestamps, no EOT.
+	TextTokens []int `json:"text_tokens"`
+	// NumFrames is how many mel frames of the window hold audio.
+	NumFrames         int `json:"num_frames"`
+	MedianFilterWidth int `json:"median_filter_width"`
+}
+
+// AlignResult is the alignment path as [text index, time index] pairs (time
+// in encoder frames of 20 ms) and the probability of each text token.
+type AlignResult struct {
+	Alignments     [][2]int  `json:"alignments"`
+	TextTokenProbs []float32 `json:"text_token_probs"`
+}

@@ -374,6 +374,61 @@ pub unsafe extern "C" fn ct2e_generate(
     })
 }
 
+/// Alignment request: the SOT sequence and one window's text tokens (no timestamps).
+#[derive(Deserialize)]
+struct AlignRequest {
+    start_sequence: Vec<usize>,
+    text_tokens: Vec<usize>,
+    num_frames: usize,
+    median_filter_width: i64,
+}
+
+#[derive(Serialize)]
+struct Aligned {
+    /// The DTW path as [text_index, time_index] pairs.
+    alignments: Vec<(i64, i64)>,
+    text_token_probs: Vec<f32>,
+}
+
+/// Aligns text tokens to the encoder frames of the first batch item
+/// (CTranslate2's Whisper::align, as faster-whisper's word timestamps use it).
+/// `request` is a JSON AlignRequest; the result is JSON `{alignments, text_token_probs}`.
+///
+/// # Safety
+/// Arguments must come from `ct2e_open`/`ct2e_encode`; `request` NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn ct2e_align(
+    e: *const Engine,
+    x: *const Encoded,
+    request: *const c_char,
+) -> *mut c_char {
+    guard(std::ptr::null_mut(), || {
+        let e = e.as_ref().ok_or("engine is NULL")?;
+        let x = x.as_ref().ok_or("encoded is NULL")?;
+        let r: AlignRequest = serde_json::from_str(str_arg(request, "request")?)
+            .map_err(|err| format!("bad request: {err}"))?;
+        let res = e
+            .whisper
+            .align(
+                &x.0,
+                &r.start_sequence,
+                &[r.text_tokens],
+                &[r.num_frames],
+                r.median_filter_width,
+            )
+            .map_err(|err| format!("align: {err:#}"))?;
+        let a = res.into_iter().next().ok_or("no alignment result")?;
+        json_out(&Aligned {
+            alignments: a
+                .alignments
+                .iter()
+                .map(|p| (p.token_x, p.frame_x))
+                .collect(),
+            text_token_probs: a.text_token_probs,
+        })
+    })
+}
+
 #[derive(Serialize)]
 struct DeviceReport {
     device: &'static str,
