@@ -318,6 +318,26 @@ struct Generated {
     no_speech_prob: f32,
 }
 
+/// Runs f on an engine, an encoded window and a JSON request, for the calls
+/// that take all three.
+///
+/// # Safety
+/// As for the calls: pointers from `ct2e_open`/`ct2e_encode`, `request` NUL-terminated.
+unsafe fn on_window<R: serde::de::DeserializeOwned>(
+    e: *const Engine,
+    x: *const Encoded,
+    request: *const c_char,
+    f: impl FnOnce(&Engine, &Encoded, R) -> Result<*mut c_char, String>,
+) -> *mut c_char {
+    guard(std::ptr::null_mut(), || {
+        let e = e.as_ref().ok_or("engine is NULL")?;
+        let x = x.as_ref().ok_or("encoded is NULL")?;
+        let r = serde_json::from_str(str_arg(request, "request")?)
+            .map_err(|err| format!("bad request: {err}"))?;
+        f(e, x, r)
+    })
+}
+
 /// Generates token ids for the first batch item. `request` is a JSON Request;
 /// the result is JSON `{sequences_ids, scores, no_speech_prob}`.
 ///
@@ -329,11 +349,7 @@ pub unsafe extern "C" fn ct2e_generate(
     x: *const Encoded,
     request: *const c_char,
 ) -> *mut c_char {
-    guard(std::ptr::null_mut(), || {
-        let e = e.as_ref().ok_or("engine is NULL")?;
-        let x = x.as_ref().ok_or("encoded is NULL")?;
-        let r: Request = serde_json::from_str(str_arg(request, "request")?)
-            .map_err(|err| format!("bad request: {err}"))?;
+    on_window(e, x, request, |e, x, r: Request| {
         let prompt = r
             .prompt
             .iter()
@@ -402,11 +418,7 @@ pub unsafe extern "C" fn ct2e_align(
     x: *const Encoded,
     request: *const c_char,
 ) -> *mut c_char {
-    guard(std::ptr::null_mut(), || {
-        let e = e.as_ref().ok_or("engine is NULL")?;
-        let x = x.as_ref().ok_or("encoded is NULL")?;
-        let r: AlignRequest = serde_json::from_str(str_arg(request, "request")?)
-            .map_err(|err| format!("bad request: {err}"))?;
+    on_window(e, x, request, |e, x, r: AlignRequest| {
         let res = e
             .whisper
             .align(
