@@ -56,7 +56,7 @@ func TestWineEngineImports(t *testing.T) {
 		}
 	}
 	// The C ABI the worker loads (native/ct2engine/include/ct2engine.h).
-	for _, sym := range []string{"ct2e_open", "ct2e_encode", "ct2e_generate", "ct2e_devices", "ct2e_last_error"} {
+	for _, sym := range []string{"ct2e_open", "ct2e_encode", "ct2e_generate", "ct2e_align", "ct2e_devices", "ct2e_last_error"} {
 		if !regexp.MustCompile(`\]\s+` + sym + `\n`).MatchString(string(out)) {
 			t.Errorf("ct2engine.dll does not export %s", sym)
 		}

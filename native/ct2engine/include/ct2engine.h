@@ -46,6 +46,14 @@ char *ct2e_detect_language(const ct2e_engine *e, const ct2e_encoded *x);
  * result:  {"sequences_ids":[[...]],"scores":[-0.2],"no_speech_prob":0.01} */
 char *ct2e_generate(const ct2e_engine *e, const ct2e_encoded *x, const char *request);
 
+/* Word timestamps: CTranslate2's alignment of one window's text tokens to its
+ * encoded audio, through the model's alignment heads.
+ * request: {"start_sequence":[50258,50259,50359], "text_tokens":[...],
+ *   "num_frames":1500, "median_filter_width":7}
+ * result:  {"alignments":[[text_index,time_index],...],"text_token_probs":[0.9,...]}
+ * Optional: libraries built before word timestamps lack it. */
+char *ct2e_align(const ct2e_engine *e, const ct2e_encoded *x, const char *request);
+
 /* [{"device":"cpu","count":1,"compute_types":["float32","int8",...],"isa":"AVX2"}, {"device":"cuda",...}]
  * isa: the instruction set CTranslate2's CPU kernels dispatch to (AVX512, AVX2, AVX, GENERIC). */
 char *ct2e_devices(void);
