@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 // wordsVsFasterWhisper asks our server for words through the openai
@@ -51,19 +51,8 @@ type timedWord struct {
 	Start, End float64
 }
 
-// normWord is a word as compared across engines: lower case, letters,
-// digits and apostrophes only.
-func normWord(w string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' {
-			return unicode.ToLower(r)
-		}
-		return -1
-	}, w)
-}
-
 // matchWords pairs the words of a and b that a longest common subsequence
-// of their normalised texts lines up, in runs of two or more: int8 kernels
+// of their normalised texts (whisper.Normalize) lines up, in runs of two or more: int8 kernels
 // may decode a word or two differently, and the rest must still be compared.
 func matchWords(a, b []timedWord) [][2]int {
 	n, m := len(a), len(b)
@@ -73,7 +62,7 @@ func matchWords(a, b []timedWord) [][2]int {
 	}
 	for i := n - 1; i >= 0; i-- {
 		for j := m - 1; j >= 0; j-- {
-			if normWord(a[i].Word) == normWord(b[j].Word) {
+			if whisper.Normalize(a[i].Word) == whisper.Normalize(b[j].Word) {
 				lcs[i][j] = lcs[i+1][j+1] + 1
 			} else {
 				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
@@ -83,7 +72,7 @@ func matchWords(a, b []timedWord) [][2]int {
 	var pairs [][2]int
 	for i, j := 0, 0; i < n && j < m; {
 		switch {
-		case normWord(a[i].Word) == normWord(b[j].Word):
+		case whisper.Normalize(a[i].Word) == whisper.Normalize(b[j].Word):
 			pairs = append(pairs, [2]int{i, j})
 			i++
 			j++
