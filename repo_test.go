@@ -49,13 +49,18 @@ type pkgDeps struct {
 
 // layerRules says what a layer may not depend on: direct lists what its own
 // files may not import; transitive what it may not reach through any path;
-// leaf forbids every internal package outside the layer's own folder.
+// leaf forbids every internal package outside the layer's own folder but the
+// vocabulary.
 type layerRules struct {
 	direct, transitive []string
 	leaf               bool
 }
 
 const mod = "github.com/whisperkey/whisperkey/"
+
+// vocabulary is below every layer: the typed values the user picks (paste modes,
+// placements), which config parses and the packages acting on them share.
+const vocabulary = "internal/choice"
 
 // layers: the state machine owns no OS calls and no engine; the decoder
 // does not know the engine worker (internal/backend joins them; the per-window
@@ -77,6 +82,7 @@ var layers = map[string]layerRules{
 	"internal/config": {leaf: true, transitive: []string{"golang.design/x/hotkey", "fyne.io/systray",
 		"github.com/ebitengine/purego"}},
 	"internal/audio":    {leaf: true},
+	vocabulary:          {leaf: true},
 	"internal/textproc": {transitive: []string{mod + "internal/config"}},
 	"internal/gpu":      {transitive: []string{"github.com/ebitengine/purego", mod + "internal/engine"}},
 	"internal/models":   {transitive: []string{mod + "internal/engine", "github.com/ebitengine/purego"}},
@@ -126,7 +132,7 @@ func layerViolations(pkgs []pkgDeps, rules map[string]layerRules) []string {
 				}
 			}
 			for _, d := range p.deps {
-				if rel, ours := strings.CutPrefix(d, mod); r.leaf && ours && under(rel, "internal") && !under(rel, prefix) {
+				if rel, ours := strings.CutPrefix(d, mod); r.leaf && ours && under(rel, "internal") && !under(rel, prefix) && !under(rel, vocabulary) {
 					bad = append(bad, p.path+" depends on "+d+"; its layer imports nothing internal")
 				}
 			}
@@ -183,6 +189,11 @@ func TestLayerViolations(t *testing.T) {
 		{"config may import nothing internal", []pkgDeps{{path: "internal/config",
 			imports: []string{mod + "internal/envvars"}, deps: []string{mod + "internal/envvars"}}},
 			[]string{"internal/config depends on " + mod + "internal/envvars; its layer imports nothing internal"}},
+		{"config may use the vocabulary", []pkgDeps{{path: "internal/config",
+			imports: []string{mod + vocabulary}, deps: []string{mod + vocabulary}}}, nil},
+		{"the vocabulary is a leaf", []pkgDeps{{path: vocabulary,
+			imports: []string{mod + "internal/envvars"}, deps: []string{mod + "internal/envvars"}}},
+			[]string{vocabulary + " depends on " + mod + "internal/envvars; its layer imports nothing internal"}},
 		{"audio's own test helpers are its own", []pkgDeps{{path: "internal/audio/audiotest",
 			imports: []string{mod + "internal/audio"}, deps: []string{mod + "internal/audio"}}}, nil},
 		{"the commands call no OS library themselves", []pkgDeps{{path: strings.TrimSuffix(mod, "/"),

@@ -7,13 +7,16 @@ import (
 
 //go:generate go run ./gen
 
-// Icon states; internal/tray uses the same names.
+// State names a tray icon; internal/tray shows one per state.
+type State string
+
+// Icon states.
 const (
-	StateIdle         = "idle"
-	StateRecording    = "recording"
-	StateTranscribing = "transcribing"
-	StateError        = "error"
-	StateLoading      = "loading"
+	StateIdle         State = "idle"
+	StateRecording    State = "recording"
+	StateTranscribing State = "transcribing"
+	StateError        State = "error"
+	StateLoading      State = "loading"
 )
 
 // Feedback sounds.
@@ -31,20 +34,20 @@ var files embed.FS
 // Icon returns the tray icon for state in the format the OS tray wants: a
 // multi-size ICO on Windows, a 64×64 PNG elsewhere (Linux's tray decodes
 // only PNG). It returns nil for an unknown state.
-func Icon(state string) []byte {
+func Icon(state State) []byte {
 	return icon(runtime.GOOS, state)
 }
 
-func icon(goos, state string) []byte {
+func icon(goos string, state State) []byte {
 	switch state {
 	case StateIdle, StateRecording, StateTranscribing, StateError, StateLoading:
 	default:
 		return nil
 	}
 	if goos == "windows" {
-		return read("icons/" + state + ".ico")
+		return read("icons/" + string(state) + ".ico")
 	}
-	return read("icons/" + state + "-64.png")
+	return read("icons/" + string(state) + "-64.png")
 }
 
 // Sound returns a 16-bit mono 22050 Hz WAV file by name (SoundStart,

@@ -10,7 +10,7 @@ import (
 )
 
 func TestIcon(t *testing.T) {
-	states := []string{StateIdle, StateRecording, StateTranscribing, StateError, StateLoading}
+	states := []State{StateIdle, StateRecording, StateTranscribing, StateError, StateLoading}
 	tests := []struct {
 		name string
 		goos string
@@ -22,7 +22,7 @@ func TestIcon(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			seen := map[string]string{}
+			seen := map[string]State{}
 			for _, s := range states {
 				b := icon(tt.goos, s)
 				if b == nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/models"
@@ -158,15 +159,15 @@ func TestAutoProbesTheGPUsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt := backend.Options{Sources: src}
-	choice, err := backend.ResolveModel(context.Background(), backend.ModelAuto, cache, opt, testlog.Discard())
-	if !errors.Is(err, backend.ErrModelMissing) || !choice.Auto || choice.Report == nil {
-		t.Fatalf("ResolveModel(auto) on an empty cache = %+v, %v; want a missing model and the report", choice, err)
+	picked, err := backend.ResolveModel(context.Background(), choice.ModelAuto, cache, opt, testlog.Discard())
+	if !errors.Is(err, backend.ErrModelMissing) || !picked.Auto || picked.Report == nil {
+		t.Fatalf("ResolveModel(auto) on an empty cache = %+v, %v; want a missing model and the report", picked, err)
 	}
-	if probes == 0 || len(choice.Report.GPUs) != 1 {
-		t.Fatalf("the report has %d GPUs after %d probes, want the RTX 3060", len(choice.Report.GPUs), probes)
+	if probes == 0 || len(picked.Report.GPUs) != 1 {
+		t.Fatalf("the report has %d GPUs after %d probes, want the RTX 3060", len(picked.Report.GPUs), probes)
 	}
 	before := probes
-	opt.Report = choice.Report
+	opt.Report = picked.Report
 	if r := backend.Detect(context.Background(), opt, testlog.Discard()); probes != before || len(r.GPUs) != 1 {
 		t.Fatalf("Detect with the report probed %d more times (GPUs %d)", probes-before, len(r.GPUs))
 	}

@@ -7,12 +7,10 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/models"
 )
-
-// ModelAuto is the config value that lets the hardware pick the model.
-const ModelAuto = "auto"
 
 // ErrModelMissing means the chosen model is not downloaded yet; the error's
 // text says how to get it.
@@ -38,7 +36,7 @@ type ModelChoice struct {
 // than it, so a machine with no network starts on what it has. A model that
 // is not downloaded returns its Name with an error wrapping ErrModelMissing.
 func ResolveModel(ctx context.Context, model string, cache *models.Cache, opt Options, log *slog.Logger) (ModelChoice, error) {
-	if model == "" || model == ModelAuto {
+	if model == "" || model == choice.ModelAuto {
 		return resolveAuto(ctx, cache, opt, log)
 	}
 	c := ModelChoice{Name: model}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // Config is one immutable snapshot of the settings. Fields hold checked values;
@@ -18,7 +20,7 @@ type Config struct {
 	Decode        Decode
 	Text          Text // see words.go
 	Hotkeys       Hotkeys
-	Paste         string // PastePaste, PasteClipboard, PasteEnter or PasteType
+	Paste         choice.PasteMode
 	Audio         Audio
 	Sounds        bool
 	LogLevel      string // debug, info, warn or error
@@ -45,7 +47,7 @@ type Remote struct {
 // Feedback holds what the user sees of the app's work: the indicator, notifications
 // and the kept history of dictations.
 type Feedback struct {
-	Indicator     string // IndicatorBottom, IndicatorCursor or IndicatorOff
+	Indicator     choice.Placement
 	Notifications bool
 	KeepOnDisk    bool // history.keep_on_disk: keep the recent dictations in a file
 	// LiveText shows on the indicator the words heard so far, as the hold's
@@ -55,7 +57,7 @@ type Feedback struct {
 
 // Engine holds the settings that need a new engine worker when they change.
 type Engine struct {
-	Model       string // ModelAuto, a model name, a Hugging Face repo id or a model folder
+	Model       string // choice.ModelAuto, a model name, a Hugging Face repo id or a model folder
 	Device      string // DeviceAuto, DeviceCPU, DeviceCUDA or DeviceROCm
 	DeviceIndex int
 	ComputeType string // CTranslate2 compute type, "auto" by default
@@ -85,7 +87,7 @@ type Hotkeys struct {
 	Record   string
 	Cancel   string // HotkeyOff when turned off
 	AutoSend string // HotkeyOff when turned off
-	Mode     string // ModeHold or ModeToggle
+	Mode     choice.HotkeyMode
 	// PasteAgain inserts the last dictation again; Undo removes it from the
 	// window it went to. HotkeyOff when turned off (the default).
 	PasteAgain string
@@ -106,8 +108,6 @@ type Audio struct {
 
 // Allowed values of the enumerated keys.
 const (
-	ModelAuto = "auto" // the app picks a model that suits the hardware
-
 	HotkeyOff = "none" // an optional hotkey that is turned off
 
 	DeviceAuto = "auto"
@@ -115,21 +115,9 @@ const (
 	DeviceCUDA = "cuda"
 	DeviceROCm = "rocm"
 
-	ModeHold   = "hold"
-	ModeToggle = "toggle"
-
-	PastePaste     = "paste"
-	PasteClipboard = "clipboard"
-	PasteEnter     = "paste-enter"
-	PasteType      = "type" // Unicode keystrokes, for targets that refuse the clipboard
-
 	ShortWindowAuto = "auto" // on the CPU, off on a GPU
 	ShortWindowOn   = "true"
 	ShortWindowOff  = "false"
-
-	IndicatorBottom = "bottom" // bottom centre of the monitor with the focused window
-	IndicatorCursor = "cursor" // next to the mouse pointer
-	IndicatorOff    = "off"
 )
 
 // Keys as written in the file (dotted for nested ones) and accepted by Store.Set.
@@ -176,11 +164,11 @@ const (
 // Defaults returns the built-in settings; config.example.yaml spells out the same values.
 func Defaults() Config {
 	return Config{
-		Engine: Engine{Model: ModelAuto, Device: DeviceAuto, ComputeType: "auto"},
+		Engine: Engine{Model: choice.ModelAuto, Device: DeviceAuto, ComputeType: "auto"},
 		Decode: Decode{Language: "auto", BeamSize: 5, ShortWindow: ShortWindowAuto, Early: true},
-		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: ModeHold,
+		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: choice.Hold,
 			PasteAgain: HotkeyOff, Undo: HotkeyOff, Edit: HotkeyOff},
-		Paste: PastePaste,
+		Paste: choice.Paste,
 		Audio: Audio{
 			MinDuration:   300 * time.Millisecond,
 			MaxDuration:   5 * time.Minute,
@@ -191,7 +179,7 @@ func Defaults() Config {
 		LogLevel: "info",
 		Remote:   Remote{Model: "whisper-1"},
 		Text:     Text{Output: Output{Case: CaseAsSpoken}},
-		Feedback: Feedback{Indicator: IndicatorBottom, Notifications: true, LiveText: true},
+		Feedback: Feedback{Indicator: choice.Bottom, Notifications: true, LiveText: true},
 		Cleanup:  Cleanup{Timeout: 3 * time.Second, Mode: "clean"},
 		Edit:     Edit{Timeout: 15 * time.Second},
 		Commands: Commands{Undo: NewList(DefaultUndoPhrases...)},
@@ -249,9 +237,9 @@ func fields() []field {
 		{key: KeyModel, ptr: func(c *Config) any { return &c.Engine.Model }, check: checkModel,
 			allowed: "auto, a model name such as base, small or large-v3-turbo (whisperkey models lists them), a Hugging Face repo id owner/name, or a CTranslate2 model folder",
 			hint:    "one of those"},
-		enumField(KeyDevice, func(c *Config) any { return &c.Engine.Device }, Devices...),
+		enumField(KeyDevice, func(c *Config) *string { return &c.Engine.Device }, Devices...),
 		intField(KeyDeviceIndex, func(c *Config) any { return &c.Engine.DeviceIndex }, 0, 63),
-		enumField(KeyComputeType, func(c *Config) any { return &c.Engine.ComputeType },
+		enumField(KeyComputeType, func(c *Config) *string { return &c.Engine.ComputeType },
 			"auto", "default", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16", "float16", "bfloat16", "float32"),
 		intField(KeyCPUThreads, func(c *Config) any { return &c.Engine.CPUThreads }, 0, MaxCPUThreads),
 		{key: KeyLanguage, ptr: func(c *Config) any { return &c.Decode.Language }, check: checkLanguage,
@@ -260,7 +248,7 @@ func fields() []field {
 		intField(KeyBeamSize, func(c *Config) any { return &c.Decode.BeamSize }, 1, MaxBeamSize),
 		renamed(textField(KeyInitialPrompt, func(c *Config) any { return &c.Decode.InitialPrompt }), KeyPrompt),
 		renamed(textField(KeyHotwords, func(c *Config) any { return &c.Decode.Hotwords }), KeyVocabulary),
-		enumField(KeyShortWindow, func(c *Config) any { return &c.Decode.ShortWindow }, ShortWindowAuto, ShortWindowOn, ShortWindowOff),
+		enumField(KeyShortWindow, func(c *Config) *string { return &c.Decode.ShortWindow }, ShortWindowAuto, ShortWindowOn, ShortWindowOff),
 		boolField(KeyEarly, func(c *Config) any { return &c.Decode.Early }),
 		{key: KeyRecord, ptr: func(c *Config) any { return &c.Hotkeys.Record }, check: checkHotkey(false),
 			allowed: combo, hint: "a key combination"},
@@ -268,21 +256,21 @@ func fields() []field {
 			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
 		{key: KeyAutoSend, ptr: func(c *Config) any { return &c.Hotkeys.AutoSend }, check: checkHotkey(true),
 			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
-		enumField(KeyMode, func(c *Config) any { return &c.Hotkeys.Mode }, ModeHold, ModeToggle),
+		enumField(KeyMode, func(c *Config) *choice.HotkeyMode { return &c.Hotkeys.Mode }, choice.HotkeyModes()...),
 		{key: KeyPasteAgain, ptr: func(c *Config) any { return &c.Hotkeys.PasteAgain }, check: checkHotkey(true),
 			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
 		{key: KeyUndo, ptr: func(c *Config) any { return &c.Hotkeys.Undo }, check: checkHotkey(true),
 			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
 		{key: KeyEditHotkey, ptr: func(c *Config) any { return &c.Hotkeys.Edit }, check: checkHotkey(true),
 			allowed: combo + ", or none to turn it off", hint: "a key combination or none"},
-		enumField(KeyPaste, func(c *Config) any { return &c.Paste }, PastePaste, PasteClipboard, PasteEnter, PasteType),
+		enumField(KeyPaste, func(c *Config) *choice.PasteMode { return &c.Paste }, choice.PasteModes()...),
 		textField(KeyInputDevice, func(c *Config) any { return &c.Audio.InputDevice }),
 		durField(KeyMinDuration, func(c *Config) any { return &c.Audio.MinDuration }, 0, 10*time.Second),
 		durField(KeyMaxDuration, func(c *Config) any { return &c.Audio.MaxDuration }, time.Second, time.Hour),
 		boolField(KeyPreRoll, func(c *Config) any { return &c.Audio.PreRoll }),
 		durField(KeyPreRollLength, func(c *Config) any { return &c.Audio.PreRollLength }, 0, 5*time.Second),
 		boolField(KeySounds, func(c *Config) any { return &c.Sounds }),
-		enumField(KeyLogLevel, func(c *Config) any { return &c.LogLevel }, "debug", "info", "warn", "error"),
+		enumField(KeyLogLevel, func(c *Config) *string { return &c.LogLevel }, "debug", "info", "warn", "error"),
 		{key: KeyModelCacheDir, ptr: func(c *Config) any { return &c.ModelCacheDir }, check: checkAbsDir,
 			allowed: `an absolute folder path (~ for your home folder works), or "" for the default cache`, hint: "an absolute folder path"},
 		{key: KeyModelsMirror, ptr: func(c *Config) any { return &c.ModelsMirror }, check: checkMirrorURL,
@@ -294,7 +282,7 @@ func fields() []field {
 		textField(KeyRemoteAPIKey, func(c *Config) any { return &c.Remote.APIKey }),
 		{key: KeyRemoteModel, ptr: func(c *Config) any { return &c.Remote.Model }, check: checkOneLine,
 			allowed: "the model name the server expects, such as whisper-1", hint: "a model name"},
-		enumField(KeyIndicator, func(c *Config) any { return &c.Feedback.Indicator }, IndicatorBottom, IndicatorCursor, IndicatorOff),
+		enumField(KeyIndicator, func(c *Config) *choice.Placement { return &c.Feedback.Indicator }, choice.Placements()...),
 		boolField(KeyNotifications, func(c *Config) any { return &c.Feedback.Notifications }),
 		boolField(KeyLiveText, func(c *Config) any { return &c.Feedback.LiveText }),
 		boolField(KeyKeepOnDisk, func(c *Config) any { return &c.Feedback.KeepOnDisk }),
@@ -318,14 +306,40 @@ func envName(key string) string {
 	return envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }
 
-func enumField(key string, ptr func(*Config) any, vals ...string) field {
-	return field{key: key, ptr: ptr, allowed: strings.Join(vals, ", "), hint: "one of them",
+// enumField is a key with a closed set of spellings, stored as a string or as one
+// of the choice types; Load is the one place these are parsed.
+func enumField[T ~string](key string, ptr func(*Config) *T, vals ...T) field {
+	names := make([]string, len(vals))
+	for i, v := range vals {
+		names[i] = string(v)
+	}
+	return field{key: key, ptr: func(c *Config) any { return textOf(ptr(c)) },
+		allowed: strings.Join(names, ", "), hint: "one of them",
 		check: func(v any, _ Options) error {
-			if slices.Contains(vals, v.(string)) {
+			if slices.Contains(names, v.(string)) {
 				return nil
 			}
 			return errNotAllowed
 		}}
+}
+
+// textPtr points at a field of a string kind other than string itself.
+type textPtr interface {
+	text() string
+	setText(string)
+}
+
+type typedText[T ~string] struct{ p *T }
+
+func (t typedText[T]) text() string     { return string(*t.p) }
+func (t typedText[T]) setText(s string) { *t.p = T(s) }
+
+// textOf hands convert and render a *string as it is, and a typed one wrapped.
+func textOf[T ~string](p *T) any {
+	if s, ok := any(p).(*string); ok {
+		return s
+	}
+	return typedText[T]{p}
 }
 
 func intField(key string, ptr func(*Config) any, lo, hi int) field {
@@ -376,7 +390,7 @@ func checkModel(v any, o Options) error {
 	switch s := v.(string); {
 	case strings.TrimSpace(s) == "" || strings.ContainsAny(s, "\r\n\t"):
 		return errNotAllowed
-	case s != ModelAuto && o.ValidateModel != nil:
+	case s != choice.ModelAuto && o.ValidateModel != nil:
 		return o.ValidateModel(s)
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // writeConfig puts content in a fresh config.yaml and returns its path.
@@ -55,14 +57,14 @@ func TestLoadAcceptsValues(t *testing.T) {
 		{"old names left empty", "initial_prompt: \"\"\nhotwords: \"\"", func(*Config) {}},
 		{"hotkeys", "hotkeys:\n  record: ctrl+shift+space\n  auto_send: ctrl+shift+enter\n  mode: toggle",
 			func(c *Config) {
-				c.Hotkeys.Record, c.Hotkeys.AutoSend, c.Hotkeys.Mode = "ctrl+shift+space", "ctrl+shift+enter", ModeToggle
+				c.Hotkeys.Record, c.Hotkeys.AutoSend, c.Hotkeys.Mode = "ctrl+shift+space", "ctrl+shift+enter", choice.Toggle
 			}},
 		{"cancel off with empty", "hotkeys:\n  cancel: \"\"", func(c *Config) { c.Hotkeys.Cancel = HotkeyOff }},
 		{"cancel off with None", "hotkeys:\n  cancel: None", func(c *Config) { c.Hotkeys.Cancel = HotkeyOff }},
-		{"paste", "paste: paste-enter", func(c *Config) { c.Paste = PasteEnter }},
-		{"paste type", "paste: type", func(c *Config) { c.Paste = PasteType }},
+		{"paste", "paste: paste-enter", func(c *Config) { c.Paste = choice.PasteEnter }},
+		{"paste type", "paste: type", func(c *Config) { c.Paste = choice.Type }},
 		{"feedback", "indicator: cursor\nnotifications: false\nlive_text: false\nhistory:\n  keep_on_disk: true", func(c *Config) {
-			c.Feedback = Feedback{Indicator: IndicatorCursor, Notifications: false, KeepOnDisk: true}
+			c.Feedback = Feedback{Indicator: choice.Cursor, Notifications: false, KeepOnDisk: true}
 		}},
 		{"input device", "audio:\n  input_device: USB Mic", func(c *Config) { c.Audio.InputDevice = "USB Mic" }},
 		{"seconds as number", "audio:\n  min_duration: 0.25\n  max_duration: 90", func(c *Config) {
@@ -73,7 +75,7 @@ func TestLoadAcceptsValues(t *testing.T) {
 		}},
 		{"bool words", "audio:\n  pre_roll: off\nsounds: yes", func(c *Config) { c.Audio.PreRoll = false }},
 		{"keys are case-insensitive", "Model: small\nHotkeys:\n  Mode: toggle", func(c *Config) {
-			c.Engine.Model, c.Hotkeys.Mode = "small", ModeToggle
+			c.Engine.Model, c.Hotkeys.Mode = "small", choice.Toggle
 		}},
 		{"log level", "log_level: debug", func(c *Config) { c.LogLevel = "debug" }},
 		{"cache dir with ~", "model_cache_dir: ~/models", func(c *Config) { c.ModelCacheDir = "~/models" }},

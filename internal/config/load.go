@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -379,15 +380,19 @@ func sameCombo(a, b string) bool {
 func convert(ptr any, raw any) (any, error) {
 	switch p := ptr.(type) {
 	case *string:
-		switch r := raw.(type) {
-		case string:
-			*p = r
-		case bool, int, int64, uint64, float64:
-			*p = fmt.Sprint(r) // a number or true/false written without quotes
-		default:
-			return nil, errors.New("it must be a single value")
+		s, err := toText(raw)
+		if err != nil {
+			return nil, err
 		}
-		return *p, nil
+		*p = s
+		return s, nil
+	case textPtr:
+		s, err := toText(raw)
+		if err != nil {
+			return nil, err
+		}
+		p.setText(s)
+		return s, nil
 	case *int:
 		n, ok := toInt(raw)
 		if !ok {
@@ -505,11 +510,27 @@ func joinList(list []any) any {
 	return strings.Join(parts, ", ")
 }
 
+// toText reads a single value; a number or true/false written without quotes is its text.
+func toText(raw any) (string, error) {
+	switch r := raw.(type) {
+	case string:
+		return r, nil
+	case bool, int, int64, uint64, float64:
+		return fmt.Sprint(r), nil
+	}
+	if v := reflect.ValueOf(raw); v.Kind() == reflect.String { // a choice type, from Store.Set
+		return v.String(), nil
+	}
+	return "", errors.New("it must be a single value")
+}
+
 // render returns a field's value as it is written in the file.
 func render(ptr any) any {
 	switch p := ptr.(type) {
 	case *string:
 		return *p
+	case textPtr:
+		return p.text()
 	case *int:
 		return *p
 	case *bool:

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // Keys of per-app profiles.
@@ -41,19 +43,19 @@ type Match struct {
 // Profile is one entry of profiles: the windows it is for and the settings
 // it overrides for a dictation into them. A nil override keeps the default.
 type Profile struct {
-	Name              string         `json:"name"`
-	Match             Match          `json:"match"`
-	Language          *string        `json:"language,omitempty"`
-	Vocabulary        *[]string      `json:"vocabulary,omitempty"`
-	Prompt            *string        `json:"prompt,omitempty"`
-	Replacements      *[]Replacement `json:"replacements,omitempty"`
-	SpokenPunctuation *bool          `json:"spoken_punctuation,omitempty"`
-	Case              *string        `json:"case,omitempty"`
-	TrailingSpace     *bool          `json:"trailing_space,omitempty"`
-	StripFinalPeriod  *bool          `json:"strip_final_period,omitempty"`
-	Paste             *string        `json:"paste,omitempty"`
-	AutoSend          *bool          `json:"auto_send,omitempty"`
-	Cleanup           *string        `json:"cleanup,omitempty"` // a cleanup mode or CleanupOff
+	Name              string            `json:"name"`
+	Match             Match             `json:"match"`
+	Language          *string           `json:"language,omitempty"`
+	Vocabulary        *[]string         `json:"vocabulary,omitempty"`
+	Prompt            *string           `json:"prompt,omitempty"`
+	Replacements      *[]Replacement    `json:"replacements,omitempty"`
+	SpokenPunctuation *bool             `json:"spoken_punctuation,omitempty"`
+	Case              *string           `json:"case,omitempty"`
+	TrailingSpace     *bool             `json:"trailing_space,omitempty"`
+	StripFinalPeriod  *bool             `json:"strip_final_period,omitempty"`
+	Paste             *choice.PasteMode `json:"paste,omitempty"`
+	AutoSend          *bool             `json:"auto_send,omitempty"`
+	Cleanup           *string           `json:"cleanup,omitempty"` // a cleanup mode or CleanupOff
 }
 
 // Profiles is the ordered, immutable list of profiles; a value, so Config
@@ -135,18 +137,24 @@ func (m Match) fits(w Window) bool {
 	return true
 }
 
+// set overrides *dst with *v when the profile holds the setting.
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// deref is the setting a profile holds, or the zero value.
+func deref[T any](v *T) T {
+	if v == nil {
+		var zero T
+		return zero
+	}
+	return *v
+}
+
 // WithProfile returns c with p's overrides applied, for one dictation.
 func (c Config) WithProfile(p Profile) Config {
-	set := func(dst *string, v *string) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	setB := func(dst *bool, v *bool) {
-		if v != nil {
-			*dst = *v
-		}
-	}
 	set(&c.Decode.Language, p.Language)
 	set(&c.Decode.Prompt, p.Prompt)
 	if p.Vocabulary != nil {
@@ -155,10 +163,10 @@ func (c Config) WithProfile(p Profile) Config {
 	if p.Replacements != nil {
 		c.Text.Replacements = NewReplacements(*p.Replacements...)
 	}
-	setB(&c.Text.SpokenPunctuation, p.SpokenPunctuation)
+	set(&c.Text.SpokenPunctuation, p.SpokenPunctuation)
 	set(&c.Text.Output.Case, p.Case)
-	setB(&c.Text.Output.TrailingSpace, p.TrailingSpace)
-	setB(&c.Text.Output.StripFinalPeriod, p.StripFinalPeriod)
+	set(&c.Text.Output.TrailingSpace, p.TrailingSpace)
+	set(&c.Text.Output.StripFinalPeriod, p.StripFinalPeriod)
 	set(&c.Paste, p.Paste)
 	set(&c.Cleanup.Mode, p.Cleanup)
 	return c
@@ -273,12 +281,17 @@ func (p *Profile) set(k string, v any) error {
 	case "auto_send":
 		return flag(&p.AutoSend)
 	case "paste":
-		ok := func(s string) bool {
-			return slices.Contains([]string{PastePaste, PasteClipboard, PasteEnter, PasteType}, s)
+		s, ok := scalarString(v)
+		if m := choice.PasteMode(s); ok && m.Valid() {
+			p.Paste = &m
+			return nil
 		}
-		if err := text(&p.Paste, ok); err != nil {
-			return fmt.Errorf("use %s, %s, %s or %s", PastePaste, PasteClipboard, PasteEnter, PasteType)
+		modes := make([]string, len(choice.PasteModes()))
+		for i, m := range choice.PasteModes() {
+			modes[i] = string(m)
 		}
+		last := len(modes) - 1
+		return fmt.Errorf("use %s or %s", strings.Join(modes[:last], ", "), modes[last])
 	case "cleanup":
 		if err := text(&p.Cleanup, func(s string) bool { return s != "" && !strings.ContainsAny(s, " \t\r\n") }); err != nil {
 			return fmt.Errorf("use %s or the name of a cleanup mode such as %s", CleanupOff, strings.Join(builtinModeNames(), ", "))
@@ -396,12 +409,6 @@ func renderProfiles(p Profiles) []any {
 				m[k] = v
 			}
 		}
-		deref := func(s *string) string {
-			if s == nil {
-				return ""
-			}
-			return *s
-		}
 		put("language", deref(x.Language), x.Language != nil)
 		if x.Vocabulary != nil {
 			m["vocabulary"] = *x.Vocabulary
@@ -426,7 +433,7 @@ func renderProfiles(p Profiles) []any {
 		if len(style) > 0 {
 			m["output"] = style
 		}
-		put("paste", deref(x.Paste), x.Paste != nil)
+		put("paste", string(deref(x.Paste)), x.Paste != nil)
 		if x.AutoSend != nil {
 			m["auto_send"] = *x.AutoSend
 		}

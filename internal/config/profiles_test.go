@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 const profilesYAML = `
@@ -77,7 +79,7 @@ func TestWithProfileOverridesOnlyWhatItSets(t *testing.T) {
 	}
 	term, _ := cfg.Profiles.Find("TERMINAL")
 	got := cfg.WithProfile(term)
-	if got.Text.Output.Case != CaseLower || !got.Text.Output.StripFinalPeriod || got.Paste != PasteType ||
+	if got.Text.Output.Case != CaseLower || !got.Text.Output.StripFinalPeriod || got.Paste != choice.Type ||
 		got.Cleanup.ActiveMode() != "" {
 		t.Errorf("terminal: %+v %q cleanup %q", got.Text.Output, got.Paste, got.Cleanup.ActiveMode())
 	}

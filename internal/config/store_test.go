@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -86,7 +88,7 @@ func TestLiveEdit(t *testing.T) {
 
 	replaceInFile(t, path, "\nmodel: auto", "\nmodel: small")
 	c := nextChange(t, ch, func(c Change) bool { return c.New.Engine.Model == "small" })
-	if !c.NeedsEngineRestart || c.Err != nil || c.Old.Engine.Model != ModelAuto {
+	if !c.NeedsEngineRestart || c.Err != nil || c.Old.Engine.Model != choice.ModelAuto {
 		t.Errorf("model change = %+v, want NeedsEngineRestart from auto", c)
 	}
 	if s.Current().Engine.Model != "small" {
@@ -162,8 +164,8 @@ func TestSetKeepsCommentsAndLayout(t *testing.T) {
 		{KeyCPUThreads, 4, "cpu_threads: 4"},
 		{KeyPrompt, "Notes: ROCm, CUDA", `prompt: 'Notes: ROCm, CUDA'`},
 		{KeyCancel, HotkeyOff, "  cancel: none"},
-		{KeyMode, ModeToggle, "  mode: toggle"},
-		{KeyPaste, PasteClipboard, "paste: clipboard"},
+		{KeyMode, choice.Toggle, "  mode: toggle"},
+		{KeyPaste, choice.Clipboard, "paste: clipboard"},
 		{KeyInputDevice, "USB Mic (2)", "  input_device: USB Mic (2)"},
 		{KeyMaxDuration, 2 * time.Minute, "  max_duration: 2m"},
 		{KeyPreRoll, false, "  pre_roll: false"},
@@ -205,7 +207,7 @@ func TestSetKeepsCommentsAndLayout(t *testing.T) {
 	want := Defaults()
 	want.Engine.Model, want.Engine.Device, want.Engine.CPUThreads = "small", DeviceCUDA, 4
 	want.Decode.Prompt = "Notes: ROCm, CUDA"
-	want.Hotkeys.Cancel, want.Hotkeys.Mode, want.Paste = HotkeyOff, ModeToggle, PasteClipboard
+	want.Hotkeys.Cancel, want.Hotkeys.Mode, want.Paste = HotkeyOff, choice.Toggle, choice.Clipboard
 	want.Audio.InputDevice, want.Audio.MaxDuration, want.Audio.PreRoll, want.Sounds = "USB Mic (2)", 2*time.Minute, false, false
 	if cfg != want || s.Current() != want {
 		t.Errorf("after Set\n load    %+v\n current %+v\n want    %+v", cfg, s.Current(), want)
@@ -235,7 +237,7 @@ func TestSetAddsMissingKeys(t *testing.T) {
 		{"new group", "model: base", KeyRecord, "f9", "model: base\nhotkeys:\n  record: f9\n"},
 		{"existing group", "audio:\n    pre_roll: true   # keep\n\n# end\n", KeyMinDuration, 500 * time.Millisecond,
 			"audio:\n    pre_roll: true   # keep\n    min_duration: 500ms\n\n# end\n"},
-		{"empty group", "hotkeys:\n# later\n", KeyMode, ModeToggle, "hotkeys:\n  mode: toggle\n# later\n"},
+		{"empty group", "hotkeys:\n# later\n", KeyMode, choice.Toggle, "hotkeys:\n  mode: toggle\n# later\n"},
 		{"keeps CRLF", "model: base\r\nsounds: true\r\n", KeySounds, false, "model: base\r\nsounds: false\r\n"},
 		{"quoted value with comment", "model: \"base\"  # which\n", KeyModel, "small", "model: small  # which\n"},
 		{"text that needs quotes", "", KeyInitialPrompt, "yes", "initial_prompt: \"yes\"\n"},

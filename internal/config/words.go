@@ -105,7 +105,7 @@ func wordsFields() []field {
 		boolField(KeySpokenPunctuation, func(c *Config) any { return &c.Text.SpokenPunctuation }),
 		boolField(KeyTrailingSpace, func(c *Config) any { return &c.Text.Output.TrailingSpace }),
 		boolField(KeyStripFinalPeriod, func(c *Config) any { return &c.Text.Output.StripFinalPeriod }),
-		enumField(KeyCase, func(c *Config) any { return &c.Text.Output.Case }, CaseAsSpoken, CaseLower),
+		enumField(KeyCase, func(c *Config) *string { return &c.Text.Output.Case }, CaseAsSpoken, CaseLower),
 	}
 }
 

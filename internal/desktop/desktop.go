@@ -295,7 +295,7 @@ func (d *desk) Play(name string) {
 	}
 }
 
-func (d *desk) status(state, text string) {
+func (d *desk) status(state tray.State, text string) {
 	d.log.Info("status", "state", state, "text", text)
 	d.tray.SetState(state, text)
 }

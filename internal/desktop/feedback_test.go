@@ -11,6 +11,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/engine"
@@ -189,14 +190,14 @@ func TestFeedbackFollowsConfig(t *testing.T) {
 	}
 	d := testDesk(t, "http://127.0.0.1:1")
 	off := config.Defaults()
-	off.Feedback.Indicator, off.Feedback.Notifications = config.IndicatorOff, false
+	off.Feedback.Indicator, off.Feedback.Notifications = choice.IndicatorOff, false
 	d.startFeedback(off)
 	defer d.closeFeedback()
 	if d.feedback.ind != nil || d.feedback.note != nil {
 		t.Fatalf("indicator %v, notifier %v with both off", d.feedback.ind, d.feedback.note)
 	}
 	on := off
-	on.Feedback.Indicator = config.IndicatorBottom
+	on.Feedback.Indicator = choice.Bottom
 	d.reconfigureFeedback(off, on)
 	if d.feedback.ind == nil {
 		t.Fatal("no indicator after indicator: bottom")

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/models"
@@ -103,10 +104,12 @@ func buildMenu(st menuState) tray.Menu {
 			m.InputDevices = append(m.InputDevices, tray.Item{ID: dev.Name, Label: dev.Name, Checked: cfg.Audio.InputDevice == dev.Name})
 		}
 	}
-	for _, p := range []struct{ id, label string }{{config.PastePaste, "Paste at the cursor"},
-		{config.PasteEnter, "Paste and press Enter"}, {config.PasteClipboard, "Clipboard only"},
-		{config.PasteType, "Type as keystrokes"}} {
-		m.PasteModes = append(m.PasteModes, tray.Item{ID: p.id, Label: p.label, Checked: cfg.Paste == p.id})
+	for _, p := range []struct {
+		mode  choice.PasteMode
+		label string
+	}{{choice.Paste, "Paste at the cursor"}, {choice.PasteEnter, "Paste and press Enter"},
+		{choice.Clipboard, "Clipboard only"}, {choice.Type, "Type as keystrokes"}} {
+		m.PasteModes = append(m.PasteModes, tray.Item{ID: string(p.mode), Label: p.label, Checked: cfg.Paste == p.mode})
 	}
 	m.Recent, m.StartAtLogin, m.Profiles = st.recent, st.login, st.profiles
 	m.Commands = commandItems(cfg)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/models"
@@ -38,7 +39,7 @@ func TestBuildMenu(t *testing.T) {
 	}
 	cfg := config.Defaults()
 	onCPU := cfg
-	onCPU.Engine.Device, onCPU.Engine.ComputeType, onCPU.Decode.Language, onCPU.Paste = "cpu", "int8", "de", config.PasteClipboard
+	onCPU.Engine.Device, onCPU.Engine.ComputeType, onCPU.Decode.Language, onCPU.Paste = "cpu", "int8", "de", choice.Clipboard
 	onCPU.Audio.InputDevice = "USB mic"
 	rtx := gpu.GPU{Vendor: gpu.NVIDIA, Name: "NVIDIA GeForce RTX 3060"}
 

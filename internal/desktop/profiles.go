@@ -1,12 +1,14 @@
 package desktop
 
 import (
+	"cmp"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/history"
 	"github.com/whisperkey/whisperkey/internal/indicator"
@@ -26,21 +28,14 @@ func pasteOptions(cfg config.Config, name string, enter bool) output.Options {
 		o.Mode = *p.Paste
 	}
 	if p.AutoSend != nil {
-		switch mode := cmpOr(o.Mode, cfg.Paste); {
+		switch mode := cmp.Or(o.Mode, cfg.Paste); {
 		case *p.AutoSend:
 			o.PressEnter = true
-		case mode == config.PasteEnter:
-			o.Mode = config.PastePaste // the profile turns the mode's Enter off; the hotkey's stays
+		case mode == choice.PasteEnter:
+			o.Mode = choice.Paste // the profile turns the mode's Enter off; the hotkey's stays
 		}
 	}
 	return o
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // profileTracker picks each dictation's profile from the window focused at

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/output"
 )
@@ -76,10 +77,10 @@ func TestPasteOptionsFollowTheProfile(t *testing.T) {
 	}{
 		{"", false, output.Options{}},
 		{"", true, output.Options{PressEnter: true}},
-		{"term", false, output.Options{Mode: config.PasteType}},
+		{"term", false, output.Options{Mode: choice.Type}},
 		{"chat", false, output.Options{PressEnter: true}},
-		{"quiet", false, output.Options{Mode: config.PastePaste}}, // turns paste-enter's Enter off
-		{"quiet", true, output.Options{Mode: config.PastePaste, PressEnter: true}},
+		{"quiet", false, output.Options{Mode: choice.Paste}}, // turns paste-enter's Enter off
+		{"quiet", true, output.Options{Mode: choice.Paste, PressEnter: true}},
 	}
 	for _, tt := range tests {
 		if got := pasteOptions(cfg, tt.profile, tt.enter); got != tt.want {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/tray"
@@ -19,7 +20,7 @@ type (
 	appSettings    interface{ Reconfigure(app.Config) }
 	hotkeySettings interface{ Reconfigure(hotkey.Config) error }
 	micSettings    interface{ Reconfigure(audio.Config) error }
-	pasteSettings  interface{ SetMode(string) error }
+	pasteSettings  interface{ SetMode(choice.PasteMode) error }
 )
 
 // parts are the reconfigurable parts.

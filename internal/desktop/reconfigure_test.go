@@ -9,6 +9,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 )
@@ -32,8 +33,8 @@ func (r *recordingParts) parts() parts {
 			r.calls = append(r.calls, "mic "+c.Device+" "+c.PreRoll.String())
 			return nil
 		}),
-		paste: pasteFunc(func(m string) error {
-			r.calls = append(r.calls, "paste "+m)
+		paste: pasteFunc(func(m choice.PasteMode) error {
+			r.calls = append(r.calls, "paste "+string(m))
 			return nil
 		}),
 		settings: func(config.Config) { r.calls = append(r.calls, "settings") },
@@ -44,13 +45,13 @@ type (
 	appFunc    func(app.Config)
 	hotkeyFunc func(hotkey.Config) error
 	micFunc    func(audio.Config) error
-	pasteFunc  func(string) error
+	pasteFunc  func(choice.PasteMode) error
 )
 
 func (f appFunc) Reconfigure(c app.Config)             { f(c) }
 func (f hotkeyFunc) Reconfigure(c hotkey.Config) error { return f(c) }
 func (f micFunc) Reconfigure(c audio.Config) error     { return f(c) }
-func (f pasteFunc) SetMode(m string) error             { return f(m) }
+func (f pasteFunc) SetMode(m choice.PasteMode) error   { return f(m) }
 
 func TestReconfigure(t *testing.T) {
 	base := config.Defaults()
@@ -72,7 +73,7 @@ func TestReconfigure(t *testing.T) {
 		{name: "min_duration is live", to: with(func(c *config.Config) { c.Audio.MinDuration = time.Second }),
 			want: []string{"settings", "app 1s"}},
 		{name: "sounds are live", to: with(func(c *config.Config) { c.Sounds = false }), want: []string{"settings", "app 300ms"}},
-		{name: "paste mode", to: with(func(c *config.Config) { c.Paste = config.PasteClipboard }),
+		{name: "paste mode", to: with(func(c *config.Config) { c.Paste = choice.Clipboard }),
 			want: []string{"settings", "paste clipboard"}},
 		{name: "microphone", to: with(func(c *config.Config) { c.Audio.InputDevice = "USB mic" }),
 			want: []string{"settings", "mic USB mic 500ms"}},

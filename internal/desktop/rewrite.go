@@ -1,12 +1,14 @@
 package desktop
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 
 	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/cleanup"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/output"
@@ -49,8 +51,8 @@ func (r rewriter) Rewrite(ctx context.Context, instruction string) (string, erro
 		return "", res.Err
 	}
 	opt := pasteOptions(cfg, app.ProfileFrom(ctx), false)
-	if cmpOr(opt.Mode, cfg.Paste) == config.PasteEnter {
-		opt.Mode = config.PastePaste // a rewrite is not a message to send
+	if cmp.Or(opt.Mode, cfg.Paste) == choice.PasteEnter {
+		opt.Mode = choice.Paste // a rewrite is not a message to send
 	}
 	opt.PressEnter, opt.Replace = false, &sel
 	out, err := r.p.Output(ctx, res.Text, opt)

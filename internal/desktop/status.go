@@ -55,7 +55,7 @@ func missingModelText(name string, err error, help string) string {
 func retryLabel(name string) string { return name + " — retry download" }
 
 // appState maps a dictation state to the tray's.
-func appState(s app.State) string {
+func appState(s app.State) tray.State {
 	switch s {
 	case app.Recording:
 		return tray.StateRecording
@@ -68,7 +68,7 @@ func appState(s app.State) string {
 }
 
 // audioStatus is the tray state and text for a microphone event.
-func audioStatus(e audio.Event) (state, text string) {
+func audioStatus(e audio.Event) (state tray.State, text string) {
 	dev := e.Device
 	if dev == "" {
 		dev = "the default microphone"

@@ -31,9 +31,9 @@ func TestStatusTexts(t *testing.T) {
 	const help = `C:\Program Files\WhisperKey\docs\installing-at-work.md`
 	tests := []struct {
 		name      string
-		state     string
+		state     tray.State
 		text      string
-		wantState string
+		wantState tray.State
 		want      []string
 		notWant   []string
 	}{
@@ -50,7 +50,7 @@ func TestStatusTexts(t *testing.T) {
 	audioCases := []struct {
 		name      string
 		e         audio.Event
-		wantState string
+		wantState tray.State
 		want      []string
 	}{
 		{"microphone lost", audio.Event{Kind: audio.EventDeviceLost, Device: "USB mic", Err: errors.New(`microphone "USB mic" stopped delivering audio; reconnect it`)},
@@ -65,9 +65,9 @@ func TestStatusTexts(t *testing.T) {
 		st, text := audioStatus(a.e)
 		tests = append(tests, struct {
 			name      string
-			state     string
+			state     tray.State
 			text      string
-			wantState string
+			wantState tray.State
 			want      []string
 			notWant   []string
 		}{a.name, st, text, a.wantState, a.want, nil})
@@ -92,7 +92,7 @@ func TestStatusTexts(t *testing.T) {
 }
 
 func TestAppState(t *testing.T) {
-	for s, want := range map[app.State]string{app.Idle: tray.StateIdle, app.Recording: tray.StateRecording,
+	for s, want := range map[app.State]tray.State{app.Idle: tray.StateIdle, app.Recording: tray.StateRecording,
 		app.Transcribing: tray.StateTranscribing, app.Output: tray.StateTranscribing, app.Error: tray.StateError} {
 		if got := appState(s); got != want {
 			t.Errorf("appState(%v) = %q, want %q", s, got, want)

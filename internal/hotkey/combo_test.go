@@ -95,28 +95,6 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-func TestParseMode(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		want    Mode
-		wantErr bool
-	}{
-		{name: "default", in: "", want: ModeHold},
-		{name: "hold", in: "Hold", want: ModeHold},
-		{name: "toggle", in: "toggle", want: ModeToggle},
-		{name: "unknown", in: "push", wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseMode(tt.in)
-			if (err != nil) != tt.wantErr || (!tt.wantErr && got != tt.want) {
-				t.Errorf("ParseMode(%q) = %v, %v", tt.in, got, err)
-			}
-		})
-	}
-}
-
 func TestConfigParse(t *testing.T) {
 	tests := []struct {
 		name    string

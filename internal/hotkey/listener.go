@@ -7,39 +7,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // ErrTaken means another application already owns the combination.
 var ErrTaken = errors.New("hotkey already taken by another application")
-
-// Mode is how the record and auto-send hotkeys behave.
-type Mode int
-
-const (
-	// ModeHold records while the hotkey is held and stops on release (push to talk).
-	ModeHold Mode = iota
-	// ModeToggle starts on one press and stops on the next.
-	ModeToggle
-)
-
-// String returns the config spelling: "hold" or "toggle".
-func (m Mode) String() string {
-	if m == ModeToggle {
-		return "toggle"
-	}
-	return "hold"
-}
-
-// ParseMode reads "hold" or "toggle" (case-insensitive; "" means hold).
-func ParseMode(s string) (Mode, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "hold":
-		return ModeHold, nil
-	case "toggle":
-		return ModeToggle, nil
-	}
-	return 0, fmt.Errorf(`%w mode %q: use "hold" (record while the hotkey is held) or "toggle" (press to start, press again to stop)`, ErrInvalid, s)
-}
 
 // Hotkey names which hotkey an event belongs to.
 type Hotkey int
@@ -148,8 +121,8 @@ type Config struct {
 	PasteAgain, Undo string
 	// Edit records like Record, for an instruction on the selection. Default "" (off); "none" is off too.
 	Edit string
-	// Mode is "hold" (default) or "toggle".
-	Mode string
+	// Mode is choice.Hold (also "") or choice.Toggle.
+	Mode choice.HotkeyMode
 	// Debounce is how long a key-up must stand before it counts as a release: X11
 	// autorepeat sends up+down pairs while a key is held. Default 50ms.
 	Debounce time.Duration
@@ -172,7 +145,7 @@ func (c Config) withDefaults() Config {
 type settings struct {
 	record, autoSend, cancel Combo
 	pasteAgain, undo, edit   Combo
-	mode                     Mode
+	mode                     choice.HotkeyMode
 	debounce                 time.Duration
 }
 
@@ -199,8 +172,12 @@ func (c Config) parse() (settings, error) {
 	if err != nil {
 		return settings{}, err
 	}
-	if s.mode, err = ParseMode(c.Mode); err != nil {
-		return settings{}, fmt.Errorf("%s: %w", ConfigMode, err)
+	switch s.mode = c.Mode; {
+	case s.mode == "":
+		s.mode = choice.Hold
+	case !s.mode.Valid():
+		return settings{}, fmt.Errorf(`%s: %w mode %q: use %q (record while the hotkey is held) or %q (press to start, press again to stop)`,
+			ConfigMode, ErrInvalid, string(c.Mode), choice.Hold, choice.Toggle)
 	}
 	same := func(a, b Combo, ka, kb string) error {
 		if !a.IsZero() && a == b {
@@ -569,12 +546,12 @@ func (l *Listener) command(c Command, at time.Time) {
 		switch {
 		case !l.m.recording:
 			press()
-			if l.set.mode == ModeToggle {
+			if l.set.mode == choice.Toggle {
 				release() // a tap: toggle mode starts on the down alone
 			}
-		case l.set.mode == ModeHold && l.m.held[srcRecord]:
+		case l.set.mode == choice.Hold && l.m.held[srcRecord]:
 			release()
-		case l.set.mode == ModeHold:
+		case l.set.mode == choice.Hold:
 			// Started by another hotkey (auto-send) that is still held:
 			// a toggle means stop, so release that one.
 			for _, ev := range l.m.release(srcAutoSend, at) {
@@ -738,7 +715,7 @@ func (l *Listener) registerMain() error {
 			errs = append(errs, rerr)
 			continue
 		}
-		l.log.Info("hotkey registered", "hotkey", r.combo.String(), "config", r.key, "mode", l.set.mode.String())
+		l.log.Info("hotkey registered", "hotkey", r.combo.String(), "config", r.key, "mode", string(l.set.mode))
 	}
 	return errors.Join(errs...)
 }
@@ -755,7 +732,7 @@ func (l *Listener) grabCancel(started Hotkey) error {
 		l.cancelWarned = true
 		problem = &RegisterError{Key: ConfigCancel, Combo: c, Err: err}
 	}
-	if l.set.mode != ModeHold || c.Key == 0 {
+	if l.set.mode != choice.Hold || c.Key == 0 {
 		return problem
 	}
 	// Held hotkey's modifiers are still down when the user presses cancel; Windows

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/testlog"
 )
 
@@ -314,7 +315,7 @@ func TestListenerKeyState(t *testing.T) {
 func TestListenerSureEdges(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		mode  string
+		mode  choice.HotkeyMode
 		steps []Edge // Sure edges of the record hotkey, in order
 		keys  bool   // what the keyboard shows meanwhile
 		want  []Kind
@@ -513,7 +514,7 @@ func TestListenerCommands(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		mode  string
+		mode  choice.HotkeyMode
 		steps []step
 	}{
 		{"hold: press, release", "hold", []step{{CommandPress, Start}, {CommandPress, 0}, {CommandRelease, Stop}, {CommandRelease, 0}}},

@@ -1,6 +1,10 @@
 package hotkey
 
-import "time"
+import (
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
+)
 
 // source is where a key edge came from.
 type source int
@@ -30,7 +34,7 @@ func (s source) hotkey() Hotkey {
 // key of the combination, and autorepeat) are ignored. An up only becomes a release if
 // no down follows within the debounce (X11 autorepeat sends up+down pairs while held).
 type machine struct {
-	mode     Mode
+	mode     choice.HotkeyMode
 	debounce time.Duration
 
 	held      [numSources]bool
@@ -40,7 +44,7 @@ type machine struct {
 	by        Hotkey // which hotkey started the recording
 }
 
-func newMachine(mode Mode, debounce time.Duration) *machine {
+func newMachine(mode choice.HotkeyMode, debounce time.Duration) *machine {
 	return &machine{mode: mode, debounce: debounce}
 }
 
@@ -58,7 +62,7 @@ func (m *machine) down(s source, now time.Time) (Event, bool) {
 	case !m.recording:
 		m.recording, m.by = true, s.hotkey()
 		return Event{Kind: Start, Hotkey: m.by}, true
-	case m.mode == ModeToggle:
+	case m.mode == choice.Toggle:
 		m.recording = false
 		return Event{Kind: Stop, Hotkey: s.hotkey()}, true
 	}
@@ -91,7 +95,7 @@ func (m *machine) tick(now time.Time) []Event {
 		}
 		m.releaseAt[s] = time.Time{}
 		m.held[s] = false
-		if m.mode == ModeHold && m.recording && s.hotkey() == m.by {
+		if m.mode == choice.Hold && m.recording && s.hotkey() == m.by {
 			m.recording = false
 			out = append(out, Event{Kind: Stop, Hotkey: m.by})
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // step is one synthetic input: "d rec" (down), "u rec" (up), "t" (time passes) on a source.
@@ -43,103 +45,103 @@ func run(m *machine, steps []step) []string {
 func TestMachine(t *testing.T) {
 	tests := []struct {
 		name  string
-		mode  Mode
+		mode  choice.HotkeyMode
 		steps []step
 		want  []string
 	}{
 		{
 			name:  "hold: press and release",
-			mode:  ModeHold,
+			mode:  choice.Hold,
 			steps: []step{{0, "d rec"}, {1000, "u rec"}, {1100, "t"}},
 			want:  []string{"start/record", "stop/record"},
 		},
 		{
 			name: "hold: X11 autorepeat pairs while held are not releases",
-			mode: ModeHold,
+			mode: choice.Hold,
 			steps: []step{{0, "d rec"}, {660, "u rec"}, {660, "d rec"}, {700, "u rec"}, {700, "d rec"},
 				{740, "u rec"}, {741, "d rec"}, {2000, "u rec"}, {2100, "t"}},
 			want: []string{"start/record", "stop/record"},
 		},
 		{
 			name:  "hold: a down within the debounce cancels the release",
-			mode:  ModeHold,
+			mode:  choice.Hold,
 			steps: []step{{0, "d rec"}, {500, "u rec"}, {530, "d rec"}, {600, "t"}, {900, "u rec"}, {960, "t"}},
 			want:  []string{"start/record", "stop/record"},
 		},
 		{
 			name:  "hold: an up followed by a down after the debounce is a new press",
-			mode:  ModeHold,
+			mode:  choice.Hold,
 			steps: []step{{0, "d rec"}, {500, "u rec"}, {600, "d rec"}, {900, "u rec"}, {1000, "t"}},
 			want:  []string{"start/record", "stop/record", "start/record", "stop/record"},
 		},
 		{
 			name:  "hold: one down per combo key and one up per combo key",
-			mode:  ModeHold,
+			mode:  choice.Hold,
 			steps: []step{{0, "d rec"}, {1, "d rec"}, {2, "d rec"}, {800, "u rec"}, {801, "u rec"}, {802, "u rec"}, {900, "t"}},
 			want:  []string{"start/record", "stop/record"},
 		},
 		{
 			name:  "hold: up without down is ignored",
-			mode:  ModeHold,
+			mode:  choice.Hold,
 			steps: []step{{0, "u rec"}, {100, "t"}},
 		},
 		{
 			name:  "hold: cancel while held, release is silent",
-			mode:  ModeHold,
+			mode:  choice.Hold,
 			steps: []step{{0, "d rec"}, {300, "d esc"}, {350, "u esc"}, {800, "u rec"}, {900, "t"}},
 			want:  []string{"start/record", "cancel/record"},
 		},
 		{
 			name:  "hold: cancel when idle does nothing",
-			mode:  ModeHold,
+			mode:  choice.Hold,
 			steps: []step{{0, "d esc"}, {10, "u esc"}},
 		},
 		{
 			name:  "hold: auto-send hotkey stops as auto-send",
-			mode:  ModeHold,
+			mode:  choice.Hold,
 			steps: []step{{0, "d send"}, {400, "u send"}, {500, "t"}},
 			want:  []string{"start/auto-send", "stop/auto-send"},
 		},
 		{
 			name:  "hold: second hotkey while one is held is ignored",
-			mode:  ModeHold,
+			mode:  choice.Hold,
 			steps: []step{{0, "d rec"}, {100, "d send"}, {200, "u send"}, {300, "t"}, {400, "u rec"}, {500, "t"}},
 			want:  []string{"start/record", "stop/record"},
 		},
 		{
 			name:  "toggle: press starts, next press stops",
-			mode:  ModeToggle,
+			mode:  choice.Toggle,
 			steps: []step{{0, "d rec"}, {100, "u rec"}, {2000, "d rec"}, {2100, "u rec"}, {2200, "t"}},
 			want:  []string{"start/record", "stop/record"},
 		},
 		{
 			name: "toggle: autorepeat while held does not toggle",
-			mode: ModeToggle,
+			mode: choice.Toggle,
 			steps: []step{{0, "d rec"}, {660, "u rec"}, {660, "d rec"}, {700, "u rec"}, {700, "d rec"},
 				{900, "u rec"}, {3000, "d rec"}, {3100, "u rec"}},
 			want: []string{"start/record", "stop/record"},
 		},
 		{
 			name:  "toggle: extra downs from the other combo keys do not toggle",
-			mode:  ModeToggle,
+			mode:  choice.Toggle,
 			steps: []step{{0, "d rec"}, {1, "d rec"}, {2, "d rec"}, {100, "u rec"}, {101, "u rec"}, {200, "t"}},
 			want:  []string{"start/record"},
 		},
 		{
 			name:  "toggle: auto-send stops a recording started with record",
-			mode:  ModeToggle,
+			mode:  choice.Toggle,
 			steps: []step{{0, "d rec"}, {100, "u rec"}, {1000, "d send"}, {1100, "u send"}},
 			want:  []string{"start/record", "stop/auto-send"},
 		},
 		{
 			name:  "toggle: cancel discards, the next press starts again",
-			mode:  ModeToggle,
+			mode:  choice.Toggle,
 			steps: []step{{0, "d rec"}, {100, "u rec"}, {1000, "d esc"}, {1050, "u esc"}, {2000, "d rec"}, {2100, "u rec"}},
 			want:  []string{"start/record", "cancel/record", "start/record"},
 		},
 		{
 			name:  "toggle: cancel repeats are harmless",
-			mode:  ModeToggle,
+			mode:  choice.Toggle,
 			steps: []step{{0, "d send"}, {100, "u send"}, {1000, "d esc"}, {1040, "d esc"}, {1080, "d esc"}},
 			want:  []string{"start/auto-send", "cancel/auto-send"},
 		},
@@ -165,7 +167,7 @@ func TestMachineReset(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newMachine(ModeHold, 50*time.Millisecond)
+			m := newMachine(choice.Hold, 50*time.Millisecond)
 			now := time.Unix(1000, 0)
 			if tt.recording {
 				m.down(srcRecord, now)

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // State is what the indicator shows.
@@ -38,13 +39,6 @@ func (s State) String() string {
 	return fmt.Sprintf("State(%d)", int(s))
 }
 
-// Placements (the config key indicator).
-const (
-	PlaceBottom = "bottom" // bottom centre of the monitor with the focused window
-	PlaceCursor = "cursor" // just below and right of the mouse pointer
-	PlaceOff    = "off"
-)
-
 // ErrOff is returned by New when the placement is "off": the caller uses no indicator.
 var ErrOff = errors.New("indicator turned off")
 
@@ -53,20 +47,20 @@ var ErrUnavailable = errors.New("indicator unavailable")
 
 // Config configures an Indicator. Zero fields take the defaults.
 type Config struct {
-	Placement string        // PlaceBottom (default), PlaceCursor or PlaceOff
-	FlashFor  time.Duration // how long NothingHeard and Error stay; default 1.5s
-	Margin    int           // pixels between the bottom of the monitor and the window; default 48
+	Placement choice.Placement // choice.Bottom (also ""), Cursor or IndicatorOff
+	FlashFor  time.Duration    // how long NothingHeard and Error stay; default 1.5s
+	Margin    int              // pixels between the bottom of the monitor and the window; default 48
 }
 
 func (c Config) withDefaults() (Config, error) {
-	switch c.Placement = strings.ToLower(strings.TrimSpace(c.Placement)); c.Placement {
+	switch c.Placement {
 	case "":
-		c.Placement = PlaceBottom
-	case PlaceBottom, PlaceCursor:
-	case PlaceOff:
+		c.Placement = choice.Bottom
+	case choice.Bottom, choice.Cursor:
+	case choice.IndicatorOff:
 		return c, ErrOff
 	default:
-		return c, fmt.Errorf("indicator %q: use bottom, cursor or off", c.Placement)
+		return c, fmt.Errorf("indicator %q: use %s, %s or %s", string(c.Placement), choice.Bottom, choice.Cursor, choice.IndicatorOff)
 	}
 	if c.FlashFor <= 0 {
 		c.FlashFor = 1500 * time.Millisecond
@@ -143,9 +137,9 @@ func (v view) label() string {
 
 // place puts a w×h window on the monitor: bottom centre, or next to the pointer
 // and kept on that monitor.
-func place(placement string, mon Rect, pointerX, pointerY, w, h, margin int) Rect {
+func place(placement choice.Placement, mon Rect, pointerX, pointerY, w, h, margin int) Rect {
 	r := Rect{W: w, H: h}
-	if placement == PlaceCursor {
+	if placement == choice.Cursor {
 		r.X, r.Y = pointerX+16, pointerY+24
 	} else {
 		r.X, r.Y = mon.X+(mon.W-w)/2, mon.Y+mon.H-h-margin

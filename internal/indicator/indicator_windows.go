@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/win32"
 )
 
@@ -186,12 +187,12 @@ func paint(hwnd uintptr, v view) {
 }
 
 // monitor returns the work area of the monitor with the foreground window (or the
-// pointer, for PlaceCursor), and the pointer position.
+// pointer, for choice.Cursor), and the pointer position.
 func (w *osWindow) monitor() (Rect, int, int) {
 	var p point
 	procGetCursorPos.Call(uintptr(unsafe.Pointer(&p)))
 	var mon uintptr
-	if fg, _, _ := procGetForegroundWindow.Call(); fg != 0 && w.cfg.Placement != PlaceCursor {
+	if fg, _, _ := procGetForegroundWindow.Call(); fg != 0 && w.cfg.Placement != choice.Cursor {
 		mon, _, _ = procMonitorFromWindow.Call(fg, monitorNearest)
 	} else {
 		mon, _, _ = procMonitorFromPoint.Call(uintptr(uint32(p.X))|uintptr(uint32(p.Y))<<32, monitorNearest)

@@ -17,6 +17,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
@@ -121,7 +122,7 @@ func TestIndicatorOnScreen(t *testing.T) {
 		t.Fatalf("focus %s before the test, want the Tk window %s", got, focused)
 	}
 
-	ind, err := indicator.New(indicator.Config{Placement: indicator.PlaceBottom, FlashFor: 400 * time.Millisecond}, logger(t))
+	ind, err := indicator.New(indicator.Config{Placement: choice.Bottom, FlashFor: 400 * time.Millisecond}, logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestIndicatorOnScreen(t *testing.T) {
 
 func TestIndicatorAtCursor(t *testing.T) {
 	requireX(t)
-	ind, err := indicator.New(indicator.Config{Placement: indicator.PlaceCursor}, logger(t))
+	ind, err := indicator.New(indicator.Config{Placement: choice.Cursor}, logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ func TestIndicatorShowsTheProfileWhileRecording(t *testing.T) {
 	var ind *indicator.Indicator
 	var err error
 	for range 3 { // a fresh private display may refuse the very first connection
-		if ind, err = indicator.New(indicator.Config{Placement: indicator.PlaceBottom}, logger(t)); err == nil {
+		if ind, err = indicator.New(indicator.Config{Placement: choice.Bottom}, logger(t)); err == nil {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)

@@ -5,23 +5,25 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 func TestPlace(t *testing.T) {
 	mons := []Rect{{0, 0, 1920, 1080}, {1920, 0, 1280, 1024}}
 	tests := []struct {
 		name      string
-		placement string
+		placement choice.Placement
 		anchorX   int
 		anchorY   int
 		px, py    int
 		want      Rect
 	}{
-		{"bottom, first monitor", PlaceBottom, 500, 500, 0, 0, Rect{840, 1080 - 36 - 48, 240, 36}},
-		{"bottom, second monitor", PlaceBottom, 2500, 300, 0, 0, Rect{1920 + 520, 1024 - 36 - 48, 240, 36}},
-		{"anchor off every monitor", PlaceBottom, -50, 5000, 0, 0, Rect{840, 1080 - 36 - 48, 240, 36}},
-		{"cursor", PlaceCursor, 100, 100, 100, 100, Rect{116, 124, 240, 36}},
-		{"cursor at the right edge stays on screen", PlaceCursor, 1900, 1070, 1900, 1070, Rect{1920 - 240, 1080 - 36, 240, 36}},
+		{"bottom, first monitor", choice.Bottom, 500, 500, 0, 0, Rect{840, 1080 - 36 - 48, 240, 36}},
+		{"bottom, second monitor", choice.Bottom, 2500, 300, 0, 0, Rect{1920 + 520, 1024 - 36 - 48, 240, 36}},
+		{"anchor off every monitor", choice.Bottom, -50, 5000, 0, 0, Rect{840, 1080 - 36 - 48, 240, 36}},
+		{"cursor", choice.Cursor, 100, 100, 100, 100, Rect{116, 124, 240, 36}},
+		{"cursor at the right edge stays on screen", choice.Cursor, 1900, 1070, 1900, 1070, Rect{1920 - 240, 1080 - 36, 240, 36}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -190,6 +190,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // osWindow on X11: one goroutine on a locked OS thread owns the Display and runs
@@ -291,7 +293,7 @@ func (w *osWindow) show(v view, relocate bool) {
 				mons[i] = Rect{int(buf[4*i]), int(buf[4*i+1]), int(buf[4*i+2]), int(buf[4*i+3])}
 			}
 			anchorX, anchorY := int(ax), int(ay)
-			if w.cfg.Placement == PlaceCursor {
+			if w.cfg.Placement == choice.Cursor {
 				anchorX, anchorY = int(px), int(py)
 			}
 			r := place(w.cfg.Placement, monitorFor(mons, anchorX, anchorY), int(px), int(py), Width, Height, w.cfg.Margin)

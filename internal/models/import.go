@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 )
 
@@ -177,7 +178,7 @@ func (c *Cache) checkImportName(name string) error {
 	if !validImportName(name) {
 		return fmt.Errorf("%q cannot be a model name (%s): give one with --name NAME: %w", name, rule, ErrBadImport)
 	}
-	if strings.EqualFold(name, "auto") {
+	if strings.EqualFold(name, choice.ModelAuto) {
 		return fmt.Errorf(`"auto" is the config's value for "pick a model for this computer": give another name with --name NAME: %w`, ErrExists)
 	}
 	for _, m := range Registry() {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 var (
@@ -22,48 +24,22 @@ var (
 	ErrInvalidMode = errors.New("invalid output mode")
 )
 
-// Mode is what Output does with the text.
-type Mode int
-
-const (
-	// ModePaste pastes at the cursor and puts the previous clipboard back.
-	ModePaste Mode = iota
-	// ModeClipboard only puts the text on the clipboard; the user pastes.
-	ModeClipboard
-	// ModePasteEnter pastes, then presses Enter (chat boxes, terminals).
-	ModePasteEnter
-	// ModeType sends the text as Unicode keystrokes, for targets that refuse the clipboard.
-	ModeType
-)
-
-var modeNames = []string{"paste", "clipboard", "paste-enter", "type"}
-
-// String returns the config spelling.
-func (m Mode) String() string {
-	if int(m) < len(modeNames) {
-		return modeNames[m]
+// checkMode refuses a mode that is not one of choice.PasteModes; "" is the default.
+func checkMode(m choice.PasteMode) (choice.PasteMode, error) {
+	if m == "" {
+		return choice.Paste, nil
 	}
-	return fmt.Sprintf("mode(%d)", int(m))
-}
-
-// ParseMode reads "paste" (also ""), "clipboard", "paste-enter" or "type", case-insensitive.
-func ParseMode(s string) (Mode, error) {
-	v := strings.ToLower(strings.TrimSpace(s))
-	if v == "" {
-		return ModePaste, nil
+	if !m.Valid() {
+		return "", fmt.Errorf("%w %q: use %q (paste at the cursor), %q (only copy), %q (paste, then press Enter) or %q (send keystrokes)",
+			ErrInvalidMode, string(m), choice.Paste, choice.Clipboard, choice.PasteEnter, choice.Type)
 	}
-	for i, n := range modeNames {
-		if v == n {
-			return Mode(i), nil
-		}
-	}
-	return 0, fmt.Errorf(`%w %q: use "paste" (paste at the cursor), "clipboard" (only copy), "paste-enter" (paste, then press Enter) or "type" (send keystrokes)`, ErrInvalidMode, s)
+	return m, nil
 }
 
 // Config says how text is delivered. Zero fields take the defaults.
 type Config struct {
-	// Mode is "paste" (default), "clipboard", "paste-enter" or "type".
-	Mode string
+	// Mode is choice.Paste (also ""), Clipboard, PasteEnter or Type.
+	Mode choice.PasteMode
 	// RestoreDelay is how long the target gets to read the clipboard after the paste
 	// keystroke before the previous content is put back, where nothing reports
 	// the read (X11 and Windows report it: see ReadTimeout). Too short and a slow
@@ -108,9 +84,9 @@ func (c Config) withDefaults() Config {
 type Options struct {
 	// PressEnter presses Enter after the paste (the auto-send hotkey); ignored in clipboard mode.
 	PressEnter bool
-	// Mode, when set ("paste", "type", …), is this call's mode instead of the
-	// Paster's (a profile's paste setting).
-	Mode string
+	// Mode, when set, is this call's mode instead of the Paster's (a
+	// profile's paste setting).
+	Mode choice.PasteMode
 	// Replace, when set, is the Selection the text replaces: it goes only to
 	// that window (ErrFocusChanged otherwise), as it is, not joined to the
 	// dictation before, and Undo does not take it back (the window's own
@@ -129,14 +105,14 @@ type Result struct {
 	// before the clipboard is restored.
 	PastedAt time.Time
 	Verified bool   // the target was seen reading the clipboard
-	Typed    bool   // the text went out as keystrokes (ModeType)
+	Typed    bool   // the text went out as keystrokes (choice.Type)
 	PasteKey string // the paste keystroke sent: "ctrl+v", "ctrl+shift+v" (terminals) or "shift+insert"
 }
 
 // Paster delivers dictated text. Output calls are serialised.
 type Paster struct {
 	cfg  Config
-	mode Mode
+	mode choice.PasteMode
 	log  *slog.Logger
 
 	mu     sync.Mutex
@@ -157,7 +133,7 @@ type Paster struct {
 // XTest), the paste modes return ErrNoPaste and leave the text on the clipboard.
 func New(cfg Config, log *slog.Logger) (*Paster, error) {
 	cfg = cfg.withDefaults()
-	mode, err := ParseMode(cfg.Mode)
+	mode, err := checkMode(cfg.Mode)
 	if err != nil {
 		return nil, err
 	}
@@ -169,11 +145,10 @@ func New(cfg Config, log *slog.Logger) (*Paster, error) {
 	return &Paster{cfg: cfg, mode: mode, log: log, os: b, join: NewJoiner(cfg.JoinWindow)}, nil
 }
 
-// SetMode switches between "paste", "clipboard", "paste-enter" and "type" for the
-// next Output; an invalid mode changes nothing. A paste in progress finishes
-// in the mode it started with.
-func (p *Paster) SetMode(mode string) error {
-	m, err := ParseMode(mode)
+// SetMode sets the mode of the next Output; an invalid mode changes nothing. A
+// paste in progress finishes in the mode it started with.
+func (p *Paster) SetMode(mode choice.PasteMode) error {
+	m, err := checkMode(mode)
 	if err != nil {
 		return err
 	}
@@ -229,13 +204,13 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 	}
 	mode := p.mode
 	if opt.Mode != "" {
-		m, err := ParseMode(opt.Mode)
+		m, err := checkMode(opt.Mode)
 		if err != nil {
 			return res, err
 		}
 		mode = m
 	}
-	if mode == ModeClipboard {
+	if mode == choice.Clipboard {
 		// The user pastes this text: an ordinary copy, kept in clipboard history.
 		if _, err := p.os.write(ctx, res.Text, false); err != nil {
 			return res, fmt.Errorf("put the text on the clipboard: %w", err)
@@ -248,7 +223,7 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 			return res, err
 		}
 	}
-	if mode == ModeType {
+	if mode == choice.Type {
 		res, err := p.typeOut(ctx, res, opt)
 		if err == nil && res.Typed && opt.Replace == nil {
 			p.last = insertion{text: res.Text, target: target, entered: res.PressedEnter}
@@ -280,7 +255,7 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 		res.Restored, res.OnClipboard = p.restore(ctx, saved, own)
 		return res, err
 	}
-	enter := mode == ModePasteEnter || opt.PressEnter
+	enter := mode == choice.PasteEnter || opt.PressEnter
 	pastedAt := time.Now()
 	entered, err := p.sendPaste(ctx, lifted, style, enter, own)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 
 	"golang.design/x/clipboard"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/testlog"
 )
@@ -207,7 +208,7 @@ func TestPasteRestoresClipboard(t *testing.T) {
 func TestEnter(t *testing.T) {
 	tests := []struct {
 		name string
-		mode string
+		mode choice.PasteMode
 		opt  Options
 	}{
 		{name: "paste-enter mode", mode: "paste-enter"},

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 func TestJoiner(t *testing.T) {
@@ -157,31 +159,32 @@ func TestWinFormatKind(t *testing.T) {
 	}
 }
 
-func TestParseMode(t *testing.T) {
+func TestCheckMode(t *testing.T) {
 	tests := []struct {
 		name    string
-		in      string
-		want    Mode
+		in      choice.PasteMode
+		want    choice.PasteMode
 		wantErr bool
 	}{
-		{name: "default", in: "", want: ModePaste},
-		{name: "paste", in: "Paste", want: ModePaste},
-		{name: "clipboard", in: "clipboard", want: ModeClipboard},
-		{name: "paste-enter", in: "paste-enter", want: ModePasteEnter},
-		{name: "type", in: "type", want: ModeType},
+		{name: "default", in: "", want: choice.Paste},
+		{name: "paste", in: choice.Paste, want: choice.Paste},
+		{name: "clipboard", in: choice.Clipboard, want: choice.Clipboard},
+		{name: "paste-enter", in: choice.PasteEnter, want: choice.PasteEnter},
+		{name: "type", in: choice.Type, want: choice.Type},
 		{name: "unknown", in: "typing", wantErr: true},
+		{name: "not the config's spelling", in: "Paste", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseMode(tt.in)
+			got, err := checkMode(tt.in)
 			if tt.wantErr {
 				if !errors.Is(err, ErrInvalidMode) || !strings.Contains(err.Error(), `"paste-enter"`) {
-					t.Fatalf("ParseMode(%q) error = %v", tt.in, err)
+					t.Fatalf("checkMode(%q) error = %v", tt.in, err)
 				}
 				return
 			}
 			if err != nil || got != tt.want {
-				t.Fatalf("ParseMode(%q) = %v, %v", tt.in, got, err)
+				t.Fatalf("checkMode(%q) = %v, %v", tt.in, got, err)
 			}
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
@@ -38,7 +39,7 @@ func waylandChild() int {
 	in := bufio.NewReader(os.Stdin)
 	line, _ := in.ReadString('\n')
 	text, _ := hex.DecodeString(strings.TrimSpace(line))
-	p, err := New(Config{Mode: os.Getenv(wlChildEnv)}, log)
+	p, err := New(Config{Mode: choice.PasteMode(os.Getenv(wlChildEnv))}, log)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "New:", err)
 		return 1

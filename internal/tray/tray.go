@@ -16,7 +16,10 @@ import (
 	"github.com/whisperkey/whisperkey/assets"
 )
 
-// States understood by SetState; each has its own icon.
+// State is what the icon shows; each has its own.
+type State = assets.State
+
+// States understood by SetState.
 const (
 	StateIdle         = assets.StateIdle
 	StateRecording    = assets.StateRecording
@@ -240,11 +243,11 @@ type Tray struct {
 	closed   bool
 	built    bool // the menu exists
 	stopLoop func()
-	state    string
+	state    State
 	status   string
 	menu     Menu
 	// What the OS menu shows, to send only changes.
-	shownIcon    string
+	shownIcon    State
 	shownStatus  string
 	shownTooltip string
 	statusItem   *systray.MenuItem
@@ -426,7 +429,7 @@ func (t *Tray) watch(s *slot) {
 // SetState sets the icon for state (StateIdle, StateRecording, …) and the
 // status line shown as the first menu item and the tooltip, e.g.
 // "Model base.en · CPU int8 · ready". An empty status keeps the previous one.
-func (t *Tray) SetState(state, status string) {
+func (t *Tray) SetState(state State, status string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {

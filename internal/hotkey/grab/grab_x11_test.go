@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
@@ -112,8 +113,8 @@ func TestHoldUnderX11(t *testing.T) {
 // A tap shorter than the time the Listener takes to see it (xdotool lets go within a
 // millisecond, as a loaded machine delays any tap) still starts and stops.
 func TestQuickTapUnderX11(t *testing.T) {
-	for _, mode := range []string{"toggle", "hold"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []choice.HotkeyMode{choice.Toggle, choice.Hold} {
+		t.Run(string(mode), func(t *testing.T) {
 			l := listen(t, hotkey.Config{Record: "ctrl+shift+f9", Mode: mode})
 			xdotool(t, "key", "ctrl+shift+F9")
 			expect(t, l, hotkey.Start, hotkey.Record)

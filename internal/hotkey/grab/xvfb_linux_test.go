@@ -7,8 +7,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/whisperkey/whisperkey/internal/testenv"
 	"go.uber.org/goleak"
+
+	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
 // TestMain gives the tests an X server of their own when Xvfb is installed: go test

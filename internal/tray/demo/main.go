@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	state := flag.String("state", tray.StateIdle, "icon state: idle, recording, transcribing, error, loading")
+	state := flag.String("state", string(tray.StateIdle), "icon state: idle, recording, transcribing, error, loading")
 	status := flag.String("status", "Model base.en · CPU int8 · ready", "status line")
 	progress := flag.String("progress", "small — 42/480 MB · 12 MB/s · ETA 30s", "label of the model being downloaded; empty for none")
 	secs := flag.Int("secs", 0, "quit after this many seconds (0: on Quit or Ctrl+C)")
@@ -39,7 +39,7 @@ func run(ctx context.Context, log *slog.Logger, state, status, progress string) 
 	defer t.Close()
 	m := demoMenu("base.en", "cpu")
 	t.SetMenu(m)
-	t.SetState(state, status)
+	t.SetState(tray.State(state), status)
 	if err := t.Start(); err != nil {
 		return err
 	}

@@ -1,0 +1,54 @@
+package choice
+
+import "slices"
+
+// ModelAuto is the model value that lets the hardware pick the model.
+const ModelAuto = "auto"
+
+// PasteMode is how a dictation reaches the focused window (the config key paste).
+type PasteMode string
+
+// Paste modes.
+const (
+	Paste      PasteMode = "paste"       // paste at the cursor, the clipboard put back after
+	Clipboard  PasteMode = "clipboard"   // only put the text on the clipboard; the user pastes
+	PasteEnter PasteMode = "paste-enter" // paste, then press Enter (chat boxes, terminals)
+	Type       PasteMode = "type"        // Unicode keystrokes, for targets that refuse the clipboard
+)
+
+// PasteModes lists the paste modes in the order menus show them.
+func PasteModes() []PasteMode { return []PasteMode{Paste, Clipboard, PasteEnter, Type} }
+
+// Valid reports whether m is one of PasteModes.
+func (m PasteMode) Valid() bool { return slices.Contains(PasteModes(), m) }
+
+// HotkeyMode is how the record hotkey behaves (the config key hotkeys.mode).
+type HotkeyMode string
+
+// Hotkey modes.
+const (
+	Hold   HotkeyMode = "hold"   // record while held (push to talk)
+	Toggle HotkeyMode = "toggle" // one press starts, the next stops
+)
+
+// HotkeyModes lists the hotkey modes.
+func HotkeyModes() []HotkeyMode { return []HotkeyMode{Hold, Toggle} }
+
+// Valid reports whether m is one of HotkeyModes.
+func (m HotkeyMode) Valid() bool { return slices.Contains(HotkeyModes(), m) }
+
+// Placement is where the recording indicator shows (the config key indicator).
+type Placement string
+
+// Placements.
+const (
+	Bottom       Placement = "bottom" // bottom centre of the monitor with the focused window
+	Cursor       Placement = "cursor" // just below and right of the mouse pointer
+	IndicatorOff Placement = "off"    // no indicator
+)
+
+// Placements lists the placements.
+func Placements() []Placement { return []Placement{Bottom, Cursor, IndicatorOff} }
+
+// Valid reports whether p is one of Placements.
+func (p Placement) Valid() bool { return slices.Contains(Placements(), p) }
