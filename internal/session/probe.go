@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/whisperkey/whisperkey/internal/hotkey/evdev"
 )
 
 // Probe gathers the Facts of this session: the environment through getenv,
@@ -30,7 +32,7 @@ func Probe(ctx context.Context, getenv func(string) string) Facts {
 		}
 	}
 	f.GlobalShortcuts = portalVersion(ctx, "org.freedesktop.portal.GlobalShortcuts")
-	f.InputDevices = readableInputs("/dev/input")
+	f.InputDevices, f.Keyboards = evdev.Count(evdev.Dir)
 	for _, tool := range []string{"wtype"} {
 		if p, err := exec.LookPath(tool); err == nil {
 			f.Tools[tool] = p

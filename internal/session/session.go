@@ -45,6 +45,8 @@ type Facts struct {
 	GlobalShortcuts uint32
 	// InputDevices is how many /dev/input/event* this user can read (evdev).
 	InputDevices int
+	// Keyboards is how many of them are keyboards: what the evdev route reads.
+	Keyboards int
 	// Tools maps the helper programs (wtype) to their path, "" when missing.
 	Tools map[string]string
 }
@@ -162,13 +164,39 @@ func hotkeyRoutes(f Facts) []Route {
 	} else {
 		c.Note = "`whisperkey ptt press|release|toggle` drives the hotkey from scripts"
 	}
-	e := Route{Name: RouteEvdev, For: "hotkey", Available: f.InputDevices > 0}
-	if e.Available {
-		e.Note = fmt.Sprintf("%d input devices readable; WhisperKey does not read them yet", f.InputDevices)
-	} else {
-		e.Note = "cannot read /dev/input/event*: add yourself to the input group (sudo usermod -aG input $USER, then log in again); it lets any program read your keys"
+	e := evdevRoute(f, p.Used)
+	if e.Used {
+		x.Used = false
+		x.Note = "through XWayland: not needed, the keyboards are read directly (evdev)"
 	}
 	return []Route{x, p, c, e}
+}
+
+// evdevRoute reads the keyboards under /dev/input directly: the last
+// resort on Wayland, used when keyboards are readable and the portal is
+// not used. It carries the hotkeys of config.yaml into every window.
+func evdevRoute(f Facts, portalUsed bool) Route {
+	const caveat = "any program you run can then read every key you type, passwords too"
+	fix := "sudo usermod -aG input $USER, then log out and in again (" + caveat +
+		"; the GlobalShortcuts portal or a `whisperkey ptt` key binding needs no such right)"
+	e := Route{Name: RouteEvdev, For: "hotkey", Available: f.Keyboards > 0}
+	switch wl := f.Kind() == Wayland; {
+	case e.Available && wl && !portalUsed:
+		e.Used = true
+		e.Note = fmt.Sprintf("reading %d keyboard(s) under /dev/input: the hotkeys of config.yaml work in every window; "+
+			"the same right (the input group) lets every program you run read every key you type", f.Keyboards)
+	case e.Available && wl:
+		e.Note = fmt.Sprintf("%d keyboard(s) readable; not needed: the GlobalShortcuts portal is used", f.Keyboards)
+	case e.Available:
+		e.Note = fmt.Sprintf("%d keyboard(s) readable; not needed on X11, where the X grab works", f.Keyboards)
+	case !wl:
+		e.Note = "cannot read the keyboards under /dev/input; not needed on X11, where the X grab works"
+	case f.InputDevices > 0:
+		e.Note = fmt.Sprintf("%d input device(s) readable but no keyboard among them; to have the hotkeys of config.yaml in every window: %s", f.InputDevices, fix)
+	default:
+		e.Note = "cannot read the keyboards under /dev/input; to have the hotkeys of config.yaml in every window: " + fix
+	}
+	return e
 }
 
 func pasteRoutes(f Facts) []Route {
@@ -239,7 +267,10 @@ func summary(f Facts, routes []Route) string {
 		return slices.ContainsFunc(routes, func(r Route) bool { return r.Name == name && r.Used })
 	}
 	s := "Wayland: bind `whisperkey ptt` to a key in your desktop"
-	if f.Display != "" {
+	switch {
+	case used(RouteEvdev):
+		s = "Wayland: the hotkeys of config.yaml work in every window (the keyboards are read directly)"
+	case f.Display != "":
 		s += " (the hotkey works in X11 windows only)"
 	}
 	if !used(RouteVirtualKeyboard) {
@@ -253,6 +284,11 @@ func missingPaste(f Facts) string {
 		return "the compositor cannot be asked"
 	}
 	return "no virtual-keyboard protocol here"
+}
+
+// Uses reports whether the route named name is used.
+func (r Report) Uses(name string) bool {
+	return slices.ContainsFunc(r.Routes, func(rt Route) bool { return rt.Name == name && rt.Used })
 }
 
 // Print writes the report for `whisperkey doctor`.

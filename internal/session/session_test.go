@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -51,11 +52,12 @@ func TestRoutes(t *testing.T) {
 		missing map[string][]string
 		notes   map[string][]string // words a route's note must hold, available or not
 		summary []string            // words of the tray's line; nil: no line
+		doctor  []string            // words of doctor's text
 	}{
 		{name: "X11 desktop",
 			f:       Facts{XDGSessionType: "x11", Display: ":0", CurrentDesktop: "XFCE"},
 			used:    []string{RouteX11Grab, RoutePTT, RouteX11Paste},
-			missing: map[string][]string{RoutePortal: {"xdg-desktop-portal"}, RouteEvdev: {"usermod -aG input"}}},
+			missing: map[string][]string{RoutePortal: {"xdg-desktop-portal"}, RouteEvdev: {"not needed on X11"}}},
 		{name: "sway with wtype",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-1", CurrentDesktop: "sway", Globals: swayGlobals, Tools: wtype},
 			used:    []string{RoutePTT, RouteDataControl, RouteVirtualKeyboard},
@@ -81,9 +83,35 @@ func TestRoutes(t *testing.T) {
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-9", WaylandErr: "connect: no such file"},
 			used:    []string{RoutePTT},
 			missing: map[string][]string{RouteDataControl: {"cannot ask the compositor", "no such file"}, RouteVirtualKeyboard: {"cannot ask"}}},
-		{name: "input group",
-			f:    Facts{XDGSessionType: "x11", Display: ":0", InputDevices: 3},
-			used: []string{RouteX11Grab, RoutePTT, RouteX11Paste}},
+		{name: "input group on X11: the X grab stays",
+			f:     Facts{XDGSessionType: "x11", Display: ":0", InputDevices: 3, Keyboards: 1},
+			used:  []string{RouteX11Grab, RoutePTT, RouteX11Paste},
+			notes: map[string][]string{RouteEvdev: {"1 keyboard(s) readable", "not needed on X11"}}},
+		// evdev: the last resort on Wayland, when keyboards are readable.
+		{name: "sway, in the input group: the keyboards are read",
+			f: Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-1", CurrentDesktop: "sway", Globals: swayGlobals,
+				Tools: wtype, InputDevices: 7, Keyboards: 2},
+			used:    []string{RoutePTT, RouteEvdev, RouteDataControl, RouteVirtualKeyboard},
+			notes:   map[string][]string{RouteEvdev: {"reading 2 keyboard(s)", "every window", "every program you run read every key"}},
+			summary: []string{"hotkeys of config.yaml work in every window"},
+			doctor:  []string{"✔ evdev", "✘ x11-grab"}},
+		{name: "GNOME with XWayland, in the input group: evdev instead of the X grab",
+			f: Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-0", Display: ":0", CurrentDesktop: "GNOME",
+				Globals: []string{"wl_compositor", "wl_seat"}, InputDevices: 4, Keyboards: 1},
+			used:    []string{RoutePTT, RouteEvdev, RouteX11Paste},
+			notes:   map[string][]string{RouteX11Grab: {"not needed", "read directly"}},
+			summary: []string{"every window", "no virtual-keyboard protocol"},
+			doctor:  []string{"✔ evdev", "· x11-grab"}},
+		{name: "Wayland, only a gamepad readable (uaccess): no keyboard, the fix is told",
+			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-1", CurrentDesktop: "sway", Globals: swayGlobals, Tools: wtype, InputDevices: 1},
+			used:    []string{RoutePTT, RouteDataControl, RouteVirtualKeyboard},
+			missing: map[string][]string{RouteEvdev: {"1 input device(s) readable but no keyboard", "sudo usermod -aG input $USER", "log out and in", "every key you type"}},
+			summary: []string{"bind `whisperkey ptt`"},
+			doctor:  []string{"✘ evdev"}},
+		{name: "Wayland, no input device readable: the fix and its price",
+			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-1", CurrentDesktop: "Hyprland", Globals: swayGlobals, Tools: wtype},
+			used:    []string{RoutePTT, RouteDataControl, RouteVirtualKeyboard},
+			missing: map[string][]string{RouteEvdev: {"cannot read the keyboards", "sudo usermod -aG input $USER", "log out and in", "every key you type, passwords too", "portal"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,7 +156,34 @@ func TestRoutes(t *testing.T) {
 			if !strings.Contains(b.String(), "Desktop session: "+string(r.Type)) {
 				t.Errorf("doctor text lacks the session type:\n%s", b.String())
 			}
+			for _, w := range tt.doctor {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("doctor text lacks %q:\n%s", w, b.String())
+				}
+			}
+			if got, want := r.Uses(RouteEvdev), slices.Contains(tt.used, RouteEvdev); got != want {
+				t.Errorf("Uses(evdev) = %v, want %v", got, want)
+			}
 		})
+	}
+}
+
+// Where the portal carries the hotkey, evdev is not used even with keyboards readable.
+func TestEvdevYieldsToPortal(t *testing.T) {
+	f := Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-0", CurrentDesktop: "KDE", GlobalShortcuts: 1, InputDevices: 3, Keyboards: 1}
+	tests := []struct {
+		portalUsed bool
+		used       bool
+		note       string
+	}{
+		{portalUsed: false, used: true, note: "reading 1 keyboard(s)"},
+		{portalUsed: true, used: false, note: "the GlobalShortcuts portal is used"},
+	}
+	for _, tt := range tests {
+		e := evdevRoute(f, tt.portalUsed)
+		if e.Used != tt.used || !e.Available || !strings.Contains(e.Note, tt.note) {
+			t.Errorf("portal used %v: %+v, want used %v and a note saying %q", tt.portalUsed, e, tt.used, tt.note)
+		}
 	}
 }
 

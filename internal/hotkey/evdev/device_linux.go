@@ -14,9 +14,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Dir is where the kernel's event devices are.
-const Dir = "/dev/input"
-
 // ErrNoKeyboard means no keyboard under /dev/input can be read: there is
 // none, or this user may not read it (not in the input group).
 var ErrNoKeyboard = errors.New("no readable keyboard under " + Dir)

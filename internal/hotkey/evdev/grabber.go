@@ -16,6 +16,9 @@ import (
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 )
 
+// Dir is where the kernel's event devices are.
+const Dir = "/dev/input"
+
 // Grabber reads every keyboard and matches the registered combinations on
 // their keys together; it implements hotkey.Grabber. It takes no key from
 // anyone: the devices are opened for reading, never grabbed (EVIOCGRAB), so

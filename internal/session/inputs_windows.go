@@ -1,4 +1,0 @@
-package session
-
-// readableInputs: Windows has no evdev.
-func readableInputs(string) int { return 0 }
