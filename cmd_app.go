@@ -17,6 +17,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/desktop"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/hotkey/evdev"
 	"github.com/whisperkey/whisperkey/internal/hotkey/grab"
 	"github.com/whisperkey/whisperkey/internal/instance"
 	"github.com/whisperkey/whisperkey/internal/logging"
@@ -86,8 +87,15 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 			"route", r.Name, "for", r.For, "available", r.Available, "used", r.Used, "note", r.Note)
 	}
 	var grabber hotkey.Grabber
-	g, err := grab.New(log)
+	var g *grab.Grabber
+	kb := keyboardReader(desk, log)
+	if kb == nil {
+		g, err = grab.New(log)
+	}
 	switch {
+	case kb != nil:
+		defer kb.Close()
+		grabber = kb
 	case errors.Is(err, grab.ErrNoDisplay) && desk.Type == session.Wayland:
 		log.Info("no X display: the hotkeys of config.yaml are off; the desktop's key binding runs `whisperkey ptt` (docs/wayland.md)", "err", err)
 		grabber = compositorKeys{}
@@ -153,6 +161,23 @@ func remoteEngine(log *slog.Logger) desktop.RemoteEngine {
 		}
 		return remote.NewFallback(c, local, notify, log), nil
 	}
+}
+
+// keyboardReader reads the keyboards directly (evdev) where the session's
+// routes say so: Wayland, keyboards readable, no portal. It returns nil, and
+// logs why, when it cannot; the X grab or the compositor's binding is then
+// the hotkey.
+func keyboardReader(desk session.Report, log *slog.Logger) *evdev.Grabber {
+	if !desk.Uses(session.RouteEvdev) {
+		return nil
+	}
+	kb, err := evdev.New(log)
+	if err != nil {
+		log.Warn("cannot read the keyboards; the hotkeys of config.yaml fall back to the X grab (XWayland windows) or `whisperkey ptt`", "err", err)
+		return nil
+	}
+	log.Info("hotkeys from the keyboards read directly (evdev)", "keyboards", len(kb.Keyboards()))
+	return kb
 }
 
 // compositorKeys stands in for the X grab in a Wayland session without
