@@ -150,16 +150,22 @@ func hotkeyRoutes(f Facts) []Route {
 	default:
 		x.Note = "global hotkey on the X display"
 	}
-	p := Route{Name: RoutePortal, For: "hotkey", Available: f.GlobalShortcuts > 0}
-	if p.Available {
-		p.Note = fmt.Sprintf("offered (version %d); WhisperKey does not use it yet: bind `whisperkey ptt` instead", f.GlobalShortcuts)
-	} else {
+	p := Route{Name: RoutePortal, For: "hotkey", Available: f.GlobalShortcuts > 0, Used: wl && f.GlobalShortcuts > 0}
+	switch {
+	case p.Used:
+		p.Note = fmt.Sprintf("version %d: the record hotkey is a shortcut of your desktop; it asks you once to confirm or change the key (%s)", f.GlobalShortcuts, portalSettings(f.Desktop()))
+	case p.Available:
+		p.Note = fmt.Sprintf("offered (version %d); not needed: the X11 hotkey works in this session", f.GlobalShortcuts)
+	default:
 		p.Note = "not offered: it needs xdg-desktop-portal with a backend that has it (KDE Plasma 5.27+, GNOME 48+, xdg-desktop-portal-hyprland) and a session D-Bus"
 	}
 	c := Route{Name: RoutePTT, For: "hotkey", Available: true, Used: true}
-	if wl {
+	switch {
+	case p.Used:
+		c.Note = "works beside the portal's shortcut; if that one is refused, bind `whisperkey ptt` to a key: " + bindingHint(f.Desktop())
+	case wl:
 		c.Note = "bind `whisperkey ptt press` and `whisperkey ptt release` (or `toggle`) to a key in your desktop: " + bindingHint(f.Desktop())
-	} else {
+	default:
 		c.Note = "`whisperkey ptt press|release|toggle` drives the hotkey from scripts"
 	}
 	e := Route{Name: RouteEvdev, For: "hotkey", Available: f.InputDevices > 0}
@@ -230,6 +236,20 @@ func bindingHint(d Desktop) string {
 	return "see docs/wayland.md"
 }
 
+// portalSettings is where the desktop lets the user change a portal
+// shortcut (docs/wayland.md has the steps).
+func portalSettings(d Desktop) string {
+	switch d {
+	case GNOME:
+		return "Settings → Apps → WhisperKey, or Settings → Keyboard → View and Customize Shortcuts"
+	case KDE:
+		return "System Settings → Keyboard → Shortcuts → WhisperKey"
+	case Hyprland:
+		return "hyprland.conf binds it with the global dispatcher; hyprctl globalshortcuts names it"
+	}
+	return "in the desktop's shortcut settings"
+}
+
 // summary is the tray's line: how dictation starts and where text goes.
 func summary(f Facts, routes []Route) string {
 	if f.Kind() != Wayland {
@@ -239,7 +259,9 @@ func summary(f Facts, routes []Route) string {
 		return slices.ContainsFunc(routes, func(r Route) bool { return r.Name == name && r.Used })
 	}
 	s := "Wayland: bind `whisperkey ptt` to a key in your desktop"
-	if f.Display != "" {
+	if used(RoutePortal) {
+		s = "Wayland: the record hotkey is your desktop's shortcut (GlobalShortcuts portal)"
+	} else if f.Display != "" {
 		s += " (the hotkey works in X11 windows only)"
 	}
 	if !used(RouteVirtualKeyboard) {
@@ -254,6 +276,15 @@ func missingPaste(f Facts) string {
 	}
 	return "no virtual-keyboard protocol here"
 }
+
+// Uses reports whether the report uses the route called name.
+func (r Report) Uses(name string) bool {
+	return slices.ContainsFunc(r.Routes, func(rt Route) bool { return rt.Name == name && rt.Used })
+}
+
+// PTTHint is where to bind `whisperkey ptt` on desktop d: the fix when
+// the portal's shortcut is refused.
+func PTTHint(d Desktop) string { return bindingHint(d) }
 
 // Print writes the report for `whisperkey doctor`.
 func (r Report) Print(w io.Writer) {
