@@ -57,6 +57,6 @@ var keysymNames = map[uint32]string{
 	0xff13: "Pause", 0xff14: "Scroll_Lock", 0xff61: "Print", 0xff67: "Menu",
 	0x60: "grave", 0x2d: "minus", 0x3d: "equal", 0x5b: "bracketleft", 0x5d: "bracketright",
 	0x5c: "backslash", 0x3b: "semicolon", 0x27: "apostrophe", 0x2c: "comma", 0x2e: "period",
-	0x2f: "slash",
+	0x2f:   "slash",
 	0xffe3: "Control_L", 0xffe1: "Shift_L", 0xffe9: "Alt_L", 0xffeb: "Super_L",
 }
