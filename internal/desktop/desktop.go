@@ -266,7 +266,7 @@ func (d *desk) startIO(cfg config.Config) error {
 	if err != nil {
 		return fmt.Errorf("microphone: %w", err)
 	}
-	p, err := output.New(output.Config{Mode: cfg.Paste}, d.log)
+	p, err := output.New(output.Config{Mode: cfg.Paste, RemoteTokenPath: remoteTokenPath(d.opt.StateDir)}, d.log)
 	if err != nil {
 		_ = rec.Close()
 		return fmt.Errorf("clipboard: %w", err)

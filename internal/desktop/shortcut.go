@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"io"
+	"path/filepath"
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/config"
@@ -46,4 +47,13 @@ func (d *desk) onShortcut(n shortcutNews) {
 	if d.app.State() == app.Idle {
 		d.showReady("")
 	}
+}
+
+// remoteTokenPath is where the RemoteDesktop portal's permission is kept
+// (output.Config.RemoteTokenPath); "" without a state folder.
+func remoteTokenPath(stateDir string) string {
+	if stateDir == "" {
+		return ""
+	}
+	return filepath.Join(stateDir, "remote-desktop.token")
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -285,4 +286,23 @@ func (s *Session) Close() error {
 		}
 	})
 	return err
+}
+
+// Version is the version of a portal interface on the session bus, 0 when
+// there is no session bus, no portal, or the portal lacks it. It takes at
+// most two seconds.
+func Version(ctx context.Context, iface string) uint32 {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	bus, err := dbus.ConnectSessionBus(dbus.WithContext(ctx))
+	if err != nil {
+		return 0
+	}
+	defer bus.Close()
+	var v dbus.Variant
+	if err := bus.Object(BusName, ObjectPath).CallWithContext(ctx, ifaceProps+".Get", 0, iface, "version").Store(&v); err != nil {
+		return 0
+	}
+	n, _ := v.Value().(uint32)
+	return n
 }

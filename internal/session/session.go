@@ -43,6 +43,9 @@ type Facts struct {
 	// GlobalShortcuts is the version of the XDG GlobalShortcuts portal, 0
 	// when the session bus offers none.
 	GlobalShortcuts uint32
+	// RemoteDesktop is the version of the XDG RemoteDesktop portal, 0 when
+	// the session bus offers none.
+	RemoteDesktop uint32
 	// InputDevices is how many /dev/input/event* this user can read (evdev).
 	InputDevices int
 	// Tools maps the helper programs (wtype) to their path, "" when missing.
@@ -107,6 +110,7 @@ const (
 	RouteX11Paste        = "x11-paste"
 	RouteDataControl     = "wayland-clipboard"
 	RouteVirtualKeyboard = "virtual-keyboard"
+	RouteRemoteDesktop   = "remote-desktop-portal"
 )
 
 // Route is one way to get the hotkey or to get text into the focused window.
@@ -197,6 +201,8 @@ func pasteRoutes(f Facts) []Route {
 		switch {
 		case f.Globals == nil:
 			vk.Note = "cannot ask the compositor: " + f.WaylandErr
+		case !vk.Available && f.RemoteDesktop > 0:
+			vk.Note = "the compositor offers no virtual-keyboard protocol (GNOME does not): the RemoteDesktop portal presses Ctrl+V instead; paste: type cannot type here"
 		case !vk.Available:
 			vk.Note = "the compositor offers no virtual-keyboard protocol (GNOME does not): the text is left on the clipboard for you to paste with Ctrl+V"
 		case f.Tools["wtype"] == "":
@@ -207,6 +213,19 @@ func pasteRoutes(f Facts) []Route {
 			vk.Note = "Ctrl+V into native Wayland windows; paste: type through wtype (" + f.Tools["wtype"] + ")"
 		}
 		out = append(out, vk)
+		rd := Route{Name: RouteRemoteDesktop, For: "paste", Available: f.RemoteDesktop > 0}
+		switch {
+		case vk.Used:
+			rd.Note = "not needed: the virtual keyboard presses Ctrl+V"
+		case !rd.Available:
+			rd.Note = "not offered: without it no keystroke reaches Wayland windows; it needs xdg-desktop-portal with a backend that has it (xdg-desktop-portal-gnome, -kde) and a session D-Bus"
+		case f.Globals == nil:
+			rd.Note = "offered, but the compositor cannot be asked whether a virtual keyboard would do"
+		default:
+			rd.Used = true
+			rd.Note = fmt.Sprintf("version %d: Ctrl+V into native Wayland windows through the desktop's remote control; it asks you once to allow it (\"Remote desktop\" / \"Allow remote interaction\")", f.RemoteDesktop)
+		}
+		out = append(out, rd)
 	}
 	xp := Route{Name: RouteX11Paste, For: "paste", Available: f.Display != "", Used: f.Display != ""}
 	switch {
@@ -264,7 +283,7 @@ func summary(f Facts, routes []Route) string {
 	} else if f.Display != "" {
 		s += " (the hotkey works in X11 windows only)"
 	}
-	if !used(RouteVirtualKeyboard) {
+	if !used(RouteVirtualKeyboard) && !used(RouteRemoteDesktop) {
 		s += "; text stays on the clipboard in Wayland windows (" + missingPaste(f) + ")"
 	}
 	return s
