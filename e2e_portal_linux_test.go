@@ -56,6 +56,9 @@ func TestWaylandPortalShortcut(t *testing.T) {
 			t.Errorf("the app proposed trigger %q for ctrl+shift+f9, want CTRL+SHIFT+F9", got)
 		}
 		a.waitStatus(t, "dictate with CTRL+SHIFT+F9 (your desktop's shortcut)", 10*time.Second)
+		if !p.Registered() {
+			t.Error("the app called the portal before registering its app id")
+		}
 
 		p.Press(t, "record")
 		a.waitStatus(t, "Listening", 5*time.Second)

@@ -64,7 +64,9 @@ func Connect(ctx context.Context, log *slog.Logger) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to the session bus: %w", err)
 	}
-	return newConn(bus, log), nil
+	c := newConn(bus, log)
+	c.register(ctx)
+	return c, nil
 }
 
 func newConn(bus *dbus.Conn, log *slog.Logger) *Conn {
@@ -88,6 +90,22 @@ func (c *Conn) Close() error {
 		<-c.done
 	})
 	return err
+}
+
+// AppID is the application id WhisperKey registers with the portal: the
+// name of the .desktop file a package installs. Portals since 1.19 file
+// a host program's shortcuts and permissions under it, and newer ones
+// refuse GlobalShortcuts to a program without one.
+const AppID = "io.github.whisperkey.WhisperKey"
+
+// register tells the portal who we are (org.freedesktop.host.portal.Registry);
+// it must come before any other portal call on the connection. A portal
+// older than 1.19 has no registry: then it is skipped.
+func (c *Conn) register(ctx context.Context) {
+	err := c.obj.CallWithContext(ctx, "org.freedesktop.host.portal.Registry.Register", 0, AppID, map[string]dbus.Variant{}).Err
+	if err != nil {
+		c.log.Debug("not registered with the portal as "+AppID, "err", err)
+	}
 }
 
 // Version is the version property of a portal interface, 0 when the portal

@@ -149,6 +149,9 @@ func TestGlobalShortcuts(t *testing.T) {
 	if err := g.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
+	if !p.Registered() {
+		t.Error("the client did not register its app id before its first portal call")
+	}
 }
 
 func TestBindAnswers(t *testing.T) {

@@ -39,6 +39,9 @@ type Portal struct {
 	tokens  map[string]bool // restore tokens handed out and not used yet
 	issued  int
 	keys    []PortalKey
+	// called are the clients that made a portal call, and registered
+	// those that registered an app id (which must come first).
+	called, registered map[string]bool
 }
 
 // PortalKey is one NotifyKeyboardKeysym call.
@@ -73,14 +76,15 @@ func NewPortal(t testing.TB, addr string) *Portal {
 		t.Fatalf("connect to %s: %v", addr, err)
 	}
 	p := &Portal{t: t, conn: conn, sessions: map[dbus.ObjectPath]*portalSession{},
-		triggers: map[string]string{}, tokens: map[string]bool{}}
+		triggers: map[string]string{}, tokens: map[string]bool{}, called: map[string]bool{}, registered: map[string]bool{}}
 	t.Cleanup(func() {
 		conn.Close()
 		for _, pr := range p.Problems() {
 			t.Errorf("test portal: client broke the spec: %s", pr)
 		}
 	})
-	for iface, v := range map[string]any{ifaceShortcuts: shortcutsIface{p}, ifaceRemote: remoteIface{p}} {
+	for iface, v := range map[string]any{ifaceShortcuts: shortcutsIface{p}, ifaceRemote: remoteIface{p},
+		"org.freedesktop.host.portal.Registry": registry{p}} {
 		if err := conn.Export(v, portalPath, iface); err != nil {
 			t.Fatal(err)
 		}
@@ -234,9 +238,48 @@ func (p *Portal) checkOptions(method string, opts map[string]dbus.Variant, known
 	return nil
 }
 
+type registry struct{ p *Portal }
+
+var appID = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)+$`)
+
+// Register is org.freedesktop.host.portal.Registry.Register(s, a{sv}):
+// once per connection, before any portal call, with a valid app id.
+func (r registry) Register(sender dbus.Sender, id string, opts map[string]dbus.Variant) *dbus.Error {
+	p := r.p
+	p.mu.Lock()
+	called, again := p.called[string(sender)], p.registered[string(sender)]
+	p.registered[string(sender)] = true
+	p.mu.Unlock()
+	switch {
+	case again:
+		return p.problem("Registry.Register: called twice")
+	case called:
+		return p.problem("Registry.Register: after a portal call; it must come first")
+	case !appID.MatchString(id) || len(id) > 255:
+		return p.problem("Registry.Register: %q is not a valid application id", id)
+	}
+	return p.checkOptions("Registry.Register", opts)
+}
+
+// Registered reports whether every client that called the portal
+// registered an app id first.
+func (p *Portal) Registered() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for s := range p.called {
+		if !p.registered[s] {
+			return false
+		}
+	}
+	return len(p.called) > 0
+}
+
 // request checks handle_token and returns the Request's path: the one the
 // spec says clients can predict.
 func (p *Portal) request(method string, sender dbus.Sender, opts map[string]dbus.Variant) (dbus.ObjectPath, *dbus.Error) {
+	p.mu.Lock()
+	p.called[string(sender)] = true
+	p.mu.Unlock()
 	v, err := p.option(method, opts, "handle_token", "s", true)
 	if err != nil {
 		return "", err
