@@ -117,12 +117,16 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	if runtime.GOOS != "windows" {
 		controlSocket = control.DefaultPath()
 	}
+	var shortcut desktop.ShortcutRoute
+	if desk.Uses(session.RoutePortal) {
+		shortcut = portalShortcut(ctx, desk.Desktop, log)
+	}
 	err = desktop.Run(ctx, desktop.Options{
 		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, StateDir: env.stateDir,
 		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
 		ModelHelpPath: installedDoc("installing-at-work.md", ""), LogPath: logPath, Grabber: grabber, Version: version,
 		LogLevel: level, Verbose: *verbose, Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech,
-		ControlSocket: controlSocket, SessionNote: desk.Summary,
+		ControlSocket: controlSocket, Shortcut: shortcut, SessionNote: desk.Summary,
 	}, log)
 	if err != nil {
 		log.Error("WhisperKey stopped", "err", err)

@@ -49,6 +49,10 @@ type Options struct {
 	// ControlSocket, when set, is where `whisperkey ptt` reaches the record
 	// hotkey (package control); main holds the single-instance guard.
 	ControlSocket string
+	// Shortcut, when set, binds the record hotkey as a shortcut of the
+	// desktop itself (the GlobalShortcuts portal on Wayland), beside
+	// ControlSocket.
+	Shortcut ShortcutRoute
 	// SessionNote, when set, follows the ready status: how to dictate in
 	// this session (Wayland: bind `whisperkey ptt`; session.Report.Summary).
 	SessionNote string
@@ -198,6 +202,10 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 			d.log.Info("control socket ready", "path", srv.Path())
 		}
 	}
+	shortcut := make(chan shortcutNews, 1)
+	if d.opt.Shortcut != nil {
+		defer d.startShortcut(cfg, shortcut).Close() // before the listener it drives closes
+	}
 	d.startFeedback(cfg)
 	defer d.closeFeedback() // before the recorder closes: the level ticker reads it
 
@@ -247,7 +255,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.showReady("")
 	err = d.serve(ctx, sources{app: d.app.Events(), actions: d.tray.Actions(), changes: changes,
 		pulled: d.pulled, loaded: d.loaded, waits: waits, audio: d.recorder.Events(), hotkeys: d.listener.Events(),
-		resumed: resumed, live: d.live, input: input})
+		resumed: resumed, live: d.live, shortcut: shortcut, input: input})
 	return err
 }
 
@@ -258,7 +266,7 @@ func (d *desk) startIO(cfg config.Config) error {
 	if err != nil {
 		return fmt.Errorf("microphone: %w", err)
 	}
-	p, err := output.New(output.Config{Mode: cfg.Paste}, d.log)
+	p, err := output.New(output.Config{Mode: cfg.Paste, RemoteTokenPath: remoteTokenPath(d.opt.StateDir)}, d.log)
 	if err != nil {
 		_ = rec.Close()
 		return fmt.Errorf("clipboard: %w", err)

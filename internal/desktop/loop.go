@@ -32,6 +32,8 @@ type sources struct {
 	resumed <-chan struct{}
 	// live brings the hold's words so far (ahead.go).
 	live <-chan string
+	// shortcut says how binding the desktop's shortcut went (shortcut.go).
+	shortcut <-chan shortcutNews
 	// input is where hotkey presses go to the app.
 	input chan<- app.Input
 }
@@ -107,6 +109,8 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 			d.onResume(ctx, "resumed from sleep", true)
 		case text := <-src.live:
 			d.showLive(text)
+		case n := <-src.shortcut:
+			d.onShortcut(n)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"io"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/config"
@@ -17,6 +18,13 @@ import (
 // engine. Called at start and on every config change, so it must be quick
 // and not touch the network.
 type RemoteEngine func(cfg config.Config, local dictation.Engine, tell func(msg string)) (dictation.Engine, error)
+
+// ShortcutRoute binds record (hotkeys.record) as a shortcut of the desktop
+// whose presses call drive with "press", "release" or "toggle" (the names
+// hotkey.ParseCommand reads). It returns at once and reports once through
+// bound: a note for the tray when the shortcut works, or an error that says
+// what to do instead. Close unbinds it.
+type ShortcutRoute func(record string, drive func(cmd string) error, bound func(note string, err error)) io.Closer
 
 // Indicator is what the desk needs of the on-screen indicator
 // (indicator.Indicator).

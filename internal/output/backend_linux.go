@@ -61,11 +61,11 @@ type osBackend struct {
 var wlKeysyms = map[uint64]string{xkControlL: "Control_L", xkV: "v", xkReturn: "Return", xkShiftL: "Shift_L",
 	xkInsert: "Insert", xkLeft: "Left", xkRight: "Right", xkBackSpace: "BackSpace", xkC: "c"}
 
-func newOSBackend(log *slog.Logger) (*osBackend, error) {
+func newOSBackend(log *slog.Logger, cfg Config) (*osBackend, error) {
 	if err := clipboard.Init(); err != nil {
 		return nil, fmt.Errorf("open the clipboard: %w", err)
 	}
-	b := &osBackend{log: log, wl: newWayland(log, os.Getenv), names: map[uint32]string{}}
+	b := &osBackend{log: log, wl: newWayland(log, os.Getenv, cfg.RemoteTokenPath), names: map[uint32]string{}}
 	x, err := openXlib()
 	if err != nil {
 		b.xErr = err
@@ -107,6 +107,9 @@ func newOSBackend(log *slog.Logger) (*osBackend, error) {
 }
 
 func (b *osBackend) close() error {
+	if b.wl != nil {
+		b.wl.close()
+	}
 	if b.owner != nil {
 		b.owner.close()
 	}
@@ -156,7 +159,7 @@ func (b *osBackend) use(target uint64) { b.cur = target }
 
 func (b *osBackend) canPaste() error {
 	if isWayland(b.cur) {
-		return b.wl.keyErr
+		return b.wl.keysErr()
 	}
 	return b.xErr
 }

@@ -17,7 +17,7 @@ type osBackend struct{ log *slog.Logger }
 
 var errNoKeystroke = fmt.Errorf("paste keystrokes are not implemented on %s: %w", runtime.GOOS, errors.ErrUnsupported)
 
-func newOSBackend(log *slog.Logger) (*osBackend, error) {
+func newOSBackend(log *slog.Logger, _ Config) (*osBackend, error) {
 	if err := clipboard.Init(); err != nil {
 		return nil, fmt.Errorf("open the clipboard: %w", err)
 	}

@@ -91,7 +91,7 @@ type ownership struct {
 	rendered *atomic.Uintptr // the sequence number after rendering the text; nil without delayed rendering
 }
 
-func newOSBackend(log *slog.Logger) (*osBackend, error) {
+func newOSBackend(log *slog.Logger, _ Config) (*osBackend, error) {
 	b := &osBackend{log: log, selfElevated: windows.GetCurrentProcessToken().IsElevated()}
 	b.exclude = registerFormat(fmtExcludeFromMonitors)
 	b.history = registerFormat(fmtIncludeInHistory)

@@ -73,7 +73,7 @@ func setUserClipboard(t *testing.T) {
 
 func testBackend(t *testing.T) *osBackend {
 	t.Helper()
-	b, err := newOSBackend(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b, err := newOSBackend(slog.New(slog.NewTextHandler(io.Discard, nil)), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

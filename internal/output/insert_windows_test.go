@@ -35,7 +35,7 @@ func readText(t *testing.T) string {
 // Delayed rendering: the text is produced only when a program asks for it, and that
 // request is what marks the paste as read.
 func TestDelayedRenderingSeesTheRead(t *testing.T) {
-	b, err := newOSBackend(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b, err := newOSBackend(slog.New(slog.NewTextHandler(io.Discard, nil)), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

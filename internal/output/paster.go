@@ -59,6 +59,10 @@ type Config struct {
 	// it ask (X11, Windows); without a request the text stays on the clipboard and
 	// Output returns ErrNotRead. Default 3s. RestoreDelay applies where we cannot see.
 	ReadTimeout time.Duration
+	// RemoteTokenPath is where the RemoteDesktop portal's restore token is
+	// kept (in the state folder), so a desktop without a virtual keyboard
+	// (GNOME) asks once to let WhisperKey press Ctrl+V; "" keeps none.
+	RemoteTokenPath string
 }
 
 func (c Config) withDefaults() Config {
@@ -138,7 +142,7 @@ func New(cfg Config, log *slog.Logger) (*Paster, error) {
 		return nil, err
 	}
 	log = log.With("pkg", "output")
-	b, err := newOSBackend(log)
+	b, err := newOSBackend(log, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/portal"
 	"github.com/whisperkey/whisperkey/internal/session"
 )
 
@@ -35,6 +36,10 @@ type wayland struct {
 	// keyErr is why no keystroke can reach a Wayland window (no
 	// virtual-keyboard protocol); nil when one can.
 	keyErr error
+	// remote presses the paste keystroke through the RemoteDesktop portal
+	// where the compositor offers no virtual keyboard (GNOME); nil when
+	// the virtual keyboard does it or the portal is not offered.
+	remote *portal.RemoteKeyboard
 	// wtype types text (its keymap holds any character); "" when missing.
 	wtype string
 	// wlCopy is wl-copy (wl-clipboard), which empties the clipboard when
@@ -45,7 +50,7 @@ type wayland struct {
 }
 
 // newWayland is the Wayland route of this session, nil outside Wayland.
-func newWayland(log *slog.Logger, getenv func(string) string) *wayland {
+func newWayland(log *slog.Logger, getenv func(string) string, remoteToken string) *wayland {
 	if getenv("WAYLAND_DISPLAY") == "" {
 		return nil
 	}
@@ -57,7 +62,15 @@ func newWayland(log *slog.Logger, getenv func(string) string) *wayland {
 	defer cancel()
 	globals, err := session.Globals(ctx, w.socket)
 	w.keyErr = keyRouteErr(globals, err)
-	if w.keyErr != nil {
+	switch {
+	case w.keyErr == nil:
+	case err == nil && portal.Version(ctx, portal.IfaceRemoteDesktop) > 0:
+		// The desktop may show its approval dialog: wait for it beside the
+		// app, not here; a paste before the answer leaves the text on the
+		// clipboard and says why.
+		log.Info("no virtual keyboard; the paste keystroke goes through the RemoteDesktop portal", "err", w.keyErr)
+		w.remote = portal.StartKeyboard(context.Background(), remoteToken, log)
+	default:
 		log.Warn("no paste keystroke into Wayland windows; the text is left on the clipboard there", "err", w.keyErr)
 	}
 	if w.wtype == "" {
@@ -191,14 +204,52 @@ func (w wlWindow) describe() Window {
 	return win
 }
 
-// send presses keys in the focused Wayland window.
+// keysErr says why no keystroke reaches a Wayland window: nil when the
+// virtual keyboard or the RemoteDesktop portal can press keys now.
+func (w *wayland) keysErr() error {
+	if w.keyErr != nil && w.remote != nil {
+		return w.remote.Err()
+	}
+	return w.keyErr
+}
+
+// send presses keys in the focused Wayland window: through the virtual
+// keyboard, else as keysyms through the RemoteDesktop portal.
 func (w *wayland) send(keys []keyEvent, names map[uint32]string) error {
-	if w.keyErr != nil {
-		return w.keyErr
+	if err := w.keysErr(); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return vkSend(ctx, w.socket, keys, names)
+	if w.keyErr == nil {
+		return vkSend(ctx, w.socket, keys, names)
+	}
+	seq := make([]portal.Key, 0, len(keys))
+	for _, k := range keys {
+		ks, ok := keysymOf(names[k.code])
+		if !ok {
+			return fmt.Errorf("no keysym for key code %d", k.code)
+		}
+		seq = append(seq, portal.Key{Keysym: ks, Down: k.down})
+	}
+	return w.remote.Press(ctx, seq)
+}
+
+// keysymOf is the keysym of one of the keys WhisperKey presses, by name.
+func keysymOf(name string) (uint32, bool) {
+	for ks, n := range wlKeysyms {
+		if n == name {
+			return uint32(ks), true
+		}
+	}
+	return 0, false
+}
+
+// close ends the RemoteDesktop session, if any.
+func (w *wayland) close() {
+	if w.remote != nil {
+		_ = w.remote.Close()
+	}
 }
 
 // typeText types text; wtype maps every character into its own keymap.

@@ -4,11 +4,9 @@ import (
 	"context"
 	"os/exec"
 	"runtime"
-	"time"
-
-	"github.com/godbus/dbus/v5"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey/evdev"
+	"github.com/whisperkey/whisperkey/internal/portal"
 )
 
 // Probe gathers the Facts of this session: the environment through getenv,
@@ -31,7 +29,8 @@ func Probe(ctx context.Context, getenv func(string) string) Facts {
 			f.Globals = []string{}
 		}
 	}
-	f.GlobalShortcuts = portalVersion(ctx, "org.freedesktop.portal.GlobalShortcuts")
+	f.GlobalShortcuts = portal.Version(ctx, portal.IfaceGlobalShortcuts)
+	f.RemoteDesktop = portal.Version(ctx, portal.IfaceRemoteDesktop)
 	f.InputDevices, f.Keyboards = evdev.Count(evdev.Dir)
 	for _, tool := range []string{"wtype"} {
 		if p, err := exec.LookPath(tool); err == nil {
@@ -39,24 +38,4 @@ func Probe(ctx context.Context, getenv func(string) string) Facts {
 		}
 	}
 	return f
-}
-
-// portalVersion is the version property of a desktop portal interface, 0
-// when there is no session bus, no portal, or the portal lacks it.
-func portalVersion(ctx context.Context, iface string) uint32 {
-	conn, err := dbus.ConnectSessionBus(dbus.WithContext(ctx))
-	if err != nil {
-		return 0
-	}
-	defer conn.Close()
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	var v dbus.Variant
-	err = conn.Object("org.freedesktop.portal.Desktop", "/org/freedesktop/portal/desktop").
-		CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", 0, iface, "version").Store(&v)
-	if err != nil {
-		return 0
-	}
-	n, _ := v.Value().(uint32)
-	return n
 }

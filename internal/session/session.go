@@ -43,6 +43,9 @@ type Facts struct {
 	// GlobalShortcuts is the version of the XDG GlobalShortcuts portal, 0
 	// when the session bus offers none.
 	GlobalShortcuts uint32
+	// RemoteDesktop is the version of the XDG RemoteDesktop portal, 0 when
+	// the session bus offers none.
+	RemoteDesktop uint32
 	// InputDevices is how many /dev/input/event* this user can read (evdev).
 	InputDevices int
 	// Keyboards is how many of them are keyboards: what the evdev route reads.
@@ -109,6 +112,7 @@ const (
 	RouteX11Paste        = "x11-paste"
 	RouteDataControl     = "wayland-clipboard"
 	RouteVirtualKeyboard = "virtual-keyboard"
+	RouteRemoteDesktop   = "remote-desktop-portal"
 )
 
 // Route is one way to get the hotkey or to get text into the focused window.
@@ -152,16 +156,22 @@ func hotkeyRoutes(f Facts) []Route {
 	default:
 		x.Note = "global hotkey on the X display"
 	}
-	p := Route{Name: RoutePortal, For: "hotkey", Available: f.GlobalShortcuts > 0}
-	if p.Available {
-		p.Note = fmt.Sprintf("offered (version %d); WhisperKey does not use it yet: bind `whisperkey ptt` instead", f.GlobalShortcuts)
-	} else {
+	p := Route{Name: RoutePortal, For: "hotkey", Available: f.GlobalShortcuts > 0, Used: wl && f.GlobalShortcuts > 0}
+	switch {
+	case p.Used:
+		p.Note = fmt.Sprintf("version %d: the record hotkey is a shortcut of your desktop; it asks you once to confirm or change the key (%s)", f.GlobalShortcuts, portalSettings(f.Desktop()))
+	case p.Available:
+		p.Note = fmt.Sprintf("offered (version %d); not needed: the X11 hotkey works in this session", f.GlobalShortcuts)
+	default:
 		p.Note = "not offered: it needs xdg-desktop-portal with a backend that has it (KDE Plasma 5.27+, GNOME 48+, xdg-desktop-portal-hyprland) and a session D-Bus"
 	}
 	c := Route{Name: RoutePTT, For: "hotkey", Available: true, Used: true}
-	if wl {
+	switch {
+	case p.Used:
+		c.Note = "works beside the portal's shortcut; if that one is refused, bind `whisperkey ptt` to a key: " + bindingHint(f.Desktop())
+	case wl:
 		c.Note = "bind `whisperkey ptt press` and `whisperkey ptt release` (or `toggle`) to a key in your desktop: " + bindingHint(f.Desktop())
-	} else {
+	default:
 		c.Note = "`whisperkey ptt press|release|toggle` drives the hotkey from scripts"
 	}
 	e := evdevRoute(f, p.Used)
@@ -219,6 +229,8 @@ func pasteRoutes(f Facts) []Route {
 		switch {
 		case f.Globals == nil:
 			vk.Note = "cannot ask the compositor: " + f.WaylandErr
+		case !vk.Available && f.RemoteDesktop > 0:
+			vk.Note = "the compositor offers no virtual-keyboard protocol (GNOME does not): the RemoteDesktop portal presses Ctrl+V instead; paste: type cannot type here"
 		case !vk.Available:
 			vk.Note = "the compositor offers no virtual-keyboard protocol (GNOME does not): the text is left on the clipboard for you to paste with Ctrl+V"
 		case f.Tools["wtype"] == "":
@@ -229,6 +241,19 @@ func pasteRoutes(f Facts) []Route {
 			vk.Note = "Ctrl+V into native Wayland windows; paste: type through wtype (" + f.Tools["wtype"] + ")"
 		}
 		out = append(out, vk)
+		rd := Route{Name: RouteRemoteDesktop, For: "paste", Available: f.RemoteDesktop > 0}
+		switch {
+		case vk.Used:
+			rd.Note = "not needed: the virtual keyboard presses Ctrl+V"
+		case !rd.Available:
+			rd.Note = "not offered: without it no keystroke reaches Wayland windows; it needs xdg-desktop-portal with a backend that has it (xdg-desktop-portal-gnome, -kde) and a session D-Bus"
+		case f.Globals == nil:
+			rd.Note = "offered, but the compositor cannot be asked whether a virtual keyboard would do"
+		default:
+			rd.Used = true
+			rd.Note = fmt.Sprintf("version %d: Ctrl+V into native Wayland windows through the desktop's remote control; it asks you once to allow it (\"Remote desktop\" / \"Allow remote interaction\")", f.RemoteDesktop)
+		}
+		out = append(out, rd)
 	}
 	xp := Route{Name: RouteX11Paste, For: "paste", Available: f.Display != "", Used: f.Display != ""}
 	switch {
@@ -258,6 +283,20 @@ func bindingHint(d Desktop) string {
 	return "see docs/wayland.md"
 }
 
+// portalSettings is where the desktop lets the user change a portal
+// shortcut (docs/wayland.md has the steps).
+func portalSettings(d Desktop) string {
+	switch d {
+	case GNOME:
+		return "Settings → Apps → WhisperKey, or Settings → Keyboard → View and Customize Shortcuts"
+	case KDE:
+		return "System Settings → Keyboard → Shortcuts → WhisperKey"
+	case Hyprland:
+		return "hyprland.conf binds it with the global dispatcher; hyprctl globalshortcuts names it"
+	}
+	return "in the desktop's shortcut settings"
+}
+
 // summary is the tray's line: how dictation starts and where text goes.
 func summary(f Facts, routes []Route) string {
 	if f.Kind() != Wayland {
@@ -268,12 +307,14 @@ func summary(f Facts, routes []Route) string {
 	}
 	s := "Wayland: bind `whisperkey ptt` to a key in your desktop"
 	switch {
+	case used(RoutePortal):
+		s = "Wayland: the record hotkey is your desktop's shortcut (GlobalShortcuts portal)"
 	case used(RouteEvdev):
 		s = "Wayland: the hotkeys of config.yaml work in every window (the keyboards are read directly)"
 	case f.Display != "":
 		s += " (the hotkey works in X11 windows only)"
 	}
-	if !used(RouteVirtualKeyboard) {
+	if !used(RouteVirtualKeyboard) && !used(RouteRemoteDesktop) {
 		s += "; text stays on the clipboard in Wayland windows (" + missingPaste(f) + ")"
 	}
 	return s
@@ -290,6 +331,10 @@ func missingPaste(f Facts) string {
 func (r Report) Uses(name string) bool {
 	return slices.ContainsFunc(r.Routes, func(rt Route) bool { return rt.Name == name && rt.Used })
 }
+
+// PTTHint is where to bind `whisperkey ptt` on desktop d: the fix when
+// the portal's shortcut is refused.
+func PTTHint(d Desktop) string { return bindingHint(d) }
 
 // Print writes the report for `whisperkey doctor`.
 func (r Report) Print(w io.Writer) {

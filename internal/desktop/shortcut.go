@@ -1,0 +1,59 @@
+package desktop
+
+import (
+	"io"
+	"path/filepath"
+
+	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/hotkey"
+)
+
+// shortcutNews is how binding the desktop's shortcut went.
+type shortcutNews struct {
+	note string
+	err  error
+}
+
+// startShortcut binds the record hotkey through Options.Shortcut; its
+// news arrives on news for the loop.
+func (d *desk) startShortcut(cfg config.Config, news chan<- shortcutNews) io.Closer {
+	drive := func(name string) error {
+		cmd, err := hotkey.ParseCommand(name)
+		if err != nil {
+			return err
+		}
+		return d.listener.Command(cmd)
+	}
+	return d.opt.Shortcut(cfg.Hotkeys.Record, drive, func(note string, err error) {
+		select {
+		case news <- shortcutNews{note: note, err: err}:
+		default: // reported once; a second report has nobody to tell
+		}
+	})
+}
+
+// onShortcut shows how the shortcut went: its trigger in the ready line,
+// or the problem and its fix (the tray and one notification).
+func (d *desk) onShortcut(n shortcutNews) {
+	if n.err != nil {
+		d.log.Warn("the desktop's shortcut is not bound", "err", n.err)
+		d.opt.SessionNote = n.err.Error()
+		d.hotkeyProblem(n.err)
+		return
+	}
+	d.log.Info("the desktop's shortcut is bound", "note", n.note)
+	d.opt.SessionNote = n.note
+	if d.app.State() == app.Idle {
+		d.showReady("")
+	}
+}
+
+// remoteTokenPath is where the RemoteDesktop portal's permission is kept
+// (output.Config.RemoteTokenPath); "" without a state folder.
+func remoteTokenPath(stateDir string) string {
+	if stateDir == "" {
+		return ""
+	}
+	return filepath.Join(stateDir, "remote-desktop.token")
+}
