@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,7 +123,7 @@ func TestKilledWorkerMidRequest(t *testing.T) {
 	if c.WorkerPID() == pid || c.WorkerPID() == 0 {
 		t.Fatalf("worker not replaced: pid %d → %d", pid, c.WorkerPID())
 	}
-	if !equal(got, want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("after crash got %v, want %v", got, want)
 	}
 }
@@ -138,7 +139,7 @@ func TestFeaturesCrossThePipeOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := generate(t, c, win)
-	if got := generate(t, c, win); !equal(got, want) {
+	if got := generate(t, c, win); !slices.Equal(got, want) {
 		t.Fatalf("second decode %v, want %v", got, want)
 	}
 	if got := c.FeatureBytes(); got != size {
@@ -151,7 +152,7 @@ func TestFeaturesCrossThePipeOnce(t *testing.T) {
 	if err := p.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	if got := generate(t, c, win); !equal(got, want) {
+	if got := generate(t, c, win); !slices.Equal(got, want) {
 		t.Fatalf("after the worker died: %v, want %v", got, want)
 	}
 	if got := c.FeatureBytes(); got != 2*size {
@@ -224,18 +225,6 @@ func contains(s []string, v string) bool {
 		}
 	}
 	return false
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // The tiny random-weight model exercises the whole engine path in
