@@ -70,8 +70,8 @@ func vocabularySpeech(t *testing.T) []werClip {
 // clips with a term written in can move.
 func TestVocabularyKeepsWER(t *testing.T) {
 	m := openBase(t)
-	espeak := make([]werClip, 0, len(sentences))
-	for _, s := range sentences {
+	espeak := make([]werClip, 0, len(whisper.Sentences))
+	for _, s := range whisper.Sentences {
 		espeak = append(espeak, werClip{s[:20], s, testenv.Speech(t, s)})
 	}
 	sets := []struct {
