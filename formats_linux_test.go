@@ -52,14 +52,7 @@ func TestFormatsPeopleSend(t *testing.T) {
 		}
 		return b
 	}
-	write := func(name string, b []byte) string {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 
 	m4a := convert("phone.m4a", "-ar", "48000", "-ac", "2", "-c:a", "aac", "-b:a", "320k")
 	// ffmpeg reads ahead about 64 KiB from a pipe and cannot go back for the audio.

@@ -64,14 +64,33 @@ func runCmd(t testing.TB, cmd *exec.Cmd) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
+	code := exitStatus(t, cmd.Run())
+	return result{out.String(), errb.String(), code}
+}
+
+// exitStatus is the exit code of a command that ended with err; an error
+// other than the command's own exit (it did not start) fails the test.
+func exitStatus(t testing.TB, err error) int {
+	t.Helper()
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
+		return ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return result{out.String(), errb.String(), code}
+	return 0
+}
+
+// fileWriter returns a function that writes b to name under dir and returns
+// its path; a failed write fails the test.
+func fileWriter(t testing.TB, dir string) func(name string, b []byte) string {
+	return func(name string, b []byte) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 }
 
 func speechWAV(t testing.TB, text string) string {
@@ -117,13 +136,7 @@ func TestTranscribeCLI(t *testing.T) {
 func TestTranscribeBadInputs(t *testing.T) {
 	model := testenv.Model(t, "base")
 	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 	good := speechWAV(t, "hello there")
 	text := write("notes.wav", []byte("these are my notes, not audio\n"))
 	empty := write("empty.wav", nil)

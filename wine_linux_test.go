@@ -100,13 +100,7 @@ func (w *winePrefix) runFor(t testing.TB, limit time.Duration, env []string, exe
 		<-done
 		t.Fatalf("wine %s %v did not finish within %v:\n%s%s", exe, args, limit, out.String(), errb.String())
 	}
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	return result{out.String(), errb.String(), exitStatus(t, err)}
 }
 
 // wait waits for every program in the prefix to end: NSIS installers and
