@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -130,21 +129,8 @@ func TestRetryAfterFromRealWaits(t *testing.T) {
 	long := wavBytes(t, testenv.Speech(t, strings.Repeat(said+" ", 30))) // about 90 s: seconds of work on any CPU
 	short := wavBytes(t, testenv.Speech(t, "Yes."))
 	send := func(wav []byte) <-chan answer {
-		got := make(chan answer, 1)
-		go func() {
-			body, ctype := form(t, part{"file", "s.wav", wav}, part{"response_format", "", []byte("text")})
-			req, _ := http.NewRequest(http.MethodPost, srv.url+"/v1/audio/transcriptions", body)
-			req.Header.Set("Content-Type", ctype)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				got <- answer{status: -1, body: []byte(err.Error())}
-				return
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			got <- answer{status: resp.StatusCode, header: resp.Header, body: b}
-		}()
-		return got
+		body, ctype := form(t, part{"file", "s.wav", wav}, part{"response_format", "", []byte("text")})
+		return postAsync(srv.url, body, ctype)
 	}
 	first := send(long)
 	const ran = 2 * time.Second
