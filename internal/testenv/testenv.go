@@ -125,10 +125,23 @@ func SpeechWith(t testing.TB, text string, espeakArgs ...string) []float32 {
 	if out, err := exec.Command("sox", wav, "-r", "16000", "-c", "1", "-t", "f32", raw).CombinedOutput(); err != nil {
 		t.Fatalf("sox: %v: %s", err, out)
 	}
-	b, err := os.ReadFile(raw)
+	return ReadF32(t, raw)
+}
+
+// ReadF32 reads a file of raw little-endian float32 samples, as sox writes
+// with -t f32, or stops the test.
+func ReadF32(t testing.TB, path string) []float32 {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f32s(b)
+}
+
+// f32s decodes raw little-endian float32 samples; a trailing partial sample
+// is dropped.
+func f32s(b []byte) []float32 {
 	s := make([]float32, len(b)/4)
 	for i := range s {
 		s[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
