@@ -98,13 +98,7 @@ func launchApp(t testing.TB, cfg string, env ...string) (*runningApp, <-chan err
 	a := &runningApp{cmd: cmd, log: filepath.Join(home, "state", "whisperkey", "logs", "whisperkey.log"),
 		config: filepath.Join(cfgDir, "config.yaml")}
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
+		testenv.Terminate(cmd, exited, 10*time.Second)
 		if t.Failed() {
 			b, _ := os.ReadFile(a.log)
 			e, _ := os.ReadFile(stderr.Name())
