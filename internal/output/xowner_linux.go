@@ -136,6 +136,16 @@ static int wk_same_client(wk_owner *s, unsigned long a, unsigned long b) {
 	return (a & ~s->mask) == (b & ~s->mask);
 }
 
+// wk_parent is w's parent, or None when w is top-level (its parent is the
+// root) or the server cannot say: the end of a walk up from w.
+static Window wk_parent(wk_owner *s, Window w) {
+	Window root, parent, *kids = NULL;
+	unsigned int nk;
+	if (!XQueryTree(s->d, w, &root, &parent, &kids, &nk)) return None;
+	if (kids) XFree(kids);
+	return parent == root ? None : parent;
+}
+
 // wk_class writes the WM_CLASS class of w or its nearest ancestor that has one
 // ("XTerm", "Gnome-terminal") into buf; empty when none.
 static void wk_class(wk_owner *s, unsigned long w, char *buf, int n, char *name, int nn) {
@@ -147,12 +157,7 @@ static void wk_class(wk_owner *s, unsigned long w, char *buf, int n, char *name,
 			if (h.res_name) { strncpy(name, h.res_name, nn - 1); name[nn - 1] = 0; XFree(h.res_name); }
 			return;
 		}
-		Window root, parent, *kids = NULL;
-		unsigned int nk;
-		if (!XQueryTree(s->d, w, &root, &parent, &kids, &nk)) return;
-		if (kids) XFree(kids);
-		if (parent == root) return;
-		w = parent;
+		w = wk_parent(s, w);
 	}
 }
 
@@ -180,12 +185,7 @@ static long wk_title_pid(wk_owner *s, unsigned long w, char *buf, int n) {
 			}
 			if (data) XFree(data);
 		}
-		Window root, parent, *kids = NULL;
-		unsigned int nk;
-		if (!XQueryTree(s->d, w, &root, &parent, &kids, &nk)) break;
-		if (kids) XFree(kids);
-		if (parent == root) break;
-		w = parent;
+		w = wk_parent(s, w);
 	}
 	return pid;
 }
@@ -293,12 +293,7 @@ static Window wk_ping_window(wk_owner *s, Window w) {
 			XFree(protos);
 			if (has) return w;
 		}
-		Window root, parent, *kids = NULL;
-		unsigned int nk;
-		if (!XQueryTree(s->d, w, &root, &parent, &kids, &nk)) return None;
-		if (kids) XFree(kids);
-		if (parent == root) return None;
-		w = parent;
+		w = wk_parent(s, w);
 	}
 	return None;
 }
