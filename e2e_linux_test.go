@@ -408,6 +408,21 @@ func TestPushToTalk(t *testing.T) {
 	}
 }
 
+// submenu reads the tray's menu and returns its node at path ("Model"), or
+// stops the test.
+func (a *runningApp) submenu(t testing.TB, path ...string) traytest.Node {
+	t.Helper()
+	root, err := a.menu.Layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := root.Find(path...)
+	if err != nil {
+		t.Fatalf("no %s menu: %v (menu %v)", strings.Join(path, " › "), err, root.Labels())
+	}
+	return n
+}
+
 // The tray is the user's whole interface: its menu is read and clicked over
 // D-Bus (StatusNotifierItem + dbusmenu), and each choice must reach both the
 // config file and the running engine.
