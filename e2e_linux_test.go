@@ -291,11 +291,32 @@ func holdAndSay(t testing.TB, wav string) {
 // holdWhile holds the test hotkey while speak plays, with pause before and
 // after it, as a person leaves around what they say.
 func holdWhile(t testing.TB, pause time.Duration, speak func()) {
-	xdo(t, "keydown", "ctrl+shift+F9")
+	holdKeysWhile(t, "ctrl+shift+F9", pause, speak)
+}
+
+// holdKeysWhile is holdWhile for any hotkey chord.
+func holdKeysWhile(t testing.TB, chord string, pause time.Duration, speak func()) {
+	xdo(t, "keydown", chord)
 	time.Sleep(pause)
 	speak()
 	time.Sleep(pause)
-	xdo(t, "keyup", "ctrl+shift+F9")
+	xdo(t, "keyup", chord)
+}
+
+// toggleAndSay dictates wav in toggle mode: a press of chord starts, a
+// second stops. It speaks at once after the first press, as people do; with
+// the wine rig's latency a longer pause gives about 1 s of digital silence
+// before the sentence.
+func toggleAndSay(t testing.TB, chord, wav string) {
+	xdo(t, "keydown", chord)
+	time.Sleep(150 * time.Millisecond)
+	xdo(t, "keyup", chord)
+	time.Sleep(50 * time.Millisecond)
+	say(t, wav)
+	time.Sleep(300 * time.Millisecond)
+	xdo(t, "keydown", chord)
+	time.Sleep(150 * time.Millisecond)
+	xdo(t, "keyup", chord)
 }
 
 // micWAV is speech already at the virtual microphone's format (16 kHz mono),
@@ -335,16 +356,7 @@ func TestPushToTalk(t *testing.T) {
 			xdo(t, "keyup", "ctrl+shift+F9")
 		}},
 		{name: "toggle mode", config: "  mode: toggle\n", wantPasted: true, act: func(t *testing.T, a *runningApp) {
-			xdo(t, "keydown", "ctrl+shift+F9")
-			time.Sleep(150 * time.Millisecond)
-			xdo(t, "keyup", "ctrl+shift+F9")
-			// Speak soon after the key, as people do.
-			time.Sleep(50 * time.Millisecond)
-			say(t, wav)
-			time.Sleep(300 * time.Millisecond)
-			xdo(t, "keydown", "ctrl+shift+F9")
-			time.Sleep(150 * time.Millisecond)
-			xdo(t, "keyup", "ctrl+shift+F9")
+			toggleAndSay(t, "ctrl+shift+F9", wav)
 		}},
 		// The compositor's binding on Wayland; on X11 it must take the same path.
 		{name: "ptt press and release from the command line", wantPasted: true, act: func(t *testing.T, a *runningApp) {

@@ -327,11 +327,7 @@ func pressKeys(t testing.TB, chord string) {
 
 // The hotkey is the default ctrl+win: X's Super_L is VK_LWIN under wine.
 func holdWinHotkey(t testing.TB, wav string) {
-	xdo(t, "keydown", "ctrl+super")
-	time.Sleep(300 * time.Millisecond)
-	say(t, wav)
-	time.Sleep(300 * time.Millisecond)
-	xdo(t, "keyup", "ctrl+super")
+	holdKeysWhile(t, "ctrl+super", 300*time.Millisecond, func() { say(t, wav) })
 }
 
 // noiseWAV is a press without speech at the microphone's format: key clicks
@@ -433,17 +429,7 @@ func TestWineDictation(t *testing.T) {
 			xdo(t, "keyup", "ctrl+super")
 		}},
 		{name: "toggle mode", config: "  mode: toggle\n", wantPasted: true, act: func(t *testing.T) {
-			xdo(t, "keydown", "ctrl+super")
-			time.Sleep(150 * time.Millisecond)
-			xdo(t, "keyup", "ctrl+super")
-			// Speak at once, as people do: with this rig's latency a longer
-			// pause gives about 1 s of digital silence before the sentence.
-			time.Sleep(50 * time.Millisecond)
-			say(t, wav)
-			time.Sleep(300 * time.Millisecond)
-			xdo(t, "keydown", "ctrl+super")
-			time.Sleep(150 * time.Millisecond)
-			xdo(t, "keyup", "ctrl+super")
+			toggleAndSay(t, "ctrl+super", wav)
 		}},
 		{name: "a press without speech asks the server nothing", noSpeech: true,
 			act: func(t *testing.T) { holdWinHotkey(t, noise) }},
