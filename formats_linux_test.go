@@ -52,7 +52,7 @@ func TestFormatsPeopleSend(t *testing.T) {
 		}
 		return b
 	}
-	write := fileWriter(t, dir)
+	write := testenv.FileWriter(t, dir)
 
 	m4a := convert("phone.m4a", "-ar", "48000", "-ac", "2", "-c:a", "aac", "-b:a", "320k")
 	// ffmpeg reads ahead about 64 KiB from a pipe and cannot go back for the audio.

@@ -80,19 +80,6 @@ func exitStatus(t testing.TB, err error) int {
 	return 0
 }
 
-// fileWriter returns a function that writes b to name under dir and returns
-// its path; a failed write fails the test.
-func fileWriter(t testing.TB, dir string) func(name string, b []byte) string {
-	return func(name string, b []byte) string {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-}
-
 func speechWAV(t testing.TB, text string) string {
 	t.Helper()
 	testenv.Speech(t, "check") // espeak-ng and sox present
@@ -136,7 +123,7 @@ func TestTranscribeCLI(t *testing.T) {
 func TestTranscribeBadInputs(t *testing.T) {
 	model := testenv.Model(t, "base")
 	dir := t.TempDir()
-	write := fileWriter(t, dir)
+	write := testenv.FileWriter(t, dir)
 	good := speechWAV(t, "hello there")
 	text := write("notes.wav", []byte("these are my notes, not audio\n"))
 	empty := write("empty.wav", nil)

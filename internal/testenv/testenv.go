@@ -99,6 +99,20 @@ func EngineDir(t testing.TB) string {
 	return dir
 }
 
+// FileWriter returns a function that writes b to name under dir and returns
+// its path, for tests that make many input files; a failed write stops the
+// test.
+func FileWriter(t testing.TB, dir string) func(name string, b []byte) string {
+	return func(name string, b []byte) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+}
+
 // Speech synthesises text with espeak-ng and returns it as 16 kHz mono
 // float32 samples (resampled by sox), or stops the test.
 func Speech(t testing.TB, text string) []float32 {
