@@ -85,7 +85,7 @@ func TestRealModelFacts(t *testing.T) {
 			cpu = &r.Devices[i]
 		}
 	}
-	if cpu == nil || !contains(cpu.ComputeTypes, "int8") || !contains(cpu.ComputeTypes, "float32") {
+	if cpu == nil || !slices.Contains(cpu.ComputeTypes, "int8") || !slices.Contains(cpu.ComputeTypes, "float32") {
 		t.Fatalf("devices = %+v", r.Devices)
 	}
 	win := speechWindow(t, 1, "The quick brown fox jumps over the lazy dog.")
@@ -216,15 +216,6 @@ for i in $(seq 90); do echo "main.f$i(...)" >&2; done; exit 2`
 			}
 		})
 	}
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // The tiny random-weight model exercises the whole engine path in
