@@ -156,10 +156,14 @@ func (a *runningApp) workerPID(t testing.TB) int {
 	return 0
 }
 
-// target is a Tk window with a text widget that has the keyboard focus.
+// target is a test window with a text field that has the keyboard focus: a
+// Tk window (internal/output/testdata/target.tcl) on X11, or a native Wayland
+// GTK window (wltarget.py). Its script answers each command line with one
+// line.
 type target struct {
-	in  io.WriteCloser
-	out *bufio.Scanner
+	name string // in messages: "target", "the Wayland window"
+	in   io.Writer
+	out  *bufio.Scanner
 }
 
 // openTarget starts the target; args go to wish after the script, e.g.
@@ -173,7 +177,7 @@ func openTarget(t testing.TB, args ...string) *target {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
-	tg := &target{in: in, out: bufio.NewScanner(out)}
+	tg := &target{name: "target", in: in, out: bufio.NewScanner(out)}
 	if !tg.out.Scan() || !strings.HasPrefix(tg.out.Text(), "READY") {
 		t.Fatalf("target did not start: %q", tg.out.Text())
 	}
@@ -186,7 +190,7 @@ func (tg *target) text(t testing.TB) string {
 	t.Helper()
 	fmt.Fprintln(tg.in, "dump")
 	if !tg.out.Scan() {
-		t.Fatal("target closed")
+		t.Fatal(tg.name + " closed")
 	}
 	b, err := hex.DecodeString(strings.TrimPrefix(tg.out.Text(), "GOT "))
 	if err != nil {
@@ -198,18 +202,22 @@ func (tg *target) text(t testing.TB) string {
 // focus gives the target's text widget the keyboard focus.
 func (tg *target) focus(t testing.TB) {
 	t.Helper()
-	fmt.Fprintln(tg.in, "focus")
-	if !tg.out.Scan() || tg.out.Text() != "FOCUSED" {
-		t.Fatalf("target did not take the focus: %q", tg.out.Text())
-	}
+	tg.ask(t, "focus", "FOCUSED", "take the focus")
 }
 
 // clear empties the target's text.
 func (tg *target) clear(t testing.TB) {
 	t.Helper()
-	fmt.Fprintln(tg.in, "clear")
-	if !tg.out.Scan() || tg.out.Text() != "CLEARED" {
-		t.Fatalf("target did not clear: %q", tg.out.Text())
+	tg.ask(t, "clear", "CLEARED", "clear")
+}
+
+// ask sends the script cmd and stops the test unless it answers want; doing
+// says what the window was asked to do.
+func (tg *target) ask(t testing.TB, cmd, want, doing string) {
+	t.Helper()
+	fmt.Fprintln(tg.in, cmd)
+	if !tg.out.Scan() || tg.out.Text() != want {
+		t.Fatalf("%s did not %s: %q", tg.name, doing, tg.out.Text())
 	}
 }
 
