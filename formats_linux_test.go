@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -106,7 +105,8 @@ func TestFormatsPeopleSend(t *testing.T) {
 	}
 }
 
-// postAudio sends the file at path to serve and returns the status and body.
+// postAudio sends the file at path to serve, to be transcribed as English
+// text, and returns the status and body.
 func postAudio(t *testing.T, url, path string) (int, string) {
 	t.Helper()
 	var body bytes.Buffer
@@ -125,16 +125,13 @@ func postAudio(t *testing.T, url, path string) (int, string) {
 	if err := mw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Post(url+"/v1/audio/transcriptions", mw.FormDataContentType(), &body)
+	req, err := http.NewRequest(http.MethodPost, url+"/v1/audio/transcriptions", &body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	got, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(got)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	code, _, got := send(t, req)
+	return code, got
 }
 
 // mpegVersion is the version bits of an MP3's first frame, after its ID3v2
