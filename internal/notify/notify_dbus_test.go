@@ -3,7 +3,6 @@
 package notify_test
 
 import (
-	"bytes"
 	"log/slog"
 	"os"
 	"strings"
@@ -16,17 +15,11 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/notify"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 )
 
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(string(bytes.TrimRight(p, "\n")))
-	return len(p), nil
-}
-
 func testLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	return testlog.New(t, slog.LevelDebug)
 }
 
 // call is one Notify call as the server received it.

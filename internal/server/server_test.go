@@ -25,6 +25,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/server"
 	"github.com/whisperkey/whisperkey/internal/server/servertest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -37,14 +38,7 @@ const said = "Remember to buy milk, bread and eggs on the way home."
 
 // testLog writes to the test's log, so a failure shows what the server said.
 func testLog(t testing.TB) *slog.Logger {
-	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type tWriter struct{ t testing.TB }
-
-func (w tWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
+	return testlog.New(t, slog.LevelDebug)
 }
 
 // openEngine starts the real CPU engine on the base model, as serve does.
