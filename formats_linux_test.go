@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"os/exec"
@@ -109,28 +108,11 @@ func TestFormatsPeopleSend(t *testing.T) {
 // text, and returns the status and body.
 func postAudio(t *testing.T, url, path string) (int, string) {
 	t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, err := mw.CreateFormFile("file", filepath.Base(path))
-	if err != nil {
-		t.Fatal(err)
-	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = fw.Write(b)
-	_ = mw.WriteField("response_format", "text")
-	_ = mw.WriteField("language", "en")
-	if err := mw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest(http.MethodPost, url+"/v1/audio/transcriptions", &body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	code, _, got := send(t, req)
+	code, _, got := send(t, formRequest(t, url, [][2]string{{"response_format", "text"}, {"language", "en"}}, filepath.Base(path), b))
 	return code, got
 }
 
