@@ -206,7 +206,13 @@ func openWineTarget(t *testing.T, w *winePrefix, tools string) *wineTarget {
 
 func (tg *wineTarget) text(t testing.TB) string {
 	t.Helper()
-	b, err := os.ReadFile(tg.out)
+	return readText(t, tg.out)
+}
+
+// readText is the file at path as text, or stops the test.
+func readText(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,11 +315,7 @@ func startWineApp(t *testing.T, w *winePrefix, exe, config string) *wineApp {
 
 func (a *wineApp) logText(t testing.TB) string {
 	t.Helper()
-	b, err := os.ReadFile(a.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return readText(t, a.log)
 }
 
 // pressKeys presses a chord as a hand does, down for a tenth of a second:
