@@ -35,14 +35,7 @@ func runConfig(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := configOptions()
 	opts.CheckVocabulary = func(cfg config.Config) []string { return vocabularyWarnings(context.Background(), cfg) }
-	switch config.RunCLI(args, stdout, stderr, path, opts) {
-	case 0:
-		return nil
-	case 2:
-		return usageError{} // RunCLI printed the usage and the problem
-	default:
-		return errSilent
-	}
+	return cliStatus(config.RunCLI(args, stdout, stderr, path, opts))
 }
 
 // vocabularyWarnings names, for the config's vocabulary and each profile's,

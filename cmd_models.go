@@ -12,12 +12,5 @@ func runModels(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	switch models.RunCLI(ctx, args, stdout, stderr, env.cache) {
-	case 0:
-		return nil
-	case 2:
-		return usageError{} // RunCLI printed the usage and the problem
-	default:
-		return errSilent
-	}
+	return cliStatus(models.RunCLI(ctx, args, stdout, stderr, env.cache))
 }

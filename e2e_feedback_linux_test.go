@@ -60,19 +60,8 @@ func (s *notifications) wait(t testing.TB, prefix string, limit time.Duration) s
 
 func startNotificationServer(t testing.TB) *notifications {
 	t.Helper()
-	conn, err := dbus.ConnectSessionBus()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
 	s := &notifications{}
-	if err := conn.Export(s, "/org/freedesktop/Notifications", "org.freedesktop.Notifications"); err != nil {
-		t.Fatal(err)
-	}
-	reply, err := conn.RequestName("org.freedesktop.Notifications", dbus.NameFlagDoNotQueue)
-	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("own org.freedesktop.Notifications: reply %v, %v (another notification daemon on this bus?)", reply, err)
-	}
+	testenv.ServeNotifications(t, s)
 	return s
 }
 

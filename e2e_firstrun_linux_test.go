@@ -75,14 +75,7 @@ func TestFirstRunOffline(t *testing.T) {
 	if n := notes.wait(t, "Model downloaded", 10*time.Second); !strings.Contains(n, "tiny.en") {
 		t.Errorf("download notification %q does not name tiny.en", n)
 	}
-	root, err := a.menu.Layout()
-	if err != nil {
-		t.Fatal(err)
-	}
-	models, err := root.Find("Model")
-	if err != nil {
-		t.Fatal(err)
-	}
+	models := a.submenu(t, "Model")
 	for _, n := range models.Shown() {
 		if n.Label == "tiny.en" && !n.Checked {
 			t.Errorf("tiny.en is not checked after the download: %q", models.Labels())
@@ -104,14 +97,7 @@ func TestImportedModelInTray(t *testing.T) {
 	if status := a.waitStatus(t, "· ready", 120*time.Second); !strings.Contains(status, "model office-tiny") {
 		t.Fatalf("status %q, want office-tiny ready", status)
 	}
-	root, err := a.menu.Layout()
-	if err != nil {
-		t.Fatal(err)
-	}
-	models, err := root.Find("Model")
-	if err != nil {
-		t.Fatal(err)
-	}
+	models := a.submenu(t, "Model")
 	var checked bool
 	for _, n := range models.Shown() {
 		checked = checked || n.Label == "office-tiny" && n.Checked

@@ -98,13 +98,7 @@ func launchApp(t testing.TB, cfg string, env ...string) (*runningApp, <-chan err
 	a := &runningApp{cmd: cmd, log: filepath.Join(home, "state", "whisperkey", "logs", "whisperkey.log"),
 		config: filepath.Join(cfgDir, "config.yaml")}
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
+		testenv.Terminate(cmd, exited, 10*time.Second)
 		if t.Failed() {
 			b, _ := os.ReadFile(a.log)
 			e, _ := os.ReadFile(stderr.Name())
@@ -162,10 +156,14 @@ func (a *runningApp) workerPID(t testing.TB) int {
 	return 0
 }
 
-// target is a Tk window with a text widget that has the keyboard focus.
+// target is a test window with a text field that has the keyboard focus: a
+// Tk window (internal/output/testdata/target.tcl) on X11, or a native Wayland
+// GTK window (wltarget.py). Its script answers each command line with one
+// line.
 type target struct {
-	in  io.WriteCloser
-	out *bufio.Scanner
+	name string // in messages: "target", "the Wayland window"
+	in   io.Writer
+	out  *bufio.Scanner
 }
 
 // openTarget starts the target; args go to wish after the script, e.g.
@@ -179,7 +177,7 @@ func openTarget(t testing.TB, args ...string) *target {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
-	tg := &target{in: in, out: bufio.NewScanner(out)}
+	tg := &target{name: "target", in: in, out: bufio.NewScanner(out)}
 	if !tg.out.Scan() || !strings.HasPrefix(tg.out.Text(), "READY") {
 		t.Fatalf("target did not start: %q", tg.out.Text())
 	}
@@ -192,7 +190,7 @@ func (tg *target) text(t testing.TB) string {
 	t.Helper()
 	fmt.Fprintln(tg.in, "dump")
 	if !tg.out.Scan() {
-		t.Fatal("target closed")
+		t.Fatal(tg.name + " closed")
 	}
 	b, err := hex.DecodeString(strings.TrimPrefix(tg.out.Text(), "GOT "))
 	if err != nil {
@@ -204,18 +202,22 @@ func (tg *target) text(t testing.TB) string {
 // focus gives the target's text widget the keyboard focus.
 func (tg *target) focus(t testing.TB) {
 	t.Helper()
-	fmt.Fprintln(tg.in, "focus")
-	if !tg.out.Scan() || tg.out.Text() != "FOCUSED" {
-		t.Fatalf("target did not take the focus: %q", tg.out.Text())
-	}
+	tg.ask(t, "focus", "FOCUSED", "take the focus")
 }
 
 // clear empties the target's text.
 func (tg *target) clear(t testing.TB) {
 	t.Helper()
-	fmt.Fprintln(tg.in, "clear")
-	if !tg.out.Scan() || tg.out.Text() != "CLEARED" {
-		t.Fatalf("target did not clear: %q", tg.out.Text())
+	tg.ask(t, "clear", "CLEARED", "clear")
+}
+
+// ask sends the script cmd and stops the test unless it answers want; doing
+// says what the window was asked to do.
+func (tg *target) ask(t testing.TB, cmd, want, doing string) {
+	t.Helper()
+	fmt.Fprintln(tg.in, cmd)
+	if !tg.out.Scan() || tg.out.Text() != want {
+		t.Fatalf("%s did not %s: %q", tg.name, doing, tg.out.Text())
 	}
 }
 
@@ -297,11 +299,32 @@ func holdAndSay(t testing.TB, wav string) {
 // holdWhile holds the test hotkey while speak plays, with pause before and
 // after it, as a person leaves around what they say.
 func holdWhile(t testing.TB, pause time.Duration, speak func()) {
-	xdo(t, "keydown", "ctrl+shift+F9")
+	holdKeysWhile(t, "ctrl+shift+F9", pause, speak)
+}
+
+// holdKeysWhile is holdWhile for any hotkey chord.
+func holdKeysWhile(t testing.TB, chord string, pause time.Duration, speak func()) {
+	xdo(t, "keydown", chord)
 	time.Sleep(pause)
 	speak()
 	time.Sleep(pause)
-	xdo(t, "keyup", "ctrl+shift+F9")
+	xdo(t, "keyup", chord)
+}
+
+// toggleAndSay dictates wav in toggle mode: a press of chord starts, a
+// second stops. It speaks at once after the first press, as people do; with
+// the wine rig's latency a longer pause gives about 1 s of digital silence
+// before the sentence.
+func toggleAndSay(t testing.TB, chord, wav string) {
+	xdo(t, "keydown", chord)
+	time.Sleep(150 * time.Millisecond)
+	xdo(t, "keyup", chord)
+	time.Sleep(50 * time.Millisecond)
+	say(t, wav)
+	time.Sleep(300 * time.Millisecond)
+	xdo(t, "keydown", chord)
+	time.Sleep(150 * time.Millisecond)
+	xdo(t, "keyup", chord)
 }
 
 // micWAV is speech already at the virtual microphone's format (16 kHz mono),
@@ -341,16 +364,7 @@ func TestPushToTalk(t *testing.T) {
 			xdo(t, "keyup", "ctrl+shift+F9")
 		}},
 		{name: "toggle mode", config: "  mode: toggle\n", wantPasted: true, act: func(t *testing.T, a *runningApp) {
-			xdo(t, "keydown", "ctrl+shift+F9")
-			time.Sleep(150 * time.Millisecond)
-			xdo(t, "keyup", "ctrl+shift+F9")
-			// Speak soon after the key, as people do.
-			time.Sleep(50 * time.Millisecond)
-			say(t, wav)
-			time.Sleep(300 * time.Millisecond)
-			xdo(t, "keydown", "ctrl+shift+F9")
-			time.Sleep(150 * time.Millisecond)
-			xdo(t, "keyup", "ctrl+shift+F9")
+			toggleAndSay(t, "ctrl+shift+F9", wav)
 		}},
 		// The compositor's binding on Wayland; on X11 it must take the same path.
 		{name: "ptt press and release from the command line", wantPasted: true, act: func(t *testing.T, a *runningApp) {
@@ -412,6 +426,21 @@ func TestPushToTalk(t *testing.T) {
 			}
 		})
 	}
+}
+
+// submenu reads the tray's menu and returns its node at path ("Model"), or
+// stops the test.
+func (a *runningApp) submenu(t testing.TB, path ...string) traytest.Node {
+	t.Helper()
+	root, err := a.menu.Layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := root.Find(path...)
+	if err != nil {
+		t.Fatalf("no %s menu: %v (menu %v)", strings.Join(path, " › "), err, root.Labels())
+	}
+	return n
 }
 
 // The tray is the user's whole interface: its menu is read and clicked over

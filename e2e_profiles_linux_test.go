@@ -55,14 +55,7 @@ cleanup:
 	}
 	// The tray's Profiles menu ticks the profile that matched last, and its
 	// AI cleanup toggle turns cleanup on in the file.
-	root, err := a.menu.Layout()
-	if err != nil {
-		t.Fatal(err)
-	}
-	profiles, err := root.Find("Profiles")
-	if err != nil {
-		t.Fatalf("no Profiles menu: %v (menu %v)", err, root.Labels())
-	}
+	profiles := a.submenu(t, "Profiles")
 	checked := ""
 	for _, n := range profiles.Shown() {
 		if n.Checked && n.Label != "AI cleanup" {

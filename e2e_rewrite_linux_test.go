@@ -23,19 +23,13 @@ import (
 // set makes the target's content text, the cursor at its end.
 func (tg *target) set(t testing.TB, text string) {
 	t.Helper()
-	fmt.Fprintln(tg.in, "set "+hex.EncodeToString([]byte(text)))
-	if !tg.out.Scan() || tg.out.Text() != "SET" {
-		t.Fatalf("target did not take the text: %q", tg.out.Text())
-	}
+	tg.ask(t, "set "+hex.EncodeToString([]byte(text)), "SET", "take the text")
 }
 
 // selectAll selects the target's whole content, as a user's drag would.
 func (tg *target) selectAll(t testing.TB) {
 	t.Helper()
-	fmt.Fprintln(tg.in, "select")
-	if !tg.out.Scan() || tg.out.Text() != "SELECTED" {
-		t.Fatalf("target did not select: %q", tg.out.Text())
-	}
+	tg.ask(t, "select", "SELECTED", "select")
 }
 
 // chatFaults stands in front of the real chat server: in "real" mode it

@@ -92,14 +92,7 @@ func TestUndoLastDictation(t *testing.T) {
 		if clip := clipboardText(t); clip != clipFirst {
 			t.Fatalf("clipboard holds %q after the undo, want %q", clip, clipFirst)
 		}
-		root, err := a.menu.Layout()
-		if err != nil {
-			t.Fatal(err)
-		}
-		recent, err := root.Find("Recent")
-		if err != nil {
-			t.Fatal(err)
-		}
+		recent := a.submenu(t, "Recent")
 		if labels := recent.Labels(); len(labels) == 0 || !strings.HasPrefix(labels[0], "(undone) ") {
 			t.Fatalf("Recent lists %q, want the newest marked (undone)", labels)
 		}

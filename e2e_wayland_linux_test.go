@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -84,10 +83,7 @@ func TestWaylandPushToTalk(t *testing.T) {
 			if err := wlCopy.Run(); err != nil { // no pipes: its server lives on
 				t.Fatalf("wl-copy: %v", err)
 			}
-			fmt.Fprintln(tg.in, "clear")
-			if !tg.out.Scan() || tg.out.Text() != "CLEARED" {
-				t.Fatalf("the Wayland window did not clear: %q", tg.out.Text())
-			}
+			tg.clear(t)
 
 			cfg := "model: " + testenv.Model(t, "base") + "\nhotkeys:\n  record: ctrl+shift+f9\n"
 			a, _ := launchApp(t, cfg, caseEnv...)
@@ -155,14 +151,9 @@ func TestWaylandPushToTalk(t *testing.T) {
 	}
 }
 
-// waylandWindow is internal/output/testdata/wltarget.py: a native Wayland
-// GTK window that reports its text.
-type waylandWindow struct {
-	in  *os.File
-	out *bufio.Scanner
-}
-
-func openWaylandWindow(t testing.TB, env []string) *waylandWindow {
+// openWaylandWindow starts internal/output/testdata/wltarget.py: a native
+// Wayland GTK window that reports its text.
+func openWaylandWindow(t testing.TB, env []string) *target {
 	t.Helper()
 	cmd := exec.Command("/usr/bin/python3", filepath.Join(testenv.RepoRoot(t), "internal", "output", "testdata", "wltarget.py"))
 	cmd.Env = append(os.Environ(), append(env, "GDK_BACKEND=wayland", "DISPLAY=")...)
@@ -177,24 +168,11 @@ func openWaylandWindow(t testing.TB, env []string) *waylandWindow {
 	}
 	in.Close()
 	t.Cleanup(func() { w.Close(); _ = cmd.Wait() })
-	tg := &waylandWindow{in: w, out: bufio.NewScanner(out)}
+	tg := &target{name: "the Wayland window", in: w, out: bufio.NewScanner(out)}
 	timer := time.AfterFunc(20*time.Second, func() { _ = cmd.Process.Kill() })
 	defer timer.Stop()
 	if !tg.out.Scan() || tg.out.Text() != "READY" {
 		t.Fatalf("the Wayland window did not take the focus: %q", tg.out.Text())
 	}
 	return tg
-}
-
-func (tg *waylandWindow) text(t testing.TB) string {
-	t.Helper()
-	fmt.Fprintln(tg.in, "dump")
-	if !tg.out.Scan() {
-		t.Fatal("the Wayland window closed")
-	}
-	b, err := hex.DecodeString(strings.TrimPrefix(tg.out.Text(), "GOT "))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

@@ -4,8 +4,6 @@ package main
 
 import (
 	"bytes"
-	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"os/exec"
@@ -52,14 +50,7 @@ func TestFormatsPeopleSend(t *testing.T) {
 		}
 		return b
 	}
-	write := func(name string, b []byte) string {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testenv.FileWriter(t, dir)
 
 	m4a := convert("phone.m4a", "-ar", "48000", "-ac", "2", "-c:a", "aac", "-b:a", "320k")
 	// ffmpeg reads ahead about 64 KiB from a pipe and cannot go back for the audio.
@@ -113,35 +104,16 @@ func TestFormatsPeopleSend(t *testing.T) {
 	}
 }
 
-// postAudio sends the file at path to serve and returns the status and body.
+// postAudio sends the file at path to serve, to be transcribed as English
+// text, and returns the status and body.
 func postAudio(t *testing.T, url, path string) (int, string) {
 	t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, err := mw.CreateFormFile("file", filepath.Base(path))
-	if err != nil {
-		t.Fatal(err)
-	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = fw.Write(b)
-	_ = mw.WriteField("response_format", "text")
-	_ = mw.WriteField("language", "en")
-	if err := mw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.Post(url+"/v1/audio/transcriptions", mw.FormDataContentType(), &body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	got, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(got)
+	code, _, got := send(t, formRequest(t, url, [][2]string{{"response_format", "text"}, {"language", "en"}}, filepath.Base(path), b))
+	return code, got
 }
 
 // mpegVersion is the version bits of an MP3's first frame, after its ID3v2

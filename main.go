@@ -25,6 +25,20 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// cliStatus turns the exit status of a package's RunCLI, which has already
+// printed what went wrong, into run's error: 2 is a usage error, any other
+// failure is silent.
+func cliStatus(code int) error {
+	switch code {
+	case 0:
+		return nil
+	case 2:
+		return usageError{}
+	default:
+		return errSilent
+	}
+}
+
 func main() {
 	attachConsole()
 	ctx, stop := interruptible(os.Stderr, func() { os.Exit(130) })

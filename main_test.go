@@ -64,14 +64,20 @@ func runCmd(t testing.TB, cmd *exec.Cmd) result {
 	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
+	code := exitStatus(t, cmd.Run())
+	return result{out.String(), errb.String(), code}
+}
+
+// exitStatus is the exit code of a command that ended with err; an error
+// other than the command's own exit (it did not start) fails the test.
+func exitStatus(t testing.TB, err error) int {
+	t.Helper()
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
+		return ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return result{out.String(), errb.String(), code}
+	return 0
 }
 
 func speechWAV(t testing.TB, text string) string {
@@ -117,13 +123,7 @@ func TestTranscribeCLI(t *testing.T) {
 func TestTranscribeBadInputs(t *testing.T) {
 	model := testenv.Model(t, "base")
 	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testenv.FileWriter(t, dir)
 	good := speechWAV(t, "hello there")
 	text := write("notes.wav", []byte("these are my notes, not audio\n"))
 	empty := write("empty.wav", nil)
@@ -209,25 +209,31 @@ func TestTranscribeBadInputs(t *testing.T) {
 	}
 }
 
+// checkDoctorSchema checks stdout, what doctor --json printed, against
+// docs/doctor.schema.json: output that is not JSON stops the test, with the
+// command's stderr, and output of another shape fails it.
+func checkDoctorSchema(t testing.TB, stdout, stderr string) {
+	t.Helper()
+	sch, err := jsonschema.NewCompiler().Compile(filepath.Join(testenv.RepoRoot(t), "docs", "doctor.schema.json"))
+	if err != nil {
+		t.Fatalf("schema: %v", err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(stdout))
+	if err != nil {
+		t.Fatalf("doctor --json: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if err := sch.Validate(doc); err != nil {
+		t.Errorf("doctor --json does not match docs/doctor.schema.json: %v\n%s", err, stdout)
+	}
+}
+
 func TestDoctorJSONMatchesSchema(t *testing.T) {
 	model := testenv.Model(t, "base")
 	r := whisperkey(t, "doctor", "--json", "--model", model)
 	if r.code != 0 {
 		t.Fatalf("doctor exit %d: %s\n%s", r.code, r.stderr, r.stdout)
 	}
-	schemaPath := filepath.Join(testenv.RepoRoot(t), "docs", "doctor.schema.json")
-	c := jsonschema.NewCompiler()
-	sch, err := c.Compile(schemaPath)
-	if err != nil {
-		t.Fatalf("schema: %v", err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(r.stdout))
-	if err != nil {
-		t.Fatalf("doctor output is not JSON: %v", err)
-	}
-	if err := sch.Validate(doc); err != nil {
-		t.Fatalf("doctor --json does not match docs/doctor.schema.json: %v\n%s", err, r.stdout)
-	}
+	checkDoctorSchema(t, r.stdout, r.stderr)
 	var rep struct {
 		Message     string
 		SelfTest    struct{ OK bool } `json:"self_test"`
@@ -271,10 +277,6 @@ func TestDoctorJSONMatchesSchema(t *testing.T) {
 // The doctor reports recorded on real GPU machines (testdata/doctor) still
 // match the schema, and say there what the machine did.
 func TestRecordedDoctorReportsMatchSchema(t *testing.T) {
-	sch, err := jsonschema.NewCompiler().Compile(filepath.Join(testenv.RepoRoot(t), "docs", "doctor.schema.json"))
-	if err != nil {
-		t.Fatalf("schema: %v", err)
-	}
 	tests := []struct{ file, message, engine string }{
 		{"h200-cuda13.json", "Detected NVIDIA H200 — using GPU acceleration (CUDA 13.0)", "cuda"},
 	}
@@ -284,13 +286,7 @@ func TestRecordedDoctorReportsMatchSchema(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-			if err != nil {
-				t.Fatalf("not JSON: %v", err)
-			}
-			if err := sch.Validate(doc); err != nil {
-				t.Fatalf("does not match docs/doctor.schema.json: %v", err)
-			}
+			checkDoctorSchema(t, string(b), "")
 			var rep struct {
 				Message  string
 				Engine   struct{ Device string }

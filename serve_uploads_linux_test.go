@@ -4,10 +4,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"os"
@@ -213,23 +211,7 @@ func TestServeHeldUploadsBounded(t *testing.T) {
 
 	// And serve goes on transcribing.
 	const short = "Open the window and let the fresh air in."
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, _ := mw.CreateFormFile("file", "s.wav")
-	wav, err := os.ReadFile(speechWAV(t, short))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = fw.Write(wav)
-	_ = mw.WriteField("response_format", "text")
-	_ = mw.Close()
-	resp, err := http.Post(srv.url+"/v1/audio/transcriptions", mw.FormDataContentType(), &body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || whisper.WordErrorRate(short, string(text)) > 0.2 {
-		t.Fatalf("after the held uploads: %d %q", resp.StatusCode, text)
+	if code, text := postAudio(t, srv.url, speechWAV(t, short)); code != 200 || whisper.WordErrorRate(short, text) > 0.2 {
+		t.Fatalf("after the held uploads: %d %q", code, text)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,7 +62,7 @@ func TestTranscribeSeveralFiles(t *testing.T) {
 				if wer := whisper.WordErrorRate(said[i], l.Text); wer > 0.15 {
 					t.Errorf("line %d: WER %.2f: %q", i+1, wer, l.Text)
 				}
-				if !contains(tc.paths, l.Path) {
+				if !slices.Contains(tc.paths, l.Path) {
 					t.Errorf("line %d: path %q, want one of %v", i+1, l.Path, tc.paths)
 				}
 				if l.Timings.Features <= 0 || l.Timings.Engine <= 0 || l.Timings.Total < l.Timings.Engine {
@@ -73,15 +74,6 @@ func TestTranscribeSeveralFiles(t *testing.T) {
 	if r := whisperkey(t, "transcribe", wavs[0], "missing-file.wav", "--model", model); r.code == 0 || !strings.Contains(r.stderr, "missing-file.wav") {
 		t.Errorf("a missing file in a batch: exit %d, stderr %q; want an error naming it", r.code, r.stderr)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Without the speech detector's files the command still transcribes, and

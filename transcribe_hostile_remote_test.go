@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -61,16 +60,8 @@ func unsafeRunes(s string) []rune {
 // runCLI runs the real binary; transcribe --remote loads no model.
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return out.String(), errb.String(), ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), 0
+	r := runCmd(t, exec.Command(binary(t), args...))
+	return r.stdout, r.stderr, r.code
 }
 
 // Item 4 of #34: what a remote server answers is printed as text, never as

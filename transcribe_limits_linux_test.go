@@ -44,13 +44,7 @@ func TestTranscribeBoundedUnderAddressLimit(t *testing.T) {
 	const addressLimit = 4 << 30
 	rssBound := int64(transcribeMaxAudio.Seconds()*audio.SampleRate*4) + 256<<20
 	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testenv.FileWriter(t, dir)
 	eighteenHours := audiotest.SilentFLAC(1000, 18*3600)
 	// Ten minutes of silence at 48 kHz, which the patched header stretches to 8 hours.
 	silence := audiotest.FFmpeg(t, "silence.ogg", "-f", "lavfi", "-i", "anullsrc=r=48000:cl=mono", "-t", "600", "-c:a", "libvorbis")

@@ -206,7 +206,13 @@ func openWineTarget(t *testing.T, w *winePrefix, tools string) *wineTarget {
 
 func (tg *wineTarget) text(t testing.TB) string {
 	t.Helper()
-	b, err := os.ReadFile(tg.out)
+	return readText(t, tg.out)
+}
+
+// readText is the file at path as text, or stops the test.
+func readText(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,11 +315,7 @@ func startWineApp(t *testing.T, w *winePrefix, exe, config string) *wineApp {
 
 func (a *wineApp) logText(t testing.TB) string {
 	t.Helper()
-	b, err := os.ReadFile(a.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return readText(t, a.log)
 }
 
 // pressKeys presses a chord as a hand does, down for a tenth of a second:
@@ -327,11 +329,7 @@ func pressKeys(t testing.TB, chord string) {
 
 // The hotkey is the default ctrl+win: X's Super_L is VK_LWIN under wine.
 func holdWinHotkey(t testing.TB, wav string) {
-	xdo(t, "keydown", "ctrl+super")
-	time.Sleep(300 * time.Millisecond)
-	say(t, wav)
-	time.Sleep(300 * time.Millisecond)
-	xdo(t, "keyup", "ctrl+super")
+	holdKeysWhile(t, "ctrl+super", 300*time.Millisecond, func() { say(t, wav) })
 }
 
 // noiseWAV is a press without speech at the microphone's format: key clicks
@@ -433,17 +431,7 @@ func TestWineDictation(t *testing.T) {
 			xdo(t, "keyup", "ctrl+super")
 		}},
 		{name: "toggle mode", config: "  mode: toggle\n", wantPasted: true, act: func(t *testing.T) {
-			xdo(t, "keydown", "ctrl+super")
-			time.Sleep(150 * time.Millisecond)
-			xdo(t, "keyup", "ctrl+super")
-			// Speak at once, as people do: with this rig's latency a longer
-			// pause gives about 1 s of digital silence before the sentence.
-			time.Sleep(50 * time.Millisecond)
-			say(t, wav)
-			time.Sleep(300 * time.Millisecond)
-			xdo(t, "keydown", "ctrl+super")
-			time.Sleep(150 * time.Millisecond)
-			xdo(t, "keyup", "ctrl+super")
+			toggleAndSay(t, "ctrl+super", wav)
 		}},
 		{name: "a press without speech asks the server nothing", noSpeech: true,
 			act: func(t *testing.T) { holdWinHotkey(t, noise) }},

@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/whisperkey/whisperkey/internal/authenticode"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -100,13 +98,7 @@ func (w *winePrefix) runFor(t testing.TB, limit time.Duration, env []string, exe
 		<-done
 		t.Fatalf("wine %s %v did not finish within %v:\n%s%s", exe, args, limit, out.String(), errb.String())
 	}
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	return result{out.String(), errb.String(), exitStatus(t, err)}
 }
 
 // wait waits for every program in the prefix to end: NSIS installers and
@@ -378,17 +370,7 @@ o-such-model`)
 		}
 		// doctor --json carries the same, in the shape docs/doctor.schema.json gives.
 		r := w.runFor(t, 2*time.Minute, nil, exe, "doctor", "--json", "--model", `Z:\no-such-model`)
-		sch, err := jsonschema.NewCompiler().Compile(filepath.Join(testenv.RepoRoot(t), "docs", "doctor.schema.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(r.stdout))
-		if err != nil {
-			t.Fatalf("doctor --json: %v\n%s%s", err, r.stdout, r.stderr)
-		}
-		if err := sch.Validate(doc); err != nil {
-			t.Errorf("doctor --json does not match docs/doctor.schema.json: %v\n%s", err, r.stdout)
-		}
+		checkDoctorSchema(t, r.stdout, r.stderr)
 		var rep struct{ Signature *authenticode.Status }
 		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Signature == nil ||
 			rep.Signature.Signed != (want != "") || rep.Signature.Signer != want {

@@ -51,16 +51,22 @@ def mem_mib(path):
     return (max(vals) - min(vals)) if vals else None
 
 
+def runs(folder, device, compute_types):
+    """The bench runs on device in folder, skipping empty ones: each as its model,
+    compute type (one of compute_types, a regexp), rows and warm decode per clip."""
+    for path in sorted(glob.glob(os.path.join(folder, f"bench-{device}-*.jsonl"))):
+        rows = lines(path)
+        if not rows:
+            continue
+        m, ct = re.match(rf"bench-{device}-(.+)-({compute_types})\.jsonl", os.path.basename(path)).groups()
+        yield m, ct, rows, warm(rows, lambda r: r["timings"]["total_ns"] / 1e9)
+
+
 def bench(gpu, cpu):
     peer = lines(os.path.join(gpu, "peer.jsonl"))
     print("| model | compute type | audio | whisperkey warm decode | faster-whisper (same GPU, same CTranslate2) | ratio | model load | GPU memory |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
-    for path in sorted(glob.glob(os.path.join(gpu, "bench-cuda-*.jsonl"))):
-        rows = lines(path)
-        if not rows:
-            continue
-        m, ct = re.match(r"bench-cuda-(.+)-(float16|int8_float16)\.jsonl", os.path.basename(path)).groups()
-        ours = warm(rows, lambda r: r["timings"]["total_ns"] / 1e9)
+    for m, ct, rows, ours in runs(gpu, "cuda", "float16|int8_float16"):
         theirs_rows = [p for p in peer if p["model"].endswith(m) and p["compute_type"] == ct]
         theirs = {}
         if theirs_rows:  # the peer prints no warm-up pass: every row counts
@@ -80,12 +86,7 @@ def bench(gpu, cpu):
         print()
         print("| model | compute type | audio | CPU warm decode | model load |")
         print("| --- | --- | --- | ---: | ---: |")
-        for path in sorted(glob.glob(os.path.join(cpu, "bench-cpu-*.jsonl"))):
-            rows = lines(path)
-            if not rows:
-                continue
-            m, ct = re.match(r"bench-cpu-(.+)-(int8|float32)\.jsonl", os.path.basename(path)).groups()
-            ours = warm(rows, lambda r: r["timings"]["total_ns"] / 1e9)
+        for m, ct, rows, ours in runs(cpu, "cpu", "int8|float32"):
             for c in ("2s", "5s", "30s"):
                 if c in ours:
                     print(f"| {m} | {ct} | {c} | {ours[c]:.0f} ms | {rows[0]['load_seconds']:.2f} s |")

@@ -119,25 +119,7 @@ func TestDictations(t *testing.T) {
 			tr := &transcriber{delay: 30 * time.Millisecond}
 			p := &paster{}
 			a := New(Config{}, Deps{Recorder: rec, Transcriber: tr, Paster: p}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-			in := make(chan Input)
-			done := make(chan error)
-			go func() { done <- a.Run(context.Background(), in) }()
-			var events []Event
-			collected := make(chan struct{})
-			go func() {
-				for e := range a.Events() {
-					events = append(events, e)
-				}
-				close(collected)
-			}()
-			for _, i := range tc.inputs {
-				in <- i
-			}
-			close(in)
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-			<-collected
+			events := drive(t, a, tc.inputs)
 			if got := tr.calls.Load(); got != tc.wantCalls {
 				t.Errorf("transcriber called %d times, want %d", got, tc.wantCalls)
 			}
@@ -250,26 +232,7 @@ func TestProfileChosenAtKeyDownTravelsWithTheDictation(t *testing.T) {
 	p := &profilePaster{}
 	a := New(Config{}, Deps{Recorder: rec, Transcriber: profileEcho{}, Paster: p,
 		Chooser: &chooser{names: []string{"terminal", ""}}}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	in := make(chan Input)
-	done := make(chan error)
-	go func() { done <- a.Run(context.Background(), in) }()
-	var events []Event
-	collected := make(chan struct{})
-	go func() {
-		for e := range a.Events() {
-			events = append(events, e)
-		}
-		close(collected)
-	}()
-	for range 2 {
-		in <- Input{Trigger: TriggerStart}
-		in <- Input{Trigger: TriggerStop}
-	}
-	close(in)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	<-collected
+	events := drive(t, a, []Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}, {Trigger: TriggerStart}, {Trigger: TriggerStop}})
 	if strings.Join(p.got, "|") != "terminal: to terminal|: to " {
 		t.Errorf("pasted %q", p.got)
 	}
@@ -306,24 +269,8 @@ func TestTapIsTooShortDespitePreRoll(t *testing.T) {
 			a := New(Config{MinDuration: 300 * time.Millisecond},
 				Deps{Recorder: rec, Transcriber: &transcriber{}, Paster: p},
 				slog.New(slog.NewTextHandler(io.Discard, nil)))
-			in := make(chan Input)
-			done := make(chan error)
-			go func() { done <- a.Run(context.Background(), in) }()
-			var last Event
-			events := make(chan struct{})
-			go func() {
-				for e := range a.Events() {
-					last = e
-				}
-				close(events)
-			}()
-			in <- Input{Trigger: TriggerStart, At: t0}
-			in <- Input{Trigger: TriggerStop, At: t0.Add(tc.hold)}
-			close(in)
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-			<-events
+			events := drive(t, a, []Input{{Trigger: TriggerStart, At: t0}, {Trigger: TriggerStop, At: t0.Add(tc.hold)}})
+			last := events[len(events)-1]
 			if got := len(p.got) == 1; got != tc.wantPasted {
 				t.Fatalf("pasted %q, want pasted %v (last status %q)", p.got, tc.wantPasted, last.Message)
 			}
@@ -332,4 +279,29 @@ func TestTapIsTooShortDespitePreRoll(t *testing.T) {
 			}
 		})
 	}
+}
+
+// drive runs a on inputs to the end and returns every event it sent.
+func drive(t *testing.T, a *App, inputs []Input) []Event {
+	t.Helper()
+	in := make(chan Input)
+	done := make(chan error)
+	go func() { done <- a.Run(context.Background(), in) }()
+	var events []Event
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for e := range a.Events() {
+			events = append(events, e)
+		}
+	}()
+	for _, i := range inputs {
+		in <- i
+	}
+	close(in)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	<-collected
+	return events
 }

@@ -101,29 +101,13 @@ func TestCommands(t *testing.T) {
 // events in order once it has handled them all.
 func run(t *testing.T, a *App, inputs [][]Input) []Outcome {
 	t.Helper()
-	in := make(chan Input)
-	done := make(chan error)
-	go func() { done <- a.Run(context.Background(), in) }()
 	var got []Outcome
-	collected := make(chan struct{})
-	go func() {
-		defer close(collected)
-		for e := range a.Events() {
-			if e.Outcome != Pending {
-				got = append(got, e.Outcome)
-			}
-		}
-	}()
-	for _, step := range inputs {
-		for _, i := range step {
-			in <- i // the job queue keeps the order: no waiting between steps
+	// The job queue keeps the order: no waiting between steps.
+	for _, e := range drive(t, a, slices.Concat(inputs...)) {
+		if e.Outcome != Pending {
+			got = append(got, e.Outcome)
 		}
 	}
-	close(in)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	<-collected
 	return got
 }
 

@@ -117,22 +117,3 @@ func (b *busyFirst) Follow(ctx context.Context) Speculation {
 	}
 	return b.s.Follow(ctx)
 }
-
-// drive runs a on inputs to the end, discarding its events.
-func drive(t *testing.T, a *App, inputs []Input) {
-	t.Helper()
-	in := make(chan Input)
-	done := make(chan error)
-	go func() { done <- a.Run(context.Background(), in) }()
-	go func() {
-		for range a.Events() {
-		}
-	}()
-	for _, i := range inputs {
-		in <- i
-	}
-	close(in)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-}

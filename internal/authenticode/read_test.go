@@ -41,13 +41,7 @@ func TestRead(t *testing.T) {
 	testenv.Short(t, "mingw-w64, openssl and osslsigncode")
 	unsigned, signed := signedPE(t)
 	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := testenv.FileWriter(t, dir)
 	whole, err := os.ReadFile(signed)
 	if err != nil {
 		t.Fatal(err)

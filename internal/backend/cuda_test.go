@@ -94,24 +94,10 @@ func TestCUDASwitchesAndCrash(t *testing.T) {
 		return took
 	}
 	for i := 1; i <= 20; i++ {
-		dir := tiny
-		if i%2 == 0 {
-			dir = base
-		}
-		old := s.Current().WorkerPID()
-		sw, err := s.Switch(ctx, dir, opt)
-		if err != nil {
-			t.Fatalf("switch %d: %v", i, err)
-		}
+		dir, sw := switchNth(t, s, i, tiny, base, opt)
 		cur := s.Current()
 		if cur.Spec.Device != "cuda" {
 			t.Fatalf("switch %d: loaded on %s (%s), want cuda", i, cur.Spec.Device, cur.Message)
-		}
-		if err := syscall.Kill(old, 0); err == nil {
-			t.Fatalf("switch %d: old worker %d still alive", i, old)
-		}
-		if n := workers(t); n != 1 {
-			t.Fatalf("switch %d: %d workers running, want 1", i, n)
 		}
 		took := dictate(fmt.Sprintf("dictation after switch %d", i))
 		t.Logf("switch %2d → %-28s switch %5d ms, dictation %4d ms, GPU memory %5d MiB",

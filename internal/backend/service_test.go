@@ -63,6 +63,29 @@ func workers(t *testing.T) int {
 	return n
 }
 
+// switchNth makes switch i of a test's series, to tiny when i is odd and to
+// base when it is even, and stops the test unless the old worker has ended
+// and only the new one runs. It returns the folder and the Switch result.
+func switchNth(t *testing.T, s *backend.Service, i int, tiny, base string, opt backend.Options) (string, backend.Switched) {
+	t.Helper()
+	dir := tiny
+	if i%2 == 0 {
+		dir = base
+	}
+	old := s.Current().WorkerPID()
+	sw, err := s.Switch(context.Background(), dir, opt)
+	if err != nil {
+		t.Fatalf("switch %d: %v", i, err)
+	}
+	if err := syscall.Kill(old, 0); err == nil {
+		t.Fatalf("switch %d: old worker %d still alive", i, old)
+	}
+	if n := workers(t); n != 1 {
+		t.Fatalf("switch %d: %d workers running, want 1", i, n)
+	}
+	return dir, sw
+}
+
 // Twenty switches between two real models, with a dictation after each.
 func TestTwentyModelSwitches(t *testing.T) {
 	base, tiny := testenv.Model(t, "base"), testenv.Model(t, "tiny.en")
@@ -90,21 +113,7 @@ func TestTwentyModelSwitches(t *testing.T) {
 	baseline := settle()
 	workerRSS := map[string][]int{}
 	for i := 1; i <= 20; i++ {
-		dir := tiny
-		if i%2 == 0 {
-			dir = base
-		}
-		old := s.Current().WorkerPID()
-		sw, err := s.Switch(ctx, dir, opt)
-		if err != nil {
-			t.Fatalf("switch %d: %v", i, err)
-		}
-		if err := syscall.Kill(old, 0); err == nil {
-			t.Fatalf("switch %d: old worker %d still alive", i, old)
-		}
-		if n := workers(t); n != 1 {
-			t.Fatalf("switch %d: %d workers running, want 1", i, n)
-		}
+		dir, sw := switchNth(t, s, i, tiny, base, opt)
 		res, err := s.Transcribe(ctx, speech, whisper.DefaultOptions())
 		if err != nil {
 			t.Fatalf("dictation after switch %d: %v", i, err)

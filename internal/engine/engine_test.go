@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,7 +85,7 @@ func TestRealModelFacts(t *testing.T) {
 			cpu = &r.Devices[i]
 		}
 	}
-	if cpu == nil || !contains(cpu.ComputeTypes, "int8") || !contains(cpu.ComputeTypes, "float32") {
+	if cpu == nil || !slices.Contains(cpu.ComputeTypes, "int8") || !slices.Contains(cpu.ComputeTypes, "float32") {
 		t.Fatalf("devices = %+v", r.Devices)
 	}
 	win := speechWindow(t, 1, "The quick brown fox jumps over the lazy dog.")
@@ -122,7 +123,7 @@ func TestKilledWorkerMidRequest(t *testing.T) {
 	if c.WorkerPID() == pid || c.WorkerPID() == 0 {
 		t.Fatalf("worker not replaced: pid %d → %d", pid, c.WorkerPID())
 	}
-	if !equal(got, want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("after crash got %v, want %v", got, want)
 	}
 }
@@ -138,7 +139,7 @@ func TestFeaturesCrossThePipeOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := generate(t, c, win)
-	if got := generate(t, c, win); !equal(got, want) {
+	if got := generate(t, c, win); !slices.Equal(got, want) {
 		t.Fatalf("second decode %v, want %v", got, want)
 	}
 	if got := c.FeatureBytes(); got != size {
@@ -151,7 +152,7 @@ func TestFeaturesCrossThePipeOnce(t *testing.T) {
 	if err := p.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	if got := generate(t, c, win); !equal(got, want) {
+	if got := generate(t, c, win); !slices.Equal(got, want) {
 		t.Fatalf("after the worker died: %v, want %v", got, want)
 	}
 	if got := c.FeatureBytes(); got != 2*size {
@@ -215,27 +216,6 @@ for i in $(seq 90); do echo "main.f$i(...)" >&2; done; exit 2`
 			}
 		})
 	}
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // The tiny random-weight model exercises the whole engine path in

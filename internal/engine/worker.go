@@ -154,15 +154,7 @@ func (s *server) infer(req request, payload []byte) ([]byte, error) {
 	if req.Generate == nil {
 		return nil, errors.New("generate without options")
 	}
-	body, err := json.Marshal(req.Generate)
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.n.call(func() *byte { return s.n.generate(s.engine, s.encoded, string(body)) })
-	if err != nil {
-		return nil, fmt.Errorf("generate: %w", err)
-	}
-	return out, nil
+	return s.onWindow("generate", req.Generate, s.n.generate)
 }
 
 func (s *server) align(req *AlignRequest) ([]byte, error) {
@@ -172,13 +164,19 @@ func (s *server) align(req *AlignRequest) ([]byte, error) {
 	if s.n.align == nil {
 		return nil, errors.New("the engine library has no align op (built before word timestamps); rebuild it")
 	}
+	return s.onWindow("align", req, s.n.align)
+}
+
+// onWindow runs a library op that takes the encoded window and a JSON
+// request, as generate and align do; op names it in the error.
+func (s *server) onWindow(op string, req any, fn func(e, x uintptr, request string) *byte) ([]byte, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.n.call(func() *byte { return s.n.align(s.engine, s.encoded, string(body)) })
+	out, err := s.n.call(func() *byte { return fn(s.engine, s.encoded, string(body)) })
 	if err != nil {
-		return nil, fmt.Errorf("align: %w", err)
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	return out, nil
 }

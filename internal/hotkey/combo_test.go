@@ -2,6 +2,7 @@ package hotkey
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -139,26 +140,14 @@ func TestModKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.mod.X11Keysyms(); !equalU32(got, tt.x11) {
+			if got := tt.mod.X11Keysyms(); !slices.Equal(got, tt.x11) {
 				t.Errorf("X11Keysyms = %#x, want %#x", got, tt.x11)
 			}
-			if got := tt.mod.WindowsVKs(); !equalU32(got, tt.vk) {
+			if got := tt.mod.WindowsVKs(); !slices.Equal(got, tt.vk) {
 				t.Errorf("WindowsVKs = %#x, want %#x", got, tt.vk)
 			}
 		})
 	}
-}
-
-func equalU32(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // mustParse is Parse for the combinations written in tests; it panics on a bad one.

@@ -3,7 +3,6 @@ package indicator
 import (
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 	"unsafe"
 
@@ -84,9 +83,7 @@ type osWindow struct {
 
 	hwnd uintptr // set by open before New returns
 
-	mu       sync.Mutex
-	rect     Rect
-	lastView view
+	windowState
 }
 
 func newOSWindow(cfg Config, log *slog.Logger) (*osWindow, error) {
@@ -111,9 +108,7 @@ func (w *osWindow) open() (uintptr, func(), error) {
 // pump handles what the system sent the window and repaints what it may have erased.
 func (w *osWindow) pump(hwnd uintptr) {
 	repaint := win32.PumpMessages() > 0
-	w.mu.Lock()
-	v := w.lastView
-	w.mu.Unlock()
+	v := w.shown()
 	if repaint && v.state != Hidden {
 		paint(hwnd, v)
 	}
@@ -207,16 +202,12 @@ func (w *osWindow) monitor() (Rect, int, int) {
 }
 
 func (w *osWindow) show(v view, relocate bool) {
-	w.mu.Lock()
-	w.lastView = v
-	w.mu.Unlock()
+	w.shows(v)
 	w.do(func(hwnd uintptr) {
 		if relocate {
 			mon, px, py := w.monitor()
 			r := place(w.cfg.Placement, mon, px, py, Width, Height, w.cfg.Margin)
-			w.mu.Lock()
-			w.rect = r
-			w.mu.Unlock()
+			w.placed(r)
 		}
 		r := w.bounds()
 		procSetWindowPos.Call(hwnd, hwndTopmost, uintptr(r.X), uintptr(r.Y), Width, Height, swpNoActivate|swpShowWindow)
@@ -225,26 +216,11 @@ func (w *osWindow) show(v view, relocate bool) {
 }
 
 func (w *osWindow) draw(v view) {
-	w.mu.Lock()
-	w.lastView = v
-	w.mu.Unlock()
+	w.shows(v)
 	w.do(func(hwnd uintptr) { paint(hwnd, v) })
 }
 
 func (w *osWindow) hide() {
-	w.mu.Lock()
-	w.lastView = view{}
-	w.mu.Unlock()
+	w.shows(view{})
 	w.do(func(hwnd uintptr) { procShowWindow.Call(hwnd, swHide) })
-}
-
-func (w *osWindow) bounds() Rect {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.rect
-}
-
-func (w *osWindow) close() error {
-	w.stop()
-	return nil
 }

@@ -4,6 +4,7 @@ package indicator
 
 import (
 	"runtime"
+	"sync"
 	"time"
 )
 
@@ -64,8 +65,44 @@ func (t *windowThread[H]) do(f func(H)) {
 	}
 }
 
-// stop closes the window and ends the thread.
-func (t *windowThread[H]) stop() {
+// close closes the window and ends the thread; it cannot fail.
+func (t *windowThread[H]) close() error {
 	close(t.quit)
 	<-t.done
+	return nil
+}
+
+// windowState is what the OS window shares between its thread and the
+// callers: where it stands and what it shows, to repaint what the system
+// erased (an X11 Expose, a Win32 WM_PAINT).
+type windowState struct {
+	mu       sync.Mutex
+	rect     Rect
+	lastView view
+}
+
+// bounds is where the window was last placed.
+func (s *windowState) bounds() Rect {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rect
+}
+
+func (s *windowState) placed(r Rect) {
+	s.mu.Lock()
+	s.rect = r
+	s.mu.Unlock()
+}
+
+func (s *windowState) shows(v view) {
+	s.mu.Lock()
+	s.lastView = v
+	s.mu.Unlock()
+}
+
+// shown is what the window shows, as shows last set it.
+func (s *windowState) shown() view {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastView
 }

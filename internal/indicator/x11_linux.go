@@ -187,7 +187,6 @@ import "C"
 import (
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 	"unsafe"
 
@@ -201,9 +200,7 @@ type osWindow struct {
 	log *slog.Logger
 	*windowThread[*C.wk_ind]
 
-	mu       sync.Mutex
-	rect     Rect
-	lastView view // what the window shows, to repaint on Expose
+	windowState
 }
 
 func newOSWindow(cfg Config, log *slog.Logger) (*osWindow, error) {
@@ -239,9 +236,7 @@ func openX11() (*C.wk_ind, func(), error) {
 }
 
 func (w *osWindow) repaintExposed(s *C.wk_ind) {
-	w.mu.Lock()
-	last := w.lastView
-	w.mu.Unlock()
+	last := w.shown()
 	if C.wk_exposed(s) != 0 && last.state != Hidden {
 		paint(s, last)
 		C.wk_sync(s)
@@ -279,9 +274,7 @@ func latin1(s string) string {
 }
 
 func (w *osWindow) show(v view, relocate bool) {
-	w.mu.Lock()
-	w.lastView = v
-	w.mu.Unlock()
+	w.shows(v)
 	w.do(func(s *C.wk_ind) {
 		if relocate {
 			var ax, ay, px, py C.int
@@ -298,9 +291,7 @@ func (w *osWindow) show(v view, relocate bool) {
 			}
 			r := place(w.cfg.Placement, monitorFor(mons, anchorX, anchorY), int(px), int(py), Width, Height, w.cfg.Margin)
 			C.wk_place(s, C.int(r.X), C.int(r.Y))
-			w.mu.Lock()
-			w.rect = r
-			w.mu.Unlock()
+			w.placed(r)
 		}
 		C.wk_show(s)
 		paint(s, v)
@@ -309,9 +300,7 @@ func (w *osWindow) show(v view, relocate bool) {
 }
 
 func (w *osWindow) draw(v view) {
-	w.mu.Lock()
-	w.lastView = v
-	w.mu.Unlock()
+	w.shows(v)
 	w.do(func(s *C.wk_ind) {
 		paint(s, v)
 		C.wk_sync(s)
@@ -319,22 +308,9 @@ func (w *osWindow) draw(v view) {
 }
 
 func (w *osWindow) hide() {
-	w.mu.Lock()
-	w.lastView = view{}
-	w.mu.Unlock()
+	w.shows(view{})
 	w.do(func(s *C.wk_ind) {
 		C.wk_hide(s)
 		C.wk_sync(s)
 	})
-}
-
-func (w *osWindow) bounds() Rect {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.rect
-}
-
-func (w *osWindow) close() error {
-	w.stop()
-	return nil
 }

@@ -3,7 +3,6 @@
 package notify_test
 
 import (
-	"bytes"
 	"log/slog"
 	"os"
 	"strings"
@@ -16,17 +15,11 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/notify"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 )
 
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(string(bytes.TrimRight(p, "\n")))
-	return len(p), nil
-}
-
 func testLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	return testlog.New(t, slog.LevelDebug)
 }
 
 // call is one Notify call as the server received it.
@@ -75,19 +68,8 @@ func startServer(t *testing.T) *server {
 		testenv.Require(t, "a D-Bus session bus (DBUS_SESSION_BUS_ADDRESS)",
 			"scripts/testenv.sh go test ./internal/notify/, or dbus-run-session -- go test ./internal/notify/")
 	}
-	conn, err := dbus.ConnectSessionBus()
-	if err != nil {
-		t.Fatalf("connect session bus: %v", err)
-	}
-	t.Cleanup(func() { conn.Close() })
 	s := &server{got: make(chan struct{}, 16)}
-	if err := conn.Export(s, "/org/freedesktop/Notifications", "org.freedesktop.Notifications"); err != nil {
-		t.Fatal(err)
-	}
-	reply, err := conn.RequestName("org.freedesktop.Notifications", dbus.NameFlagDoNotQueue)
-	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("own org.freedesktop.Notifications: reply %v, %v (is a notification daemon running on this bus?)", reply, err)
-	}
+	testenv.ServeNotifications(t, s)
 	return s
 }
 

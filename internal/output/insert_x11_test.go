@@ -63,6 +63,22 @@ func outputAsync(p *Paster, text string, opt Options) <-chan outcome {
 	return ch
 }
 
+// afterRead has the target read the clipboard, which must hold text, and
+// returns what Output did within limit of that read.
+func afterRead(t *testing.T, read func() string, text string, done <-chan outcome, limit time.Duration) outcome {
+	t.Helper()
+	if got := read(); got != text {
+		t.Fatalf("the target read %q, want %q", got, text)
+	}
+	select {
+	case o := <-done:
+		return o
+	case <-time.After(limit):
+		t.Fatal("Output did not return after the target read the clipboard")
+		return outcome{}
+	}
+}
+
 // The previous clipboard comes back only after the target asked for the text, however
 // late: well past the old fixed 500ms bet.
 func TestRestoresOnlyAfterTargetRead(t *testing.T) {
@@ -89,15 +105,7 @@ func TestRestoresOnlyAfterTargetRead(t *testing.T) {
 	case <-time.After(300 * time.Millisecond):
 	}
 	readAt := time.Now()
-	if got := read(); got != text {
-		t.Fatalf("the target read %q, want %q", got, text)
-	}
-	var o outcome
-	select {
-	case o = <-done:
-	case <-time.After(3 * time.Second):
-		t.Fatal("Output did not return after the target read the clipboard")
-	}
+	o := afterRead(t, read, text, done, 3*time.Second)
 	if o.err != nil || !o.res.Verified || !o.res.Restored || o.res.OnClipboard {
 		t.Fatalf("result %+v, %v; want verified and restored", o.res, o.err)
 	}
@@ -119,15 +127,7 @@ func TestEnterWaitsForTheRead(t *testing.T) {
 	if got := tg.contents(); got != "" {
 		t.Fatalf("the target got %q before it read the text; want no Enter yet", got)
 	}
-	if got := read(); got != text {
-		t.Fatalf("the target read %q, want %q", got, text)
-	}
-	var o outcome
-	select {
-	case o = <-done:
-	case <-time.After(15 * time.Second):
-		t.Fatal("Output did not return after the target read the clipboard")
-	}
+	o := afterRead(t, read, text, done, 15*time.Second)
 	if o.err != nil || !o.res.PressedEnter || !o.res.Verified {
 		t.Fatalf("result %+v, %v; want Enter pressed after the read", o.res, o.err)
 	}

@@ -136,6 +136,16 @@ static int wk_same_client(wk_owner *s, unsigned long a, unsigned long b) {
 	return (a & ~s->mask) == (b & ~s->mask);
 }
 
+// wk_parent is w's parent, or None when w is top-level (its parent is the
+// root) or the server cannot say: the end of a walk up from w.
+static Window wk_parent(wk_owner *s, Window w) {
+	Window root, parent, *kids = NULL;
+	unsigned int nk;
+	if (!XQueryTree(s->d, w, &root, &parent, &kids, &nk)) return None;
+	if (kids) XFree(kids);
+	return parent == root ? None : parent;
+}
+
 // wk_class writes the WM_CLASS class of w or its nearest ancestor that has one
 // ("XTerm", "Gnome-terminal") into buf; empty when none.
 static void wk_class(wk_owner *s, unsigned long w, char *buf, int n, char *name, int nn) {
@@ -147,12 +157,7 @@ static void wk_class(wk_owner *s, unsigned long w, char *buf, int n, char *name,
 			if (h.res_name) { strncpy(name, h.res_name, nn - 1); name[nn - 1] = 0; XFree(h.res_name); }
 			return;
 		}
-		Window root, parent, *kids = NULL;
-		unsigned int nk;
-		if (!XQueryTree(s->d, w, &root, &parent, &kids, &nk)) return;
-		if (kids) XFree(kids);
-		if (parent == root) return;
-		w = parent;
+		w = wk_parent(s, w);
 	}
 }
 
@@ -180,12 +185,7 @@ static long wk_title_pid(wk_owner *s, unsigned long w, char *buf, int n) {
 			}
 			if (data) XFree(data);
 		}
-		Window root, parent, *kids = NULL;
-		unsigned int nk;
-		if (!XQueryTree(s->d, w, &root, &parent, &kids, &nk)) break;
-		if (kids) XFree(kids);
-		if (parent == root) break;
-		w = parent;
+		w = wk_parent(s, w);
 	}
 	return pid;
 }
@@ -293,12 +293,7 @@ static Window wk_ping_window(wk_owner *s, Window w) {
 			XFree(protos);
 			if (has) return w;
 		}
-		Window root, parent, *kids = NULL;
-		unsigned int nk;
-		if (!XQueryTree(s->d, w, &root, &parent, &kids, &nk)) return None;
-		if (kids) XFree(kids);
-		if (parent == root) return None;
-		w = parent;
+		w = wk_parent(s, w);
 	}
 	return None;
 }
@@ -728,18 +723,12 @@ func (x *xOwner) setKeys(s *C.wk_owner, keys map[uint32]keySlots) error {
 	if n == 0 {
 		return nil
 	}
-	ck := (*C.int)(C.calloc(C.size_t(n), C.sizeof_int))
-	defer C.free(unsafe.Pointer(ck))
-	cl := (*C.ulong)(C.calloc(C.size_t(n), C.sizeof_ulong))
-	defer C.free(unsafe.Pointer(cl))
-	ch := (*C.ulong)(C.calloc(C.size_t(n), C.sizeof_ulong))
-	defer C.free(unsafe.Pointer(ch))
-	i := 0
+	// Go memory holding no Go pointers may be lent to C for the call.
+	ck, cl, ch := make([]C.int, 0, n), make([]C.ulong, 0, n), make([]C.ulong, 0, n)
 	for k, sl := range keys {
-		unsafe.Slice(ck, n)[i], unsafe.Slice(cl, n)[i], unsafe.Slice(ch, n)[i] = C.int(k), C.ulong(sl[0]), C.ulong(sl[1])
-		i++
+		ck, cl, ch = append(ck, C.int(k)), append(cl, C.ulong(sl[0])), append(ch, C.ulong(sl[1]))
 	}
-	if C.wk_keys_set(s, ck, cl, ch, C.int(n)) == 0 {
+	if C.wk_keys_set(s, &ck[0], &cl[0], &ch[0], C.int(n)) == 0 {
 		return errors.New("the X server refused to map characters the keyboard layout lacks to spare keys")
 	}
 	for k, sl := range keys {
@@ -770,20 +759,15 @@ func (x *xOwner) getKeys(s *C.wk_owner, codes []uint32) (map[uint32]keySlots, er
 		return out, nil
 	}
 	n := len(codes)
-	kc := (*C.int)(C.calloc(C.size_t(n), C.sizeof_int))
-	defer C.free(unsafe.Pointer(kc))
-	lo := (*C.ulong)(C.calloc(C.size_t(n), C.sizeof_ulong))
-	defer C.free(unsafe.Pointer(lo))
-	hi := (*C.ulong)(C.calloc(C.size_t(n), C.sizeof_ulong))
-	defer C.free(unsafe.Pointer(hi))
+	kc, lo, hi := make([]C.int, n), make([]C.ulong, n), make([]C.ulong, n)
 	for i, c := range codes {
-		unsafe.Slice(kc, n)[i] = C.int(c)
+		kc[i] = C.int(c)
 	}
-	if C.wk_keys_get(s, kc, lo, hi, C.int(n)) == 0 {
+	if C.wk_keys_get(s, &kc[0], &lo[0], &hi[0], C.int(n)) == 0 {
 		return nil, errors.New("read the keyboard mapping from the X server")
 	}
 	for i, c := range codes {
-		out[c] = keySlots{uint64(unsafe.Slice(lo, n)[i]), uint64(unsafe.Slice(hi, n)[i])}
+		out[c] = keySlots{uint64(lo[i]), uint64(hi[i])}
 	}
 	return out, nil
 }

@@ -42,11 +42,8 @@ func TestLoadTricklersDoNotLockOut(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			body, ctype := form(t, part{"file", "s.wav", wav}, part{"response_format", "", []byte("text")}, part{"language", "", []byte("en")})
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.url+"/v1/audio/transcriptions", body)
-			req.Header.Set("Content-Type", ctype)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Errorf("request %d: %v", i, err)
+			resp := postFrom(t, ctx, i, srv.url, body, ctype)
+			if resp == nil {
 				return
 			}
 			defer resp.Body.Close()
@@ -67,6 +64,20 @@ func TestLoadTricklersDoNotLockOut(t *testing.T) {
 		<-s // each ends with its 408, or when its trickling stops
 	}
 	http.DefaultClient.CloseIdleConnections()
+}
+
+// postFrom posts a transcription request as client i of many under ctx; one
+// that gets no answer fails the test, named by i, and gives nil.
+func postFrom(t *testing.T, ctx context.Context, i int, url string, body io.Reader, ctype string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/audio/transcriptions", body)
+	req.Header.Set("Content-Type", ctype)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Errorf("request %d: %v", i, err)
+		return nil
+	}
+	return resp
 }
 
 // Twenty concurrent uploads of a 1 KB FLAC that declares 68 minutes: each
@@ -92,11 +103,8 @@ func TestLoadLongFLACsBoundedMemory(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			body, ctype := form(t, part{"file", "long.flac", flac})
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.url+"/v1/audio/transcriptions", body)
-			req.Header.Set("Content-Type", ctype)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Errorf("request %d: %v", i, err)
+			resp := postFrom(t, ctx, i, srv.url, body, ctype)
+			if resp == nil {
 				return
 			}
 			resp.Body.Close()
@@ -130,21 +138,8 @@ func TestRetryAfterFromRealWaits(t *testing.T) {
 	long := wavBytes(t, testenv.Speech(t, strings.Repeat(said+" ", 30))) // about 90 s: seconds of work on any CPU
 	short := wavBytes(t, testenv.Speech(t, "Yes."))
 	send := func(wav []byte) <-chan answer {
-		got := make(chan answer, 1)
-		go func() {
-			body, ctype := form(t, part{"file", "s.wav", wav}, part{"response_format", "", []byte("text")})
-			req, _ := http.NewRequest(http.MethodPost, srv.url+"/v1/audio/transcriptions", body)
-			req.Header.Set("Content-Type", ctype)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				got <- answer{status: -1, body: []byte(err.Error())}
-				return
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			got <- answer{status: resp.StatusCode, header: resp.Header, body: b}
-		}()
-		return got
+		body, ctype := form(t, part{"file", "s.wav", wav}, part{"response_format", "", []byte("text")})
+		return postAsync(srv.url, body, ctype)
 	}
 	first := send(long)
 	const ran = 2 * time.Second

@@ -560,10 +560,7 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	select {
-	case s.decode <- struct{}{}:
-	case <-ctx.Done():
-		s.fail(w, ctx.Err())
+	if !s.acquire(ctx, w, s.decode) {
 		return
 	}
 	req.samples, err = s.decodeUpload(req.upload, req.uploadName)
@@ -584,10 +581,7 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("the server is busy (%d requests queued); retry after the Retry-After seconds", s.cfg.Queue), "queue_full")
 		return
 	}
-	select {
-	case s.engine <- struct{}{}:
-	case <-ctx.Done():
-		s.fail(w, ctx.Err())
+	if !s.acquire(ctx, w, s.engine) {
 		return
 	}
 	start := time.Now()
@@ -605,6 +599,18 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 	}
 	s.took(time.Since(start))
 	s.write(w, req, res)
+}
+
+// acquire waits for a place in sem, the decoders' or the engine's; when the
+// request ends first it answers with why and reports false.
+func (s *Server) acquire(ctx context.Context, w http.ResponseWriter, sem chan struct{}) bool {
+	select {
+	case sem <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		s.fail(w, ctx.Err())
+		return false
+	}
 }
 
 // takeUploadMemory waits up to UploadWait, within the request's deadline,

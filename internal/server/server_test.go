@@ -25,6 +25,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/server"
 	"github.com/whisperkey/whisperkey/internal/server/servertest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -37,14 +38,7 @@ const said = "Remember to buy milk, bread and eggs on the way home."
 
 // testLog writes to the test's log, so a failure shows what the server said.
 func testLog(t testing.TB) *slog.Logger {
-	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type tWriter struct{ t testing.TB }
-
-func (w tWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
+	return testlog.New(t, slog.LevelDebug)
 }
 
 // openEngine starts the real CPU engine on the base model, as serve does.
@@ -127,6 +121,27 @@ func post(t testing.TB, url, key string, body io.Reader, ctype string) answer {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	return do(t, req)
+}
+
+// postAsync posts a transcription request without waiting for it, for a
+// test that acts while it is in flight. It must not fail the test from its
+// goroutine, so a request that gets no answer comes as status -1 with the
+// error as the body.
+func postAsync(url string, body io.Reader, ctype string) <-chan answer {
+	got := make(chan answer, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, url+"/v1/audio/transcriptions", body)
+		req.Header.Set("Content-Type", ctype)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- answer{status: -1, body: []byte(err.Error())}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		got <- answer{status: resp.StatusCode, header: resp.Header, body: b}
+	}()
+	return got
 }
 
 func do(t testing.TB, req *http.Request) answer {
@@ -448,19 +463,7 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 	long := said + " Please call me back when you get this message. The meeting moved to Thursday afternoon."
 	speech := testenv.Speech(t, long)
 	body, ctype := form(t, part{name: "file", filename: "s.wav", data: wavBytes(t, speech)}, part{name: "response_format", data: []byte("text")})
-	got := make(chan answer, 1)
-	go func() {
-		req, _ := http.NewRequest(http.MethodPost, srv.url+"/v1/audio/transcriptions", body)
-		req.Header.Set("Content-Type", ctype)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			got <- answer{status: -1, body: []byte(err.Error())}
-			return
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		got <- answer{status: resp.StatusCode, body: b}
-	}()
+	got := postAsync(srv.url, body, ctype)
 	time.Sleep(300 * time.Millisecond) // the upload is in; the engine is working
 	stopped := time.Now()
 	if err := srv.stop(); err != nil {

@@ -60,3 +60,22 @@ func (l *Logind) Sleep(t testing.TB, sleeping bool) {
 		t.Fatalf("emit PrepareForSleep(%v): %v", sleeping, err)
 	}
 }
+
+// ServeNotifications puts s on the session bus as the desktop's notification
+// service (org.freedesktop.Notifications), as a notification daemon is; the
+// test's cleanup takes it off.
+func ServeNotifications(t testing.TB, s any) {
+	t.Helper()
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		t.Fatalf("connect session bus: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.Export(s, "/org/freedesktop/Notifications", "org.freedesktop.Notifications"); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := conn.RequestName("org.freedesktop.Notifications", dbus.NameFlagDoNotQueue)
+	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("own org.freedesktop.Notifications: reply %v, %v (another notification daemon on this bus?)", reply, err)
+	}
+}

@@ -60,9 +60,5 @@ func FarField(t testing.TB, samples []float32, reverberance int, dbfs float64) [
 	if err != nil {
 		t.Fatalf("sox reverb: %v", err)
 	}
-	s := make([]float32, len(out)/4)
-	for i := range s {
-		s[i] = math.Float32frombits(binary.LittleEndian.Uint32(out[4*i:]))
-	}
-	return s
+	return f32s(out)
 }

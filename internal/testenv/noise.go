@@ -30,10 +30,7 @@ func PinkNoise(seconds float64, seed uint64) []float32 {
 // Clicks are key or mouse clicks: a few sharp decaying bursts over faint hiss.
 func Clicks(seconds float64, seed uint64) []float32 {
 	rng := rand.New(rand.NewPCG(seed, 2))
-	out := make([]float32, int(seconds*16000))
-	for i := range out {
-		out[i] = float32(rng.NormFloat64() * 0.001)
-	}
+	out := hiss(rng, seconds)
 	for at := 2000 + rng.IntN(2000); at < len(out)-800; at += 3000 + rng.IntN(5000) {
 		amp := 0.3 + 0.4*rng.Float64()
 		for k := range 800 {
@@ -61,10 +58,7 @@ func Breathing(seconds float64, seed uint64) []float32 {
 // and a release, short bursts ringing at the keycap's pitch, over faint hiss.
 func Typing(seconds float64, seed uint64) []float32 {
 	rng := rand.New(rand.NewPCG(seed, 4))
-	out := make([]float32, int(seconds*16000))
-	for i := range out {
-		out[i] = float32(rng.NormFloat64() * 0.001)
-	}
+	out := hiss(rng, seconds)
 	burst := func(at int, amp, hz float64) {
 		for k := 0; k < 640 && at+k < len(out); k++ {
 			ring := math.Sin(2 * math.Pi * hz * float64(k) / 16000)
@@ -76,6 +70,16 @@ func Typing(seconds float64, seed uint64) []float32 {
 		amp := 0.1 + 0.2*rng.Float64()
 		burst(at, amp, hz)
 		burst(at+800+rng.IntN(800), amp/2, hz*1.1) // the release
+	}
+	return out
+}
+
+// hiss is seconds of faint white noise, the floor that Clicks and Typing
+// stand out from.
+func hiss(rng *rand.Rand, seconds float64) []float32 {
+	out := make([]float32, int(seconds*16000))
+	for i := range out {
+		out[i] = float32(rng.NormFloat64() * 0.001)
 	}
 	return out
 }

@@ -93,13 +93,7 @@ func StartSway(t testing.TB, config string) *Sway {
 	go func() { _ = cmd.Wait(); close(exited) }()
 	s := &Sway{RuntimeDir: dir}
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
+		Terminate(cmd, exited, 5*time.Second)
 		if t.Failed() {
 			t.Logf("sway log:\n%s", lastLines(logBuf.String(), 40))
 		}

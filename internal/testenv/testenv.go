@@ -99,6 +99,20 @@ func EngineDir(t testing.TB) string {
 	return dir
 }
 
+// FileWriter returns a function that writes b to name under dir and returns
+// its path, for tests that make many input files; a failed write stops the
+// test.
+func FileWriter(t testing.TB, dir string) func(name string, b []byte) string {
+	return func(name string, b []byte) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+}
+
 // Speech synthesises text with espeak-ng and returns it as 16 kHz mono
 // float32 samples (resampled by sox), or stops the test.
 func Speech(t testing.TB, text string) []float32 {
@@ -125,10 +139,23 @@ func SpeechWith(t testing.TB, text string, espeakArgs ...string) []float32 {
 	if out, err := exec.Command("sox", wav, "-r", "16000", "-c", "1", "-t", "f32", raw).CombinedOutput(); err != nil {
 		t.Fatalf("sox: %v: %s", err, out)
 	}
-	b, err := os.ReadFile(raw)
+	return ReadF32(t, raw)
+}
+
+// ReadF32 reads a file of raw little-endian float32 samples, as sox writes
+// with -t f32, or stops the test.
+func ReadF32(t testing.TB, path string) []float32 {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return f32s(b)
+}
+
+// f32s decodes raw little-endian float32 samples; a trailing partial sample
+// is dropped.
+func f32s(b []byte) []float32 {
 	s := make([]float32, len(b)/4)
 	for i := range s {
 		s[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))

@@ -163,7 +163,7 @@ func TestLogMelMatchesFasterWhisper(t *testing.T) {
 			if _, err := fmt.Sscan(shapes[i], &refMels, &refFrames); err != nil {
 				t.Fatalf("reference shape %q: %v", shapes[i], err)
 			}
-			ref := readF32(t, j.outRef)
+			ref := testenv.ReadF32(t, j.outRef)
 			got, err := LogMel(j.in, j.nMels)
 			if err != nil {
 				t.Fatal(err)
@@ -240,19 +240,6 @@ func writeF32(t testing.TB, path string, s []float32) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func readF32(t testing.TB, path string) []float32 {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := make([]float32, len(b)/4)
-	for i := range s {
-		s[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return s
 }
 
 func BenchmarkLogMel(b *testing.B) {

@@ -16,7 +16,7 @@ import (
 // prompt (the same decode, so the words are compared exactly).
 func TestHostilePromptsBounded(t *testing.T) {
 	m := openBase(t)
-	clip := testenv.Speech(t, sentences[1])
+	clip := testenv.Speech(t, whisper.Sentences[1])
 	plain, err := m.Transcribe(context.Background(), clip, whisper.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,7 @@ func TestDecodingOnRealSpeech(t *testing.T) {
 	m := openBase(t)
 	m.UseSpeechDetector(vadtest.Open(t))
 	clips := testenv.RealSpeech(t)
-	for _, s := range sentences {
+	for _, s := range whisper.Sentences {
 		clips = append(clips, testenv.Clip{Name: "espeak: " + s[:20], Reference: s, Samples: testenv.Speech(t, s)})
 	}
 	var sumFull, sumShort float64

@@ -16,16 +16,6 @@ import (
 	"github.com/whisperkey/whisperkey/internal/vad/vadtest"
 )
 
-// spoken are the espeak sentences of the package's other tests.
-var spoken = []string{
-	"The meeting has been moved to Thursday afternoon at three o'clock.",
-	"Remember to buy milk, bread and eggs on the way home.",
-	"Our new website will launch next month with a fresh design.",
-	"Please call me back when you get this message.",
-	"The coffee machine on the second floor is broken again.",
-	"I think we should hire two more engineers for the mobile team.",
-}
-
 // BenchmarkShortWindowSweep prints, per clip of the real-speech set, the
 // text and time of the full window and of short windows of several floors and
 // margins: the measurements behind defaultShortWindow (docs/benchmarks.md).
@@ -48,7 +38,7 @@ func BenchmarkShortWindowSweep(b *testing.B) {
 		configs = append(configs, sw)
 	}
 	clips := testenv.RealSpeech(t)
-	for _, s := range append(spoken, "Front left.", "Rear right.", "Yes.") {
+	for _, s := range append(Sentences, "Front left.", "Rear right.", "Yes.") {
 		clips = append(clips, testenv.Clip{Name: "espeak " + s, Reference: s, Samples: testenv.Speech(t, s)})
 	}
 	run := func(c testenv.Clip, opt Options) (*Result, time.Duration) {

@@ -57,14 +57,7 @@ func (s *jsonScanner) end() error {
 // object calls fn for each key with the scanner at the value; fn must
 // consume the value.
 func (s *jsonScanner) object(fn func(key []byte) error) error {
-	if err := s.expect('{'); err != nil {
-		return err
-	}
-	if s.peek() == '}' {
-		s.pos++
-		return nil
-	}
-	for {
+	return s.list('{', '}', func() error {
 		key, err := s.str()
 		if err != nil {
 			return err
@@ -72,42 +65,37 @@ func (s *jsonScanner) object(fn func(key []byte) error) error {
 		if err := s.expect(':'); err != nil {
 			return err
 		}
-		if err := fn(key); err != nil {
-			return err
-		}
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return nil
-		default:
-			return s.errorf("expected , or }")
-		}
-	}
+		return fn(key)
+	})
 }
 
 // array calls fn for each element; fn must consume it.
 func (s *jsonScanner) array(fn func() error) error {
-	if err := s.expect('['); err != nil {
+	return s.list('[', ']', fn)
+}
+
+// list reads open, then comma-separated items up to end, as objects and
+// arrays have them; item must consume one.
+func (s *jsonScanner) list(open, end byte, item func() error) error {
+	if err := s.expect(open); err != nil {
 		return err
 	}
-	if s.peek() == ']' {
+	if s.peek() == end {
 		s.pos++
 		return nil
 	}
 	for {
-		if err := fn(); err != nil {
+		if err := item(); err != nil {
 			return err
 		}
 		switch s.peek() {
 		case ',':
 			s.pos++
-		case ']':
+		case end:
 			s.pos++
 			return nil
 		default:
-			return s.errorf("expected , or ]")
+			return s.errorf("expected , or %c", end)
 		}
 	}
 }

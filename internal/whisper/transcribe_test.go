@@ -22,19 +22,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// Sentences a person might dictate, spoken by espeak-ng. espeak's robotic voice
-// defeats the base model on some words whatever the decoder does ("review the pull
-// request" → "remove the poor request", "weather" → "web of"; faster-whisper gives the
-// same), so sentences it pronounces clearly were chosen.
-var sentences = []string{
-	"The meeting has been moved to Thursday afternoon at three o'clock.",
-	"Remember to buy milk, bread and eggs on the way home.",
-	"Our new website will launch next month with a fresh design.",
-	"Please call me back when you get this message.",
-	"The coffee machine on the second floor is broken again.",
-	"I think we should hire two more engineers for the mobile team.",
-}
-
 func openBase(t *testing.T) *whisper.TestModel {
 	t.Helper()
 	spec := engine.Spec{LibDir: testenv.EngineDir(t), ModelDir: testenv.Model(t, "base"), Device: "cpu", ComputeType: "int8"}
@@ -43,7 +30,7 @@ func openBase(t *testing.T) *whisper.TestModel {
 
 func TestSpokenSentences(t *testing.T) {
 	m := openBase(t)
-	for _, s := range sentences {
+	for _, s := range whisper.Sentences {
 		t.Run(s[:20], func(t *testing.T) {
 			res, err := m.Transcribe(context.Background(), testenv.Speech(t, s), whisper.DefaultOptions())
 			if err != nil {
@@ -69,7 +56,7 @@ func TestLongAudioCompleteAndInOrder(t *testing.T) {
 	var ref []string
 	gap := make([]float32, whisper.SampleRate/2)
 	for len(audio) < 62*whisper.SampleRate {
-		for _, s := range sentences {
+		for _, s := range whisper.Sentences {
 			audio = append(append(audio, testenv.Speech(t, s)...), gap...)
 			ref = append(ref, s)
 		}

@@ -1,18 +1,14 @@
 package whisper_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
 
-	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -30,31 +26,13 @@ type werClip struct {
 	samples   []float32
 }
 
-// vocabularySpeech reads the real recordings that scripts/speech.sh put in the
-// cache (its manifest.tsv lists file and reference).
+// vocabularySpeech is testenv.RealSpeech, the real recordings of
+// scripts/speech.sh, as werClips.
 func vocabularySpeech(t *testing.T) []werClip {
 	t.Helper()
-	dir := filepath.Join(testenv.Cache(), "speech")
-	f, err := os.Open(filepath.Join(dir, "manifest.tsv"))
-	if err != nil {
-		testenv.Require(t, "real speech set "+dir, "bash scripts/speech.sh")
-	}
-	defer f.Close()
 	var clips []werClip
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		file, ref, ok := strings.Cut(sc.Text(), "\t")
-		if !ok {
-			continue
-		}
-		s, err := audio.DecodeFile(filepath.Join(dir, file), audio.Limits{})
-		if err != nil {
-			t.Fatalf("real speech: %v (re-run scripts/speech.sh)", err)
-		}
-		clips = append(clips, werClip{strings.TrimSuffix(file, ".wav"), ref, s})
-	}
-	if len(clips) == 0 {
-		t.Fatalf("real speech manifest in %s is empty; re-run scripts/speech.sh", dir)
+	for _, c := range testenv.RealSpeech(t) {
+		clips = append(clips, werClip{c.Name, c.Reference, c.Samples})
 	}
 	return clips
 }
@@ -70,8 +48,8 @@ func vocabularySpeech(t *testing.T) []werClip {
 // clips with a term written in can move.
 func TestVocabularyKeepsWER(t *testing.T) {
 	m := openBase(t)
-	espeak := make([]werClip, 0, len(sentences))
-	for _, s := range sentences {
+	espeak := make([]werClip, 0, len(whisper.Sentences))
+	for _, s := range whisper.Sentences {
 		espeak = append(espeak, werClip{s[:20], s, testenv.Speech(t, s)})
 	}
 	sets := []struct {
