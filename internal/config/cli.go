@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -96,11 +95,5 @@ func effectiveYAML(c Config, path string) ([]byte, error) {
 		}
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, val)
 	}
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(root); err != nil {
-		return nil, fmt.Errorf("encode config: %w", err)
-	}
-	return b.Bytes(), enc.Close()
+	return encodeYAML(root)
 }

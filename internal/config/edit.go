@@ -254,10 +254,15 @@ func setNode(doc *yaml.Node, key string, val *yaml.Node) ([]byte, error) {
 		}
 		m = v
 	}
+	return encodeYAML(doc)
+}
+
+// encodeYAML writes n as the config files are written: two-space indents.
+func encodeYAML(n *yaml.Node) ([]byte, error) {
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(doc); err != nil {
+	if err := enc.Encode(n); err != nil {
 		return nil, fmt.Errorf("encode config: %w", err)
 	}
 	return b.Bytes(), enc.Close()

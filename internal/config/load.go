@@ -17,6 +17,8 @@ import (
 
 	"github.com/spf13/viper"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // ErrInvalid matches (errors.Is) every problem with the file's content or an override.
@@ -582,7 +584,7 @@ func suggestFor(key string, v *yaml.Node) string {
 	}
 	best, bestD := "", math.MaxInt
 	for _, c := range cands {
-		if d := editDistance(key, c); d < bestD {
+		if d := choice.Distance(key, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -597,29 +599,4 @@ func suggestFor(key string, v *yaml.Node) string {
 		}
 	}
 	return ""
-}
-
-// editDistance counts insertions, deletions, substitutions and swaps of neighbours.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // ErrInvalid marks a hotkey or mode string that cannot be used; the message says why and how to fix it.
@@ -197,7 +199,7 @@ func suggest(name string) string {
 			if len(sp) < 3 {
 				continue // one-letter keys are "close" to everything
 			}
-			if d := editDistance(name, sp); d < bestDist {
+			if d := choice.Distance(name, sp); d < bestDist {
 				best, bestDist = canonical, d
 			}
 		}
@@ -212,31 +214,4 @@ func suggest(name string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the optimal-string-alignment distance: insertions, deletions,
-// substitutions and adjacent transpositions ("ctlr" → "ctrl") each cost 1.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
