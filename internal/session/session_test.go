@@ -54,36 +54,40 @@ func TestRoutes(t *testing.T) {
 	}{
 		{name: "X11 desktop",
 			f:       Facts{XDGSessionType: "x11", Display: ":0", CurrentDesktop: "XFCE"},
-			used:    []string{RouteX11Grab, RoutePTT, RouteX11Paste},
+			used:    []string{RouteX11Grab, RoutePTT, RouteX11Paste, RouteX11Window},
 			missing: map[string][]string{RoutePortal: {"xdg-desktop-portal"}, RouteEvdev: {"usermod -aG input"}}},
 		{name: "sway with wtype",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-1", CurrentDesktop: "sway", Globals: swayGlobals, Tools: wtype},
-			used:    []string{RoutePTT, RouteDataControl, RouteVirtualKeyboard},
-			missing: map[string][]string{RouteX11Grab: {"DISPLAY is not set"}, RouteX11Paste: {"DISPLAY is not set"}},
+			used:    []string{RoutePTT, RouteDataControl, RouteVirtualKeyboard, RouteLayerShell},
+			missing: map[string][]string{RouteX11Grab: {"DISPLAY is not set"}, RouteX11Paste: {"DISPLAY is not set"}, RouteX11Window: {"DISPLAY is not set"}},
 			summary: []string{"bind `whisperkey ptt`"}},
 		{name: "sway without wtype: paste works, typing is told",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-1", Display: ":0", CurrentDesktop: "sway", Globals: swayGlobals},
-			used:    []string{RouteX11Grab, RoutePTT, RouteDataControl, RouteVirtualKeyboard, RouteX11Paste},
+			used:    []string{RouteX11Grab, RoutePTT, RouteDataControl, RouteVirtualKeyboard, RouteX11Paste, RouteLayerShell},
 			notes:   map[string][]string{RouteVirtualKeyboard: {"paste: type needs wtype", "apt install wtype"}},
 			summary: []string{"X11 windows only"}},
 		{name: "GNOME: no data-control, no virtual keyboard, portal offered",
 			f: Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-0", Display: ":0", CurrentDesktop: "GNOME",
 				Globals: []string{"wl_compositor", "wl_seat"}, GlobalShortcuts: 1, Tools: wtype},
-			used: []string{RouteX11Grab, RoutePTT, RouteX11Paste},
+			used: []string{RouteX11Grab, RoutePTT, RouteX11Paste, RouteNotification},
 			missing: map[string][]string{RouteDataControl: {"GNOME does not", "through XWayland"},
-				RouteVirtualKeyboard: {"no virtual-keyboard protocol", "Ctrl+V"}},
+				RouteVirtualKeyboard: {"no virtual-keyboard protocol", "Ctrl+V"},
+				RouteLayerShell:      {"no layer-shell protocol", "notifications"}},
 			summary: []string{"no virtual-keyboard protocol"}},
 		{name: "Wayland without XWayland and no data-control",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-0", Globals: []string{"wl_seat"}, Tools: wtype},
-			used:    []string{RoutePTT},
+			used:    []string{RoutePTT, RouteNotification},
 			missing: map[string][]string{RouteDataControl: {"enable XWayland"}}},
 		{name: "compositor does not answer",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-9", WaylandErr: "connect: no such file"},
-			used:    []string{RoutePTT},
-			missing: map[string][]string{RouteDataControl: {"cannot ask the compositor", "no such file"}, RouteVirtualKeyboard: {"cannot ask"}}},
+			used:    []string{RoutePTT, RouteNotification},
+			missing: map[string][]string{RouteDataControl: {"cannot ask the compositor", "no such file"}, RouteVirtualKeyboard: {"cannot ask"}, RouteLayerShell: {"cannot ask"}}},
+		{name: "compositor does not answer, XWayland there: the X11 indicator",
+			f:    Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-9", Display: ":0", WaylandErr: "connect: refused"},
+			used: []string{RouteX11Grab, RoutePTT, RouteX11Paste, RouteX11Window}},
 		{name: "input group",
 			f:    Facts{XDGSessionType: "x11", Display: ":0", InputDevices: 3},
-			used: []string{RouteX11Grab, RoutePTT, RouteX11Paste}},
+			used: []string{RouteX11Grab, RoutePTT, RouteX11Paste, RouteX11Window}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +131,32 @@ func TestRoutes(t *testing.T) {
 			r.Print(&b)
 			if !strings.Contains(b.String(), "Desktop session: "+string(r.Type)) {
 				t.Errorf("doctor text lacks the session type:\n%s", b.String())
+			}
+		})
+	}
+}
+
+// How the indicator shows, from what the session offers; the indicator
+// package takes its backend from the same function.
+func TestIndicatorRoute(t *testing.T) {
+	tests := []struct {
+		name                                string
+		wayland, reachable, layerShell, x11 bool
+		want                                string
+	}{
+		{"X11 session", false, false, false, true, RouteX11Window},
+		{"X11 session, a stray Wayland compositor", false, true, true, true, RouteX11Window},
+		{"sway, KDE, Hyprland", true, true, true, false, RouteLayerShell},
+		{"sway with XWayland: still the layer surface", true, true, true, true, RouteLayerShell},
+		{"GNOME", true, true, false, true, RouteNotification},
+		{"GNOME without XWayland", true, true, false, false, RouteNotification},
+		{"compositor unreachable, XWayland there", true, false, false, true, RouteX11Window},
+		{"compositor unreachable, no XWayland", true, false, false, false, RouteNotification},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := IndicatorRoute(tt.wayland, tt.reachable, tt.layerShell, tt.x11); got != tt.want {
+				t.Errorf("IndicatorRoute = %s, want %s", got, tt.want)
 			}
 		})
 	}
