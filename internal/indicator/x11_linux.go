@@ -194,9 +194,9 @@ import (
 	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
-// osWindow on X11: one goroutine on a locked OS thread owns the Display and runs
+// x11Window: one goroutine on a locked OS thread owns the Display and runs
 // every Xlib call; the others hand it functions and wait for them.
-type osWindow struct {
+type x11Window struct {
 	cfg Config
 	log *slog.Logger
 	*windowThread[*C.wk_ind]
@@ -206,8 +206,8 @@ type osWindow struct {
 	lastView view // what the window shows, to repaint on Expose
 }
 
-func newOSWindow(cfg Config, log *slog.Logger) (*osWindow, error) {
-	w := &osWindow{cfg: cfg, log: log}
+func newX11(cfg Config, log *slog.Logger) (backend, error) {
+	w := &x11Window{cfg: cfg, log: log}
 	// Expose events arrive when something covered the window; a slow tick repaints then.
 	t, err := startWindowThread(openX11, 250*time.Millisecond, w.repaintExposed)
 	if err != nil {
@@ -238,7 +238,7 @@ func openX11() (*C.wk_ind, func(), error) {
 	return s, func() { C.wk_close(s); C.free(unsafe.Pointer(s)) }, nil
 }
 
-func (w *osWindow) repaintExposed(s *C.wk_ind) {
+func (w *x11Window) repaintExposed(s *C.wk_ind) {
 	w.mu.Lock()
 	last := w.lastView
 	w.mu.Unlock()
@@ -278,7 +278,7 @@ func latin1(s string) string {
 	return string(b)
 }
 
-func (w *osWindow) show(v view, relocate bool) {
+func (w *x11Window) show(v view, relocate bool) {
 	w.mu.Lock()
 	w.lastView = v
 	w.mu.Unlock()
@@ -308,7 +308,7 @@ func (w *osWindow) show(v view, relocate bool) {
 	})
 }
 
-func (w *osWindow) draw(v view) {
+func (w *x11Window) draw(v view) {
 	w.mu.Lock()
 	w.lastView = v
 	w.mu.Unlock()
@@ -318,7 +318,7 @@ func (w *osWindow) draw(v view) {
 	})
 }
 
-func (w *osWindow) hide() {
+func (w *x11Window) hide() {
 	w.mu.Lock()
 	w.lastView = view{}
 	w.mu.Unlock()
@@ -328,13 +328,13 @@ func (w *osWindow) hide() {
 	})
 }
 
-func (w *osWindow) bounds() Rect {
+func (w *x11Window) bounds() Rect {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.rect
 }
 
-func (w *osWindow) close() error {
+func (w *x11Window) close() error {
 	w.stop()
 	return nil
 }

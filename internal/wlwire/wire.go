@@ -205,9 +205,6 @@ func (a *ArgReader) Uint() uint32 {
 	return v
 }
 
-// Int reads an int.
-func (a *ArgReader) Int() int32 { return int32(a.Uint()) }
-
 // String reads a string.
 func (a *ArgReader) String() string {
 	if len(a.b) < 4 {

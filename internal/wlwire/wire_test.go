@@ -32,7 +32,7 @@ func TestEncodeDecode(t *testing.T) {
 				t.Fatalf("String(%q) = %v, want %v", tt.in, b, tt.want)
 			}
 			a := Args(append(append(Uint(7), b...), Int(-3)...))
-			if n, s, i := a.Uint(), a.String(), a.Int(); n != 7 || s != tt.in || i != -3 || a.Err() != nil {
+			if n, s, i := a.Uint(), a.String(), int32(a.Uint()); n != 7 || s != tt.in || i != -3 || a.Err() != nil {
 				t.Errorf("read back %d %q %d (%v)", n, s, i, a.Err())
 			}
 		})
