@@ -155,7 +155,12 @@ func (w *layerWindow) connect() error {
 	w.shm = c.Bind(reg, found["wl_shm"], 1)
 	w.shell = c.Bind(reg, shell, 1)
 	if err := w.makePool(); err != nil {
+		w.conn = nil
 		c.Close()
+		if w.mem != nil {
+			_ = unix.Munmap(w.mem)
+			w.mem = nil
+		}
 		return err
 	}
 	w.events = make(chan wlwire.Event, 64)
@@ -163,7 +168,11 @@ func (w *layerWindow) connect() error {
 	w.quit, w.readDone = make(chan struct{}), make(chan struct{})
 	w.broken = nil
 	go w.read(c, w.events, w.readErr, w.quit, w.readDone)
-	return w.roundtrip()
+	if err := w.roundtrip(); err != nil {
+		w.disconnect()
+		return err
+	}
+	return nil
 }
 
 // makePool maps two frames of shared memory and makes a buffer of each.
