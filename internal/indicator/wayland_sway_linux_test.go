@@ -82,7 +82,11 @@ func TestLayerShellIndicatorOnSway(t *testing.T) {
 	start := time.Now()
 	ind.Show(indicator.Recording, "")
 	ind.SetLevel(0.6)
-	t.Logf("Show(Recording)+SetLevel returned after %v", time.Since(start))
+	appeared := time.Since(start)
+	t.Logf("Show(Recording)+SetLevel returned after %v", appeared)
+	if appeared > 100*time.Millisecond {
+		t.Errorf("the indicator took %v to appear, want within 100ms", appeared)
+	}
 	// Bottom centre, 48 px above the output's bottom edge.
 	r := indicator.Rect{X: (1280 - indicator.Width) / 2, Y: 800 - indicator.Height - 48, W: indicator.Width, H: indicator.Height}
 	shot := s.Screenshot(t)
@@ -110,6 +114,16 @@ func TestLayerShellIndicatorOnSway(t *testing.T) {
 	green := count(shot, bounds(r), 0x34a853)
 	if barH, barW := 8, indicator.Width-14-38; green < barH*barW*6/10-barH || green > barH*barW*6/10+barH {
 		t.Errorf("level bar: %d green pixels, want about %d (60%% of %dx%d)", green, barH*barW*6/10, barW, barH)
+	}
+	// The level feed's rate (30 a second) for a second: each frame a round
+	// trip to the compositor, well inside its 33 ms.
+	start = time.Now()
+	for i := range 30 {
+		ind.SetLevel(float32(i%10) / 10)
+	}
+	t.Logf("30 level frames took %v", time.Since(start))
+	if d := time.Since(start); d > 30*33*time.Millisecond/2 {
+		t.Errorf("30 level frames took %v, want well under a second", d)
 	}
 	ind.SetLevel(0.2)
 	if g := count(s.Screenshot(t), bounds(r), 0x34a853); g >= green || g == 0 {
