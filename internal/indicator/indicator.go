@@ -262,7 +262,9 @@ func (i *Indicator) SetLevel(level float32) {
 // Hide hides the window.
 func (i *Indicator) Hide() { i.Show(Hidden, "") }
 
-// Bounds is where the window is (or was last) shown.
+// Bounds is where the window is (or was last) shown. On Wayland the
+// compositor places the surface and tells no client where: X and Y are 0
+// there, and a notification has no bounds at all.
 func (i *Indicator) Bounds() Rect { return i.os.bounds() }
 
 // Close destroys the window and stops its thread. Idempotent.
