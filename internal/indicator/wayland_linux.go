@@ -49,11 +49,11 @@ const (
 	anchorBottom            = 2
 	keyboardInteractiveNone = 0
 
-	displayError    = 0 // event
-	callbackDone    = 0 // event
-	stride          = Width * 4
-	frameBytes      = stride * Height
-	surfaceNamespce = "whisperkey-indicator"
+	displayError   = 0 // event
+	callbackDone   = 0 // event
+	stride         = Width * 4
+	frameBytes     = stride * Height
+	layerNamespace = "whisperkey-indicator"
 )
 
 // layerWindow shows the indicator as a wlr-layer-shell surface: on the
@@ -316,7 +316,7 @@ func (w *layerWindow) mapSurface() error {
 	c.Msg(region, regionDestroy)
 	w.layer = c.NewID()
 	// No output: the compositor picks one, the focused one on sway.
-	c.Msg(w.shell, shellGetLayerSurface, wlwire.Uint(w.layer, w.surface, 0, layerOverlay), wlwire.String(surfaceNamespce))
+	c.Msg(w.shell, shellGetLayerSurface, wlwire.Uint(w.layer, w.surface, 0, layerOverlay), wlwire.String(layerNamespace))
 	c.Msg(w.layer, layerSetSize, wlwire.Uint(Width, Height))
 	c.Msg(w.layer, layerSetAnchor, wlwire.Uint(anchorBottom))
 	c.Msg(w.layer, layerSetMargin, wlwire.Int(0, 0, int32(w.cfg.Margin), 0))
