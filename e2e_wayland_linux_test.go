@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"image"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,6 +104,12 @@ func TestWaylandPushToTalk(t *testing.T) {
 			}
 			time.Sleep(400 * time.Millisecond)
 			say(t, wav)
+			// Still held: the indicator shows as a layer surface, its red dot
+			// 48 px above the bottom centre of the 1280x800 output.
+			dot := image.Rect(640-120+15, 800-48-36+15, 640-120+23, 800-48-36+21)
+			if n, _ := testenv.PixelsOf(sway.Screenshot(t).SubImage(dot).(*image.RGBA), 0xe8453c); n != dot.Dx()*dot.Dy() {
+				t.Errorf("while recording, %d of %d pixels of the indicator's dot are red on sway's screen", n, dot.Dx()*dot.Dy())
+			}
 			if err := key.Wait(); err != nil {
 				t.Fatalf("wtype holding the key: %v", err)
 			}
@@ -144,8 +151,8 @@ func TestWaylandPushToTalk(t *testing.T) {
 				used[rt.Name] = rt.Used
 			}
 			if rep.Desktop.Type != "wayland" || rep.Desktop.Desktop != "sway" || !used["ptt-command"] ||
-				!used["wayland-clipboard"] || !used["virtual-keyboard"] || used["x11-grab"] != (len(tc.env) == 0) {
-				t.Errorf("doctor's desktop %+v: want wayland on sway with ptt-command, wayland-clipboard and virtual-keyboard used, and the X grab only beside XWayland", rep.Desktop)
+				!used["wayland-clipboard"] || !used["virtual-keyboard"] || !used["layer-shell"] || used["x11-grab"] != (len(tc.env) == 0) {
+				t.Errorf("doctor's desktop %+v: want wayland on sway with ptt-command, wayland-clipboard, virtual-keyboard and layer-shell used, and the X grab only beside XWayland", rep.Desktop)
 			}
 		})
 	}

@@ -19,6 +19,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.design/x/clipboard v0.9.0
 	golang.design/x/hotkey v0.6.1
+	golang.org/x/image v0.28.0
 	golang.org/x/sys v0.50.0
 	gonum.org/v1/gonum v0.17.0
 )
@@ -38,7 +39,6 @@ require (
 	github.com/subosito/gotenv v1.6.0 // indirect
 	golang.design/x/x11 v0.2.0 // indirect
 	golang.org/x/exp/shiny v0.0.0-20250606033433-dcc06ee1d476 // indirect
-	golang.org/x/image v0.28.0 // indirect
 	golang.org/x/mobile v0.0.0-20250606033058-a2a15c67f36f // indirect
 	golang.org/x/text v0.28.0 // indirect
 )

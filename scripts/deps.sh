@@ -10,6 +10,8 @@ PKGS=(
   # Wayland (docs/wayland.md): headless sway for the end-to-end test, the Wayland
   # clipboard tools, wtype for typing, and a native GTK window as the paste target.
   sway wl-clipboard wtype python3-gi gir1.2-gtk-3.0
+  # grim: screenshots of headless sway, to see the layer-shell indicator (internal/indicator).
+  grim
   pulseaudio pulseaudio-utils espeak-ng sox
   ffmpeg
   # A load balancer in front of two `serve` instances (TestTwoServersBehindNginx).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -50,6 +51,10 @@ type Config struct {
 	Placement choice.Placement // choice.Bottom (also ""), Cursor or IndicatorOff
 	FlashFor  time.Duration    // how long NothingHeard and Error stay; default 1.5s
 	Margin    int              // pixels between the bottom of the monitor and the window; default 48
+	// Getenv reads the environment that says which display to use (Linux:
+	// XDG_SESSION_TYPE, WAYLAND_DISPLAY, XDG_RUNTIME_DIR, DISPLAY); nil is
+	// os.Getenv. Tests point it at their own compositor.
+	Getenv func(string) string
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -67,6 +72,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Margin <= 0 {
 		c.Margin = 48
+	}
+	if c.Getenv == nil {
+		c.Getenv = os.Getenv
 	}
 	return c, nil
 }
@@ -162,12 +170,23 @@ func monitorFor(mons []Rect, x, y int) Rect {
 	return Rect{W: 1280, H: 800}
 }
 
+// backend is what shows the frames: the X11 window, the Wayland layer
+// surface, notifications or the Win32 window. The Indicator serialises
+// every call.
+type backend interface {
+	show(v view, relocate bool) // shows v; relocate: place the window anew
+	draw(v view)                // repaints while shown
+	hide()
+	bounds() Rect
+	close() error
+}
+
 // Indicator is the on-screen status window. Its methods are safe for concurrent use
 // and return once the display shows the change.
 type Indicator struct {
 	cfg Config
 	log *slog.Logger
-	os  *osWindow
+	os  backend
 
 	mu      sync.Mutex
 	cur     view
@@ -184,7 +203,8 @@ func New(cfg Config, log *slog.Logger) (*Indicator, error) {
 		return nil, err
 	}
 	log = log.With("pkg", "indicator")
-	w, err := newOSWindow(cfg, log)
+	var w backend
+	w, err = newOSWindow(cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +262,9 @@ func (i *Indicator) SetLevel(level float32) {
 // Hide hides the window.
 func (i *Indicator) Hide() { i.Show(Hidden, "") }
 
-// Bounds is where the window is (or was last) shown.
+// Bounds is where the window is (or was last) shown. On Wayland the
+// compositor places the surface and tells no client where: X and Y are 0
+// there, and a notification has no bounds at all.
 func (i *Indicator) Bounds() Rect { return i.os.bounds() }
 
 // Close destroys the window and stops its thread. Idempotent.

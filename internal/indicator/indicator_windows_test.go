@@ -23,7 +23,7 @@ func TestWindowsIndicatorWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ind.Close()
-	hwnd := ind.os.hwnd
+	hwnd := ind.os.(*osWindow).hwnd
 	ex, _, _ := procGetWindowLong.Call(hwnd, gwlExStyle)
 	for _, f := range []struct {
 		name string

@@ -1,4 +1,4 @@
-//go:build !(linux && cgo) && !windows
+//go:build !linux && !windows
 
 package indicator
 
@@ -8,11 +8,11 @@ import (
 	"runtime"
 )
 
-// osWindow where no indicator exists: macOS, and Linux builds without cgo.
+// osWindow where no indicator exists: macOS.
 type osWindow struct{}
 
 func newOSWindow(Config, *slog.Logger) (*osWindow, error) {
-	return nil, fmt.Errorf("%w: not built for %s (Linux needs cgo and libX11)", ErrUnavailable, runtime.GOOS)
+	return nil, fmt.Errorf("%w: not built for %s", ErrUnavailable, runtime.GOOS)
 }
 
 func (*osWindow) show(view, bool) {}

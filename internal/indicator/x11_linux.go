@@ -193,9 +193,9 @@ import (
 	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
-// osWindow on X11: one goroutine on a locked OS thread owns the Display and runs
+// x11Window: one goroutine on a locked OS thread owns the Display and runs
 // every Xlib call; the others hand it functions and wait for them.
-type osWindow struct {
+type x11Window struct {
 	cfg Config
 	log *slog.Logger
 	*windowThread[*C.wk_ind]
@@ -203,8 +203,8 @@ type osWindow struct {
 	windowState
 }
 
-func newOSWindow(cfg Config, log *slog.Logger) (*osWindow, error) {
-	w := &osWindow{cfg: cfg, log: log}
+func newX11(cfg Config, log *slog.Logger) (backend, error) {
+	w := &x11Window{cfg: cfg, log: log}
 	// Expose events arrive when something covered the window; a slow tick repaints then.
 	t, err := startWindowThread(openX11, 250*time.Millisecond, w.repaintExposed)
 	if err != nil {
@@ -235,7 +235,7 @@ func openX11() (*C.wk_ind, func(), error) {
 	return s, func() { C.wk_close(s); C.free(unsafe.Pointer(s)) }, nil
 }
 
-func (w *osWindow) repaintExposed(s *C.wk_ind) {
+func (w *x11Window) repaintExposed(s *C.wk_ind) {
 	last := w.shown()
 	if C.wk_exposed(s) != 0 && last.state != Hidden {
 		paint(s, last)
@@ -273,7 +273,7 @@ func latin1(s string) string {
 	return string(b)
 }
 
-func (w *osWindow) show(v view, relocate bool) {
+func (w *x11Window) show(v view, relocate bool) {
 	w.shows(v)
 	w.do(func(s *C.wk_ind) {
 		if relocate {
@@ -299,7 +299,7 @@ func (w *osWindow) show(v view, relocate bool) {
 	})
 }
 
-func (w *osWindow) draw(v view) {
+func (w *x11Window) draw(v view) {
 	w.shows(v)
 	w.do(func(s *C.wk_ind) {
 		paint(s, v)
@@ -307,7 +307,7 @@ func (w *osWindow) draw(v view) {
 	})
 }
 
-func (w *osWindow) hide() {
+func (w *x11Window) hide() {
 	w.shows(view{})
 	w.do(func(s *C.wk_ind) {
 		C.wk_hide(s)

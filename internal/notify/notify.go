@@ -27,6 +27,8 @@ const (
 	KindVocabulary
 	KindCommand // a command on the last dictation (undo, paste again) was not carried out
 	KindNotRunning
+	KindRecording    // the indicator's stand-in where no layer surface can show (GNOME)
+	KindNothingHeard // likewise; it replaces the recording notice on screen
 )
 
 func (k Kind) String() string {
@@ -61,6 +63,10 @@ func (k Kind) String() string {
 		return "command"
 	case KindNotRunning:
 		return "not-running"
+	case KindRecording:
+		return "recording"
+	case KindNothingHeard:
+		return "nothing-heard"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -71,6 +77,9 @@ type Message struct {
 	Summary string // the title line
 	Body    string // one or two sentences; plain text
 	Urgent  bool   // stays until dismissed where the desktop supports it
+	// Transient: gone once it has shown, not kept in the desktop's list of
+	// notifications (a state that is over in seconds).
+	Transient bool
 }
 
 // MicrophoneLost says the input device went away; device may be empty.
@@ -162,6 +171,18 @@ func CleanupFallback(why string) Message {
 // room for (detail: dictation.VocabularyLeftOut).
 func VocabularyTooLong(detail string) Message {
 	return Message{Kind: KindVocabulary, Summary: "Part of your vocabulary is not used", Body: detail}
+}
+
+// Recording says dictation records now: the recording indicator where the
+// desktop has no place for it (GNOME on Wayland).
+func Recording() Message {
+	return Message{Kind: KindRecording, Summary: "Recording",
+		Body: "Speak now; release the shortcut (or press it again) to stop.", Transient: true}
+}
+
+// NothingHeard says a recording held no speech, so nothing was pasted.
+func NothingHeard() Message {
+	return Message{Kind: KindNothingHeard, Summary: "Nothing heard", Body: "The recording held no speech; nothing was pasted.", Transient: true}
 }
 
 // TextNotPasted says the target never read the clipboard, so the text waits there.

@@ -95,6 +95,8 @@ func TestMessagesReachTheServer(t *testing.T) {
 		{notify.EngineCrashed("exit status 2"), "Engine restarted", "restarted"},
 		{notify.RecordingCut(5 * time.Minute), "Recording cut", "5m0s"},
 		{notify.TextNotPasted(), "Text not pasted", "on the clipboard"},
+		{notify.Recording(), "Recording", "Speak now"},
+		{notify.NothingHeard(), "Nothing heard", "no speech"},
 	}
 	for i, tt := range tests {
 		if !n.Notify(tt.msg) {
@@ -117,6 +119,17 @@ func TestMessagesReachTheServer(t *testing.T) {
 	}
 	if u := got[0].Hints["urgency"].Value(); u != byte(2) || got[0].Expire != 0 {
 		t.Errorf("microphone lost: urgency %v expire %d, want critical and no expiry", u, got[0].Expire)
+	}
+	// The indicator's stand-ins are transient, and "nothing heard" replaces "recording".
+	rec, nothing := got[len(got)-2], got[len(got)-1]
+	if rec.Hints["transient"].Value() != true || nothing.Hints["transient"].Value() != true {
+		t.Errorf("recording/nothing heard hints %v / %v, want transient", rec.Hints, nothing.Hints)
+	}
+	if _, ok := got[0].Hints["transient"]; ok {
+		t.Error("microphone lost is transient; want it kept in the list")
+	}
+	if nothing.ReplacesID == 0 {
+		t.Error("nothing heard does not replace the recording notice")
 	}
 }
 

@@ -47,6 +47,9 @@ func (o *osNotifier) show(m Message) error {
 		"desktop-entry": dbus.MakeVariant("whisperkey"),
 		"category":      dbus.MakeVariant("device"),
 	}
+	if m.Transient {
+		hints["transient"] = dbus.MakeVariant(true)
+	}
 	var id uint32
 	call := o.conn.Object(busName, busPath).CallWithContext(ctx, busMethod, 0,
 		o.cfg.AppName, o.ids[m.Kind.group()], "audio-input-microphone", m.Summary, m.Body, []string{}, hints, expire)
@@ -60,10 +63,14 @@ func (o *osNotifier) show(m Message) error {
 func (o *osNotifier) close() error { return o.conn.Close() }
 
 // group is the kind whose notification m replaces on screen: "back" and "changed" (the
-// default stands in) take the place of "lost", so "cannot record" does not linger.
+// default stands in) take the place of "lost", so "cannot record" does not linger;
+// "nothing heard" takes the place of "recording".
 func (k Kind) group() Kind {
 	if k == KindMicBack || k == KindMicChanged {
 		return KindMicLost
+	}
+	if k == KindNothingHeard {
+		return KindRecording
 	}
 	return k
 }

@@ -2,14 +2,13 @@ package output
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/whisperkey/whisperkey/internal/wlwire"
 )
 
 // vkKeymap is the keyboard WhisperKey's virtual keyboard presents: the keys
@@ -44,73 +43,44 @@ var vkKeys = map[string]struct {
 	"Left": {105, 0}, "Right": {106, 0}, "Insert": {110, 0},
 }
 
-// Object ids of the virtual-keyboard connection, in the order it makes them.
-const (
-	vkDisplay = 1
-	vkReg     = 2
-	vkSync    = 3
-	vkSeat    = 4
-	vkManager = 5
-	vkKbd     = 6
-	vkDone    = 7
-)
-
 // vkSend presses keys (keysym names with their state) through the
 // virtual-keyboard protocol of the compositor at socket, and returns once
 // the compositor has handled them.
 func vkSend(ctx context.Context, socket string, keys []keyEvent, names map[uint32]string) error {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", socket)
+	w, err := wlwire.Dial(ctx, socket)
 	if err != nil {
-		return fmt.Errorf("connect to the compositor: %w", err)
-	}
-	defer c.Close()
-	uc := c.(*net.UnixConn)
-	_ = uc.SetDeadline(time.Now().Add(3 * time.Second))
-	w := &wlWire{c: uc}
-	// The globals: wl_seat and the virtual keyboard manager.
-	w.msg(vkDisplay, 1, u32(vkReg))
-	w.msg(vkDisplay, 0, u32(vkSync))
-	if err := w.flush(-1); err != nil {
 		return err
 	}
-	var seat, manager [2]uint32 // name, version
-	for {
-		obj, op, body, err := w.read()
-		if err != nil {
-			return err
-		}
-		if obj == vkSync && op == 0 {
-			break
-		}
-		if obj == vkReg && op == 0 && len(body) >= 8 {
-			name := binary.LittleEndian.Uint32(body)
-			iface, ok := globalString(body[4:])
-			if !ok {
-				continue
-			}
-			ver := binary.LittleEndian.Uint32(body[len(body)-4:])
-			switch {
-			case iface == "wl_seat" && seat[0] == 0:
-				seat = [2]uint32{name, 1}
-			case iface == "zwp_virtual_keyboard_manager_v1":
-				manager = [2]uint32{name, min(ver, 1)}
-			}
+	defer w.Close()
+	_ = w.SetDeadline(time.Now().Add(3 * time.Second))
+	// The globals: wl_seat and the virtual keyboard manager.
+	reg, globals, err := w.Registry()
+	if err != nil {
+		return err
+	}
+	var seat, manager *wlwire.Global
+	for i, g := range globals {
+		switch {
+		case g.Interface == "wl_seat" && seat == nil:
+			seat = &globals[i]
+		case g.Interface == "zwp_virtual_keyboard_manager_v1":
+			manager = &globals[i]
 		}
 	}
-	if seat[0] == 0 || manager[0] == 0 {
+	if seat == nil || manager == nil {
 		return errors.New("the compositor offers no virtual-keyboard protocol")
 	}
-	w.msg(vkReg, 0, append(u32(seat[0]), append(str("wl_seat"), u32(seat[1], vkSeat)...)...))
-	w.msg(vkReg, 0, append(u32(manager[0]), append(str("zwp_virtual_keyboard_manager_v1"), u32(manager[1], vkManager)...)...))
-	w.msg(vkManager, 0, u32(vkSeat, vkKbd))
+	seatID := w.Bind(reg, *seat, 1)
+	managerID := w.Bind(reg, *manager, 1)
+	kbd := w.NewID()
+	w.Msg(managerID, 0, wlwire.Uint(seatID, kbd)) // create_virtual_keyboard
 	fd, size, err := keymapFD()
 	if err != nil {
 		return err
 	}
 	defer unix.Close(fd)
-	w.msg(vkKbd, 0, u32(1, size)) // format xkb_v1, the fd travels beside
-	if err := w.flush(fd); err != nil {
+	w.Msg(kbd, 0, wlwire.Uint(1, size)) // keymap: format xkb_v1, the fd travels beside
+	if err := w.Flush(fd); err != nil {
 		return err
 	}
 	var mods uint32
@@ -124,27 +94,28 @@ func vkSend(ctx context.Context, socket string, keys []keyEvent, names map[uint3
 		if k.down {
 			state = 1
 		}
-		w.msg(vkKbd, 1, u32(t0+uint32(i), key.code, state))
+		w.Msg(kbd, 1, wlwire.Uint(t0+uint32(i), key.code, state))
 		if key.mod != 0 {
 			if k.down {
 				mods |= key.mod
 			} else {
 				mods &^= key.mod
 			}
-			w.msg(vkKbd, 2, u32(mods, 0, 0, 0))
+			w.Msg(kbd, 2, wlwire.Uint(mods, 0, 0, 0))
 		}
 	}
-	w.msg(vkDisplay, 0, u32(vkDone))
-	if err := w.flush(-1); err != nil {
+	done := w.NewID()
+	w.Msg(wlwire.Display, 0, wlwire.Uint(done)) // sync
+	if err := w.Flush(-1); err != nil {
 		return err
 	}
 	for {
-		obj, op, body, err := w.read()
+		e, err := w.Read()
 		if err != nil {
 			return err
 		}
 		switch {
-		case obj == vkDone && op == 0:
+		case e.Obj == done && e.Op == 0:
 			// The keyboard stays a moment: a client reads the keys'
 			// meaning through the keyboard, and one that vanishes at once
 			// can take its keymap along before the keys are handled.
@@ -152,10 +123,10 @@ func vkSend(ctx context.Context, socket string, keys []keyEvent, names map[uint3
 			case <-time.After(150 * time.Millisecond):
 			case <-ctx.Done():
 			}
-			w.msg(vkKbd, 3, nil)
-			return w.flush(-1)
-		case obj == vkDisplay && op == 0:
-			return fmt.Errorf("the compositor refused the virtual keyboard (protocol error %d)", binary.LittleEndian.Uint32(body[4:]))
+			w.Msg(kbd, 3, nil) // destroy
+			return w.Flush(-1)
+		case e.Obj == wlwire.Display && e.Op == 0:
+			return fmt.Errorf("the compositor refused the virtual keyboard: %w", wlwire.ProtocolError(e.Body))
 		}
 	}
 }
@@ -172,77 +143,4 @@ func keymapFD() (int, uint32, error) {
 		return -1, 0, fmt.Errorf("keymap file: %w", err)
 	}
 	return fd, uint32(len(b)), nil
-}
-
-// wlWire writes Wayland requests and reads events on one connection.
-type wlWire struct {
-	c   *net.UnixConn
-	out []byte
-}
-
-func (w *wlWire) msg(obj uint32, op uint16, args []byte) {
-	h := make([]byte, 8)
-	binary.LittleEndian.PutUint32(h, obj)
-	binary.LittleEndian.PutUint16(h[4:], op)
-	binary.LittleEndian.PutUint16(h[6:], uint16(8+len(args)))
-	w.out = append(append(w.out, h...), args...)
-}
-
-// flush sends the buffered requests, with fd (when >= 0) as ancillary data.
-func (w *wlWire) flush(fd int) error {
-	var oob []byte
-	if fd >= 0 {
-		oob = unix.UnixRights(fd)
-	}
-	_, _, err := w.c.WriteMsgUnix(w.out, oob, nil)
-	w.out = w.out[:0]
-	if err != nil {
-		return fmt.Errorf("write to the compositor: %w", err)
-	}
-	return nil
-}
-
-func (w *wlWire) read() (obj uint32, op uint16, body []byte, err error) {
-	h := make([]byte, 8)
-	if _, err := io.ReadFull(w.c, h); err != nil {
-		return 0, 0, nil, fmt.Errorf("read from the compositor: %w", err)
-	}
-	size := int(binary.LittleEndian.Uint16(h[6:]))
-	if size < 8 {
-		return 0, 0, nil, fmt.Errorf("read from the compositor: bad message size %d", size)
-	}
-	body = make([]byte, size-8)
-	if _, err := io.ReadFull(w.c, body); err != nil {
-		return 0, 0, nil, fmt.Errorf("read from the compositor: %w", err)
-	}
-	return binary.LittleEndian.Uint32(h), binary.LittleEndian.Uint16(h[4:]), body, nil
-}
-
-func u32(v ...uint32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], x)
-	}
-	return b
-}
-
-// str is a Wayland string argument: length with the NUL, padded to 4.
-func str(s string) []byte {
-	n := len(s) + 1
-	b := make([]byte, 4+(n+3)/4*4)
-	binary.LittleEndian.PutUint32(b, uint32(n))
-	copy(b[4:], s)
-	return b
-}
-
-// globalString reads a string argument at the start of b.
-func globalString(b []byte) (string, bool) {
-	if len(b) < 4 {
-		return "", false
-	}
-	n := int(binary.LittleEndian.Uint32(b))
-	if n < 1 || 4+n > len(b) {
-		return "", false
-	}
-	return string(b[4 : 4+n-1]), true
 }

@@ -304,9 +304,6 @@ func TestVirtualKeys(t *testing.T) {
 			t.Errorf("%s: keycode %d is not in the keymap", name, k.code+8)
 		}
 	}
-	if got := str("wl_seat"); len(got) != 12 || got[4+7] != 0 {
-		t.Errorf("str(wl_seat) = %v: want length 8 with the NUL, padded to 12 bytes", got)
-	}
 }
 
 // What the user is told when keystrokes cannot reach Wayland windows.

@@ -113,12 +113,15 @@ const (
 	RouteDataControl     = "wayland-clipboard"
 	RouteVirtualKeyboard = "virtual-keyboard"
 	RouteRemoteDesktop   = "remote-desktop-portal"
+	RouteLayerShell      = "layer-shell"
+	RouteNotification    = "notification"
+	RouteX11Window       = "x11-window"
 )
 
 // Route is one way to get the hotkey or to get text into the focused window.
 type Route struct {
 	Name string `json:"name"`
-	// For is "hotkey" or "paste".
+	// For is "hotkey", "paste" or "indicator".
 	For       string `json:"for"`
 	Available bool   `json:"available"`
 	// Used: WhisperKey uses it now (a route found but not built yet is
@@ -141,6 +144,7 @@ type Report struct {
 func Evaluate(f Facts) Report {
 	r := Report{Type: f.Kind(), Desktop: f.Desktop()}
 	r.Routes = append(hotkeyRoutes(f), pasteRoutes(f)...)
+	r.Routes = append(r.Routes, indicatorRoutes(f)...)
 	r.Summary = summary(f, r.Routes)
 	return r
 }
@@ -267,6 +271,53 @@ func pasteRoutes(f Facts) []Route {
 	return append(out, xp)
 }
 
+// IndicatorRoute is how the recording indicator shows: a layer-shell
+// surface on a Wayland compositor that offers one, else a notification;
+// the X11 window in an X11 session, or on Wayland when the compositor
+// cannot be asked and XWayland is there. The indicator package takes the
+// same decision from what it finds when it connects.
+func IndicatorRoute(wayland, reachable, layerShell, haveX bool) string {
+	switch {
+	case !wayland:
+		return RouteX11Window
+	case reachable && layerShell:
+		return RouteLayerShell
+	case !reachable && haveX:
+		return RouteX11Window
+	}
+	return RouteNotification
+}
+
+func indicatorRoutes(f Facts) []Route {
+	wl := f.Kind() == Wayland
+	used := IndicatorRoute(wl, f.Globals != nil, f.offers(ifaceLayerShell), f.Display != "")
+	var out []Route
+	if wl {
+		ls := Route{Name: RouteLayerShell, For: "indicator", Available: f.offers(ifaceLayerShell), Used: used == RouteLayerShell}
+		switch {
+		case f.Globals == nil:
+			ls.Note = "cannot ask the compositor: " + f.WaylandErr
+		case ls.Available:
+			ls.Note = "a layer-shell surface at the bottom centre, above every window; it never takes the focus or a click"
+		default:
+			ls.Note = "the compositor offers no layer-shell protocol (GNOME does not): recording and nothing heard show as notifications, without the level bar"
+		}
+		n := Route{Name: RouteNotification, For: "indicator", Available: true, Used: used == RouteNotification,
+			Note: "a desktop notification when recording starts and when nothing was heard; needs a notification service on the session D-Bus"}
+		out = append(out, ls, n)
+	}
+	x := Route{Name: RouteX11Window, For: "indicator", Available: f.Display != "", Used: used == RouteX11Window && f.Display != ""}
+	switch {
+	case !x.Available:
+		x.Note = "no X display (DISPLAY is not set)"
+	case wl:
+		x.Note = "through XWayland: only when the compositor cannot be asked"
+	default:
+		x.Note = "an always-on-top window at the bottom centre that never takes the focus or a click"
+	}
+	return append(out, x)
+}
+
 // bindingHint is where the binding goes on each desktop (docs/wayland.md
 // has the steps).
 func bindingHint(d Desktop) string {
@@ -339,7 +390,7 @@ func PTTHint(d Desktop) string { return bindingHint(d) }
 // Print writes the report for `whisperkey doctor`.
 func (r Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "\nDesktop session: %s (%s)\n", r.Type, r.Desktop)
-	for _, group := range []string{"hotkey", "paste"} {
+	for _, group := range []string{"hotkey", "paste", "indicator"} {
 		fmt.Fprintf(w, "  %s routes:\n", group)
 		for _, rt := range r.Routes {
 			if rt.For != group {

@@ -56,81 +56,85 @@ func TestRoutes(t *testing.T) {
 	}{
 		{name: "X11 desktop",
 			f:       Facts{XDGSessionType: "x11", Display: ":0", CurrentDesktop: "XFCE"},
-			used:    []string{RouteX11Grab, RoutePTT, RouteX11Paste},
+			used:    []string{RouteX11Grab, RoutePTT, RouteX11Paste, RouteX11Window},
 			missing: map[string][]string{RoutePortal: {"xdg-desktop-portal"}, RouteEvdev: {"not needed on X11"}}},
 		{name: "sway with wtype",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-1", CurrentDesktop: "sway", Globals: swayGlobals, Tools: wtype},
-			used:    []string{RoutePTT, RouteDataControl, RouteVirtualKeyboard},
+			used:    []string{RoutePTT, RouteDataControl, RouteVirtualKeyboard, RouteLayerShell},
 			missing: map[string][]string{RouteX11Grab: {"DISPLAY is not set"}, RouteX11Paste: {"DISPLAY is not set"}},
 			notes:   map[string][]string{RouteRemoteDesktop: {"not needed"}},
 			summary: []string{"bind `whisperkey ptt`"}},
 		{name: "sway without wtype: paste works, typing is told",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-1", Display: ":0", CurrentDesktop: "sway", Globals: swayGlobals},
-			used:    []string{RouteX11Grab, RoutePTT, RouteDataControl, RouteVirtualKeyboard, RouteX11Paste},
+			used:    []string{RouteX11Grab, RoutePTT, RouteDataControl, RouteVirtualKeyboard, RouteX11Paste, RouteLayerShell},
 			notes:   map[string][]string{RouteVirtualKeyboard: {"paste: type needs wtype", "apt install wtype"}},
 			summary: []string{"X11 windows only"}},
 		{name: "GNOME: no data-control, no virtual keyboard, portal offered",
 			f: Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-0", Display: ":0", CurrentDesktop: "GNOME",
 				Globals: []string{"wl_compositor", "wl_seat"}, GlobalShortcuts: 1, Tools: wtype},
-			used: []string{RouteX11Grab, RoutePortal, RoutePTT, RouteX11Paste},
+			used: []string{RouteX11Grab, RoutePortal, RoutePTT, RouteX11Paste, RouteNotification},
 			missing: map[string][]string{RouteDataControl: {"GNOME does not", "through XWayland"},
-				RouteVirtualKeyboard: {"no virtual-keyboard protocol", "Ctrl+V"}},
+				RouteVirtualKeyboard: {"no virtual-keyboard protocol", "Ctrl+V"},
+				RouteLayerShell:      {"no layer-shell protocol", "notifications"}},
 			notes: map[string][]string{RoutePortal: {"version 1", "Settings → Apps"},
 				RoutePTT: {"beside the portal", "Custom Shortcuts"}},
 			summary: []string{"GlobalShortcuts portal", "no virtual-keyboard protocol"}},
 		{name: "GNOME 48: the portal's shortcut, Ctrl+V through RemoteDesktop",
 			f: Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-0", Display: ":0", CurrentDesktop: "GNOME",
 				Globals: []string{"wl_compositor", "wl_seat"}, GlobalShortcuts: 1, RemoteDesktop: 2},
-			used:    []string{RouteX11Grab, RoutePortal, RoutePTT, RouteRemoteDesktop, RouteX11Paste},
+			used:    []string{RouteX11Grab, RoutePortal, RoutePTT, RouteRemoteDesktop, RouteX11Paste, RouteNotification},
 			missing: map[string][]string{RouteVirtualKeyboard: {"RemoteDesktop portal presses Ctrl+V instead"}},
 			notes:   map[string][]string{RouteRemoteDesktop: {"version 2", "asks you once"}},
 			summary: []string{"GlobalShortcuts portal"}},
 		{name: "KDE Plasma on Wayland: the portal's shortcut",
 			f: Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-0", CurrentDesktop: "KDE",
 				Globals: swayGlobals, GlobalShortcuts: 2, Tools: wtype},
-			used:    []string{RoutePortal, RoutePTT, RouteDataControl, RouteVirtualKeyboard},
+			used:    []string{RoutePortal, RoutePTT, RouteDataControl, RouteVirtualKeyboard, RouteLayerShell},
 			notes:   map[string][]string{RoutePortal: {"version 2", "System Settings"}, RouteRemoteDesktop: {"not needed"}},
 			summary: []string{"your desktop's shortcut"}},
 		{name: "KDE on X11: the portal is not needed",
 			f:     Facts{XDGSessionType: "x11", Display: ":0", CurrentDesktop: "KDE", GlobalShortcuts: 2},
-			used:  []string{RouteX11Grab, RoutePTT, RouteX11Paste},
+			used:  []string{RouteX11Grab, RoutePTT, RouteX11Paste, RouteX11Window},
 			notes: map[string][]string{RoutePortal: {"not needed"}}},
 		{name: "Wayland without XWayland and no data-control",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-0", Globals: []string{"wl_seat"}, Tools: wtype},
-			used:    []string{RoutePTT},
+			used:    []string{RoutePTT, RouteNotification},
 			missing: map[string][]string{RouteDataControl: {"enable XWayland"}, RouteRemoteDesktop: {"xdg-desktop-portal-gnome"}}},
 		{name: "compositor does not answer",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-9", WaylandErr: "connect: no such file"},
-			used:    []string{RoutePTT},
+			used:    []string{RoutePTT, RouteNotification},
 			missing: map[string][]string{RouteDataControl: {"cannot ask the compositor", "no such file"}, RouteVirtualKeyboard: {"cannot ask"}}},
+		{name: "compositor does not answer, XWayland there: the X11 indicator",
+			f:    Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-9", Display: ":0", WaylandErr: "connect: refused"},
+			used: []string{RouteX11Grab, RoutePTT, RouteX11Paste, RouteX11Window}},
 		{name: "input group on X11: the X grab stays",
 			f:     Facts{XDGSessionType: "x11", Display: ":0", InputDevices: 3, Keyboards: 1},
-			used:  []string{RouteX11Grab, RoutePTT, RouteX11Paste},
+			used:  []string{RouteX11Grab, RoutePTT, RouteX11Paste, RouteX11Window},
 			notes: map[string][]string{RouteEvdev: {"1 keyboard(s) readable", "not needed on X11"}}},
 		// evdev: the last resort on Wayland, when keyboards are readable.
 		{name: "sway, in the input group: the keyboards are read",
 			f: Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-1", CurrentDesktop: "sway", Globals: swayGlobals,
 				Tools: wtype, InputDevices: 7, Keyboards: 2},
-			used:    []string{RoutePTT, RouteEvdev, RouteDataControl, RouteVirtualKeyboard},
+			used:    []string{RoutePTT, RouteEvdev, RouteDataControl, RouteVirtualKeyboard, RouteLayerShell},
 			notes:   map[string][]string{RouteEvdev: {"reading 2 keyboard(s)", "every window", "every program you run read every key"}},
 			summary: []string{"hotkeys of config.yaml work in every window"},
 			doctor:  []string{"✔ evdev", "✘ x11-grab"}},
 		{name: "GNOME with XWayland, in the input group: evdev instead of the X grab",
 			f: Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-0", Display: ":0", CurrentDesktop: "GNOME",
 				Globals: []string{"wl_compositor", "wl_seat"}, InputDevices: 4, Keyboards: 1},
-			used:    []string{RoutePTT, RouteEvdev, RouteX11Paste},
+			used:    []string{RoutePTT, RouteEvdev, RouteX11Paste, RouteNotification},
 			notes:   map[string][]string{RouteX11Grab: {"not needed", "read directly"}},
 			summary: []string{"every window", "no virtual-keyboard protocol"},
 			doctor:  []string{"✔ evdev", "· x11-grab"}},
 		{name: "Wayland, only a gamepad readable (uaccess): no keyboard, the fix is told",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-1", CurrentDesktop: "sway", Globals: swayGlobals, Tools: wtype, InputDevices: 1},
-			used:    []string{RoutePTT, RouteDataControl, RouteVirtualKeyboard},
+			used:    []string{RoutePTT, RouteDataControl, RouteVirtualKeyboard, RouteLayerShell},
 			missing: map[string][]string{RouteEvdev: {"1 input device(s) readable but no keyboard", "sudo usermod -aG input $USER", "log out and in", "every key you type"}},
 			summary: []string{"bind `whisperkey ptt`"},
 			doctor:  []string{"✘ evdev"}},
 		{name: "Wayland, no input device readable: the fix and its price",
 			f:       Facts{XDGSessionType: "wayland", WaylandDisplay: "wayland-1", CurrentDesktop: "Hyprland", Globals: swayGlobals, Tools: wtype},
-			used:    []string{RoutePTT, RouteDataControl, RouteVirtualKeyboard},
+			used:    []string{RoutePTT, RouteDataControl, RouteVirtualKeyboard, RouteLayerShell},
 			missing: map[string][]string{RouteEvdev: {"cannot read the keyboards", "sudo usermod -aG input $USER", "log out and in", "every key you type, passwords too", "portal"}}},
 	}
 	for _, tt := range tests {
@@ -204,6 +208,32 @@ func TestEvdevYieldsToPortal(t *testing.T) {
 		if e.Used != tt.used || !e.Available || !strings.Contains(e.Note, tt.note) {
 			t.Errorf("portal used %v: %+v, want used %v and a note saying %q", tt.portalUsed, e, tt.used, tt.note)
 		}
+	}
+}
+
+// How the indicator shows, from what the session offers; the indicator
+// package takes its backend from the same function.
+func TestIndicatorRoute(t *testing.T) {
+	tests := []struct {
+		name                                string
+		wayland, reachable, layerShell, x11 bool
+		want                                string
+	}{
+		{"X11 session", false, false, false, true, RouteX11Window},
+		{"X11 session, a stray Wayland compositor", false, true, true, true, RouteX11Window},
+		{"sway, KDE, Hyprland", true, true, true, false, RouteLayerShell},
+		{"sway with XWayland: still the layer surface", true, true, true, true, RouteLayerShell},
+		{"GNOME", true, true, false, true, RouteNotification},
+		{"GNOME without XWayland", true, true, false, false, RouteNotification},
+		{"compositor unreachable, XWayland there", true, false, false, true, RouteX11Window},
+		{"compositor unreachable, no XWayland", true, false, false, false, RouteNotification},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := IndicatorRoute(tt.wayland, tt.reachable, tt.layerShell, tt.x11); got != tt.want {
+				t.Errorf("IndicatorRoute = %s, want %s", got, tt.want)
+			}
+		})
 	}
 }
 

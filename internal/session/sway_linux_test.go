@@ -28,8 +28,8 @@ func TestGlobalsOfSway(t *testing.T) {
 		t.Fatalf("probed %s/%s, want wayland/sway", r.Type, r.Desktop)
 	}
 	for _, rt := range r.Routes {
-		if rt.Name == RouteDataControl && !rt.Used {
-			t.Errorf("data-control not used on sway: %s", rt.Note)
+		if (rt.Name == RouteDataControl || rt.Name == RouteLayerShell) && !rt.Used {
+			t.Errorf("%s not used on sway: %s", rt.Name, rt.Note)
 		}
 	}
 }

@@ -3,6 +3,11 @@
 package testenv
 
 import (
+	"bytes"
+	"encoding/json"
+	"image"
+	"image/draw"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,6 +145,60 @@ func (s *Sway) Keyboard(t testing.TB) {
 		t.Fatalf("the keyboard (wtype) exited at once: %v", err)
 	case <-time.After(300 * time.Millisecond): // the seat announces it to its clients
 	}
+}
+
+// Screenshot is the output as it shows now, taken with grim (the
+// screencopy protocol): what the compositor composites, layer surfaces
+// included.
+func (s *Sway) Screenshot(t testing.TB) *image.RGBA {
+	t.Helper()
+	if _, err := exec.LookPath("grim"); err != nil {
+		Require(t, "grim", "make deps (apt-get install grim)")
+	}
+	cmd := exec.Command("grim", "-t", "png", "-")
+	cmd.Env = append(os.Environ(), s.Env()...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("grim: %v: %s", err, stderr.String())
+	}
+	img, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		t.Fatalf("grim's screenshot: %v", err)
+	}
+	rgba := image.NewRGBA(img.Bounds())
+	draw.Draw(rgba, rgba.Bounds(), img, img.Bounds().Min, draw.Src)
+	return rgba
+}
+
+// Focused is the id of the node that has the focus in sway's tree (a
+// window, or the workspace when none has it).
+func (s *Sway) Focused(t testing.TB) int64 {
+	t.Helper()
+	type node struct {
+		ID       int64  `json:"id"`
+		Focused  bool   `json:"focused"`
+		Nodes    []node `json:"nodes"`
+		Floating []node `json:"floating_nodes"`
+	}
+	var root node
+	if err := json.Unmarshal([]byte(s.Msg(t, "-t", "get_tree")), &root); err != nil {
+		t.Fatalf("sway's tree: %v", err)
+	}
+	var find func(n node) int64
+	find = func(n node) int64 {
+		if n.Focused {
+			return n.ID
+		}
+		for _, c := range append(n.Nodes, n.Floating...) {
+			if id := find(c); id != 0 {
+				return id
+			}
+		}
+		return 0
+	}
+	return find(root)
 }
 
 func lastLines(s string, n int) string {
