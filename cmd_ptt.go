@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/control"
+	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/notify"
 )
 
@@ -46,7 +47,7 @@ func runPTT(ctx context.Context, args []string, stderr io.Writer) error {
 		fs.Usage()
 		return usageError{}
 	}
-	cmd, err := control.ParseCommand(verb)
+	cmd, err := hotkey.ParseCommand(verb)
 	if err != nil {
 		return usageError{err.Error()}
 	}

@@ -17,14 +17,14 @@ import (
 // portal: the record hotkey as a shortcut of desktop d, with hotkeys.record
 // as the trigger it proposes.
 func portalShortcut(ctx context.Context, d session.Desktop, log *slog.Logger) desktop.ShortcutRoute {
-	return func(record string, drive func(string) error, bound func(string, error)) io.Closer {
+	return func(record string, drive func(hotkey.Command) error, bound func(string, error)) io.Closer {
 		trigger := ""
 		if c, err := hotkey.Parse(record); err == nil {
 			trigger, _ = portal.Trigger(c)
 		}
 		return portal.StartRecord(ctx, portal.RecordOptions{
 			Trigger: trigger,
-			Drive:   func(a portal.KeyAction) error { return drive(string(a)) },
+			Drive:   drive,
 			Bound:   func(b []portal.Bound, err error) { bound(shortcutNote(b, err, d)) },
 		}, log)
 	}

@@ -14,30 +14,13 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/hotkey"
 )
-
-// Command is one action the running app takes from the socket.
-type Command string
-
-// The commands `whisperkey ptt` sends.
-const (
-	Press   Command = "press"
-	Release Command = "release"
-	Toggle  Command = "toggle"
-)
-
-// ParseCommand reads "press", "release" or "toggle".
-func ParseCommand(s string) (Command, error) {
-	switch c := Command(strings.TrimSpace(s)); c {
-	case Press, Release, Toggle:
-		return c, nil
-	}
-	return "", fmt.Errorf(`unknown command %q: use "press", "release" or "toggle"`, s)
-}
 
 // Handler is what the server drives: the record hotkey of the running app.
 type Handler interface {
-	PTT(c Command) error
+	PTT(c hotkey.Command) error
 }
 
 var (
@@ -188,14 +171,14 @@ func (s *Server) serve(c *net.UnixConn) {
 	for sc.Scan() {
 		reply := "ok"
 		verb, arg, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
-		cmd, err := ParseCommand(arg)
+		cmd, err := hotkey.ParseCommand(strings.TrimSpace(arg))
 		switch {
 		case verb != "ptt":
 			reply = fmt.Sprintf("error: unknown request %q (this app knows ptt press|release|toggle)", verb)
 		case err != nil:
 			reply = "error: " + err.Error()
 		default:
-			s.log.Debug("control command", "cmd", string(cmd))
+			s.log.Debug("control command", "cmd", cmd.String())
 			if err := s.h.PTT(cmd); err != nil {
 				reply = "error: " + err.Error()
 			}
@@ -208,7 +191,7 @@ func (s *Server) serve(c *net.UnixConn) {
 
 // Send asks the app listening at path to run cmd and waits for its answer.
 // An app that is not running is ErrNotRunning, with what to do.
-func Send(ctx context.Context, path string, cmd Command) error {
+func Send(ctx context.Context, path string, cmd hotkey.Command) error {
 	d := net.Dialer{Timeout: 2 * time.Second}
 	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/testlog"
 )
 
@@ -24,18 +25,18 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // recorder is the app's side: it keeps the commands it was given.
 type recorder struct {
 	mu   sync.Mutex
-	got  []Command
+	got  []hotkey.Command
 	fail error
 }
 
-func (r *recorder) PTT(c Command) error {
+func (r *recorder) PTT(c hotkey.Command) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.got = append(r.got, c)
 	return r.fail
 }
 
-func (r *recorder) commands() []Command {
+func (r *recorder) commands() []hotkey.Command {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.got)
@@ -68,12 +69,12 @@ func TestCommandsReachTheApp(t *testing.T) {
 	r := &recorder{}
 	s := listen(t, path, r)
 	ctx := context.Background()
-	for _, c := range []Command{Press, Release, Toggle} {
+	for _, c := range []hotkey.Command{hotkey.CommandPress, hotkey.CommandRelease, hotkey.CommandToggle} {
 		if err := Send(ctx, path, c); err != nil {
 			t.Fatalf("Send %s: %v", c, err)
 		}
 	}
-	if got, want := r.commands(), []Command{Press, Release, Toggle}; !slices.Equal(got, want) {
+	if got, want := r.commands(), []hotkey.Command{hotkey.CommandPress, hotkey.CommandRelease, hotkey.CommandToggle}; !slices.Equal(got, want) {
 		t.Fatalf("app got %v, want %v", got, want)
 	}
 	fi, err := os.Stat(path)
@@ -88,7 +89,7 @@ func TestCommandsReachTheApp(t *testing.T) {
 	}
 
 	r.fail = errors.New("no microphone")
-	if err := Send(ctx, path, Press); err == nil || !strings.Contains(err.Error(), "no microphone") {
+	if err := Send(ctx, path, hotkey.CommandPress); err == nil || !strings.Contains(err.Error(), "no microphone") {
 		t.Errorf("app's error not passed on: %v", err)
 	}
 
@@ -101,7 +102,7 @@ func TestCommandsReachTheApp(t *testing.T) {
 	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket left behind after Close: %v", err)
 	}
-	if err := Send(ctx, path, Press); !errors.Is(err, ErrNotRunning) {
+	if err := Send(ctx, path, hotkey.CommandPress); !errors.Is(err, ErrNotRunning) {
 		t.Errorf("Send after Close = %v, want ErrNotRunning", err)
 	}
 }
@@ -128,7 +129,7 @@ func TestSendErrorsSayWhatToDo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := Send(context.Background(), tt.path, Press)
+			err := Send(context.Background(), tt.path, hotkey.CommandPress)
 			if !errors.Is(err, ErrNotRunning) {
 				t.Fatalf("Send = %v, want ErrNotRunning", err)
 			}
@@ -143,7 +144,7 @@ func TestSendErrorsSayWhatToDo(t *testing.T) {
 	// A new app replaces the stale socket (it holds the instance guard).
 	r := &recorder{}
 	listen(t, stale, r)
-	if err := Send(context.Background(), stale, Toggle); err != nil {
+	if err := Send(context.Background(), stale, hotkey.CommandToggle); err != nil {
 		t.Fatalf("Send after the stale socket was replaced: %v", err)
 	}
 }
@@ -195,7 +196,7 @@ func TestBadRequests(t *testing.T) {
 			t.Errorf("%q answered %q, want %q…", tt.req, line, tt.want)
 		}
 	}
-	if got := r.commands(); !slices.Equal(got, []Command{Press}) {
+	if got := r.commands(); !slices.Equal(got, []hotkey.Command{hotkey.CommandPress}) {
 		t.Errorf("app got %v, want only the valid press", got)
 	}
 }

@@ -345,10 +345,4 @@ func (d *desk) setLogLevel(cfg config.Config) {
 // become key edges of the listener, which the hotkeys take too.
 type pttHandler struct{ l *hotkey.Listener }
 
-func (h pttHandler) PTT(c control.Command) error {
-	cmd, err := hotkey.ParseCommand(string(c))
-	if err != nil {
-		return err
-	}
-	return h.l.Command(cmd)
-}
+func (h pttHandler) PTT(c hotkey.Command) error { return h.l.Command(c) }

@@ -7,6 +7,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/history"
+	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/notify"
 )
@@ -20,11 +21,11 @@ import (
 type RemoteEngine func(cfg config.Config, local dictation.Engine, tell func(msg string)) (dictation.Engine, error)
 
 // ShortcutRoute binds record (hotkeys.record) as a shortcut of the desktop
-// whose presses call drive with "press", "release" or "toggle" (the names
-// hotkey.ParseCommand reads). It returns at once and reports once through
+// whose presses call drive with the record hotkey's edges. It returns at
+// once and reports once through
 // bound: a note for the tray when the shortcut works, or an error that says
 // what to do instead. Close unbinds it.
-type ShortcutRoute func(record string, drive func(cmd string) error, bound func(note string, err error)) io.Closer
+type ShortcutRoute func(record string, drive func(hotkey.Command) error, bound func(note string, err error)) io.Closer
 
 // Indicator is what the desk needs of the on-screen indicator
 // (indicator.Indicator).

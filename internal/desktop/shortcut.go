@@ -6,7 +6,6 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/config"
-	"github.com/whisperkey/whisperkey/internal/hotkey"
 )
 
 // shortcutNews is how binding the desktop's shortcut went.
@@ -18,14 +17,7 @@ type shortcutNews struct {
 // startShortcut binds the record hotkey through Options.Shortcut; its
 // news arrives on news for the loop.
 func (d *desk) startShortcut(cfg config.Config, news chan<- shortcutNews) io.Closer {
-	drive := func(name string) error {
-		cmd, err := hotkey.ParseCommand(name)
-		if err != nil {
-			return err
-		}
-		return d.listener.Command(cmd)
-	}
-	return d.opt.Shortcut(cfg.Hotkeys.Record, drive, func(note string, err error) {
+	return d.opt.Shortcut(cfg.Hotkeys.Record, d.listener.Command, func(note string, err error) {
 		select {
 		case news <- shortcutNews{note: note, err: err}:
 		default: // reported once; a second report has nobody to tell

@@ -39,10 +39,10 @@ func TestShortcutRoute(t *testing.T) {
 	defer l.Close()
 	d.listener = l
 	var record string
-	var drive func(string) error
+	var drive func(hotkey.Command) error
 	var bound func(string, error)
 	c := &closer{}
-	d.opt.Shortcut = func(r string, dr func(string) error, b func(string, error)) io.Closer {
+	d.opt.Shortcut = func(r string, dr func(hotkey.Command) error, b func(string, error)) io.Closer {
 		record, drive, bound = r, dr, b
 		return c
 	}
@@ -53,7 +53,7 @@ func TestShortcutRoute(t *testing.T) {
 	if record != "ctrl+shift+f9" || !c.closed {
 		t.Fatalf("the route got %q (closed %v)", record, c.closed)
 	}
-	for _, cmd := range []string{"toggle", "release"} {
+	for _, cmd := range []hotkey.Command{hotkey.CommandToggle, hotkey.CommandRelease} {
 		if err := drive(cmd); err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestShortcutRoute(t *testing.T) {
 			t.Fatalf("no %v", want)
 		}
 	}
-	if err := drive("hold"); err == nil {
+	if err := drive(hotkey.Command(0)); err == nil {
 		t.Error("an unknown command reached the hotkey")
 	}
 

@@ -502,8 +502,18 @@ func ParseCommand(s string) (Command, error) {
 			return c, nil
 		}
 	}
-	return 0, fmt.Errorf(`%w command %q: use "press", "release" or "toggle"`, ErrInvalid, s)
+	return 0, commandError(s)
 }
+
+// commandError is an unknown command: ErrInvalid, in the words `whisperkey
+// ptt` shows as they are.
+type commandError string
+
+func (e commandError) Error() string {
+	return fmt.Sprintf(`unknown command %q: use "press", "release" or "toggle"`, string(e))
+}
+
+func (commandError) Unwrap() error { return ErrInvalid }
 
 type command struct {
 	cmd  Command

@@ -1,15 +1,6 @@
 package portal
 
-// KeyAction is what one shortcut signal means for the record hotkey: the
-// edges `whisperkey ptt` sends (hotkey.Command by name).
-type KeyAction string
-
-// The actions, named as hotkey.ParseCommand reads them.
-const (
-	ActPress   KeyAction = "press"
-	ActRelease KeyAction = "release"
-	ActToggle  KeyAction = "toggle"
-)
+import "github.com/whisperkey/whisperkey/internal/hotkey"
 
 // Hold turns a shortcut's Activated and Deactivated signals into key edges.
 //
@@ -30,16 +21,16 @@ type Hold struct {
 	proven bool
 }
 
-// Signal is the key action for one signal (active: Activated).
-func (h *Hold) Signal(active bool) KeyAction {
+// Signal is the record hotkey's edge for one signal (active: Activated).
+func (h *Hold) Signal(active bool) hotkey.Command {
 	switch {
 	case !active:
 		h.proven = true
-		return ActRelease
+		return hotkey.CommandRelease
 	case h.proven:
-		return ActPress
+		return hotkey.CommandPress
 	}
-	return ActToggle
+	return hotkey.CommandToggle
 }
 
 // Proven reports whether the desktop has shown that it reports releases.

@@ -45,11 +45,7 @@ func TestHoldDrivesTheHotkey(t *testing.T) {
 			var h Hold
 			var got []string
 			for _, s := range tt.signals {
-				cmd, err := hotkey.ParseCommand(string(h.Signal(s)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := l.Command(cmd); err != nil {
+				if err := l.Command(h.Signal(s)); err != nil {
 					t.Fatal(err)
 				}
 			drain:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/testlog"
@@ -52,20 +53,20 @@ func TestHold(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		signals []bool
-		want    []KeyAction
+		want    []hotkey.Command
 	}{
 		{"desktop that reports releases: the first press toggles, then it is hold",
-			[]bool{A, D, A, D}, []KeyAction{ActToggle, ActRelease, ActPress, ActRelease}},
+			[]bool{A, D, A, D}, []hotkey.Command{hotkey.CommandToggle, hotkey.CommandRelease, hotkey.CommandPress, hotkey.CommandRelease}},
 		{"desktop that only activates: toggle each time",
-			[]bool{A, A, A, A}, []KeyAction{ActToggle, ActToggle, ActToggle, ActToggle}},
+			[]bool{A, A, A, A}, []hotkey.Command{hotkey.CommandToggle, hotkey.CommandToggle, hotkey.CommandToggle, hotkey.CommandToggle}},
 		{"a repeat while held after the proof stays a press (the hotkey ignores it)",
-			[]bool{A, D, A, A, D}, []KeyAction{ActToggle, ActRelease, ActPress, ActPress, ActRelease}},
+			[]bool{A, D, A, A, D}, []hotkey.Command{hotkey.CommandToggle, hotkey.CommandRelease, hotkey.CommandPress, hotkey.CommandPress, hotkey.CommandRelease}},
 		{"a stray release proves releases too",
-			[]bool{D, A, D}, []KeyAction{ActRelease, ActPress, ActRelease}},
+			[]bool{D, A, D}, []hotkey.Command{hotkey.CommandRelease, hotkey.CommandPress, hotkey.CommandRelease}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var h Hold
-			var got []KeyAction
+			var got []hotkey.Command
 			for _, s := range tt.signals {
 				got = append(got, h.Signal(s))
 			}
@@ -76,10 +77,10 @@ func TestHold(t *testing.T) {
 	}
 }
 
-func toStrings(a []KeyAction) []string {
+func toStrings(a []hotkey.Command) []string {
 	out := make([]string, len(a))
 	for i, x := range a {
-		out[i] = string(x)
+		out[i] = x.String()
 	}
 	return out
 }
@@ -225,11 +226,11 @@ func TestPortalIsStrict(t *testing.T) {
 func TestStartRecord(t *testing.T) {
 	p := portalBus(t)
 	var mu sync.Mutex
-	var acts []KeyAction
+	var acts []hotkey.Command
 	bound := make(chan error, 1)
 	r := StartRecord(context.Background(), RecordOptions{
 		Trigger: "CTRL+Super_L",
-		Drive: func(a KeyAction) error {
+		Drive: func(a hotkey.Command) error {
 			mu.Lock()
 			acts = append(acts, a)
 			mu.Unlock()
@@ -269,7 +270,7 @@ func TestStartRecordCancelled(t *testing.T) {
 	p := portalBus(t)
 	p.AnswerBind(1)
 	bound := make(chan error, 1)
-	r := StartRecord(context.Background(), RecordOptions{Drive: func(KeyAction) error { return nil },
+	r := StartRecord(context.Background(), RecordOptions{Drive: func(hotkey.Command) error { return nil },
 		Bound: func(b []Bound, err error) { bound <- err }}, testlog.Discard())
 	defer r.Close()
 	select {

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"slices"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/hotkey"
 )
 
 // RecordID is the record hotkey's shortcut id at the portal.
@@ -29,7 +31,7 @@ type RecordOptions struct {
 	// user choose.
 	Trigger string
 	// Drive feeds a key action to the record hotkey (hotkey.Listener.Command).
-	Drive func(KeyAction) error
+	Drive func(hotkey.Command) error
 	// Bound reports, once, how the binding went: the shortcuts bound, or
 	// why none was (ErrCancelled when the user said no). It must not block.
 	Bound func(b []Bound, err error)
@@ -94,9 +96,9 @@ func (r *RecordShortcut) run(ctx context.Context, o RecordOptions, log *slog.Log
 				continue
 			}
 			act := hold.Signal(a.Active)
-			log.Debug("record shortcut", "active", a.Active, "action", string(act), "hold_proven", hold.Proven())
+			log.Debug("record shortcut", "active", a.Active, "action", act.String(), "hold_proven", hold.Proven())
 			if err := o.Drive(act); err != nil {
-				log.Warn("record shortcut: the hotkey refused", "action", string(act), "err", err)
+				log.Warn("record shortcut: the hotkey refused", "action", act.String(), "err", err)
 			}
 		}
 	}
