@@ -28,14 +28,7 @@ import (
 // user had copied again afterwards.
 func TestWaylandPushToTalk(t *testing.T) {
 	desktopSession(t)
-	for _, tool := range []string{"wtype", "wl-copy", "wl-paste"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			testenv.Require(t, tool, "make deps (apt-get install wtype wl-clipboard)")
-		}
-	}
-	if exec.Command("/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '3.0')").Run() != nil {
-		testenv.Require(t, "python3-gi with GTK 3", "make deps (apt-get install python3-gi gir1.2-gtk-3.0)")
-	}
+	testenv.RequireWaylandTarget(t, true)
 	bin := binary(t)
 	pttLog := filepath.Join(t.TempDir(), "ptt.log")
 	// The snippet docs/wayland.md gives sway users, with this build's path.

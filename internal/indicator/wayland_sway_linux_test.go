@@ -33,9 +33,7 @@ func swayEnv(s *testenv.Sway) func(string) string {
 // testdata/wltarget.py there) and returns once it has the keyboard focus.
 func focusedWindow(t *testing.T, s *testenv.Sway) {
 	t.Helper()
-	if exec.Command("/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '3.0')").Run() != nil {
-		testenv.Require(t, "python3-gi with GTK 3", "make deps (apt-get install python3-gi gir1.2-gtk-3.0)")
-	}
+	testenv.RequireWaylandTarget(t, false)
 	cmd := exec.Command("/usr/bin/python3", filepath.Join("..", "output", "testdata", "wltarget.py"))
 	cmd.Env = append(os.Environ(), append(s.Env(), "GDK_BACKEND=wayland", "DISPLAY=")...)
 	in, _ := cmd.StdinPipe()

@@ -17,6 +17,7 @@ const (
 	xkReturn   = 0xff0d
 	xkShiftL   = 0xffe1
 	xkInsert   = 0xff63
+	xkTab      = 0xff09 // typing a tab through the RemoteDesktop portal
 	// for Undo
 	xkLeft      = 0xff51
 	xkRight     = 0xff53

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"net"
@@ -112,7 +113,13 @@ func TestWaylandRemoteDesktopRoute(t *testing.T) {
 			if err != nil || sendErr != nil {
 				t.Fatalf("keysErr %v, send %v", err, sendErr)
 			}
-			want := []testenv.PortalKey{{Keysym: xkControlL, Pressed: true}, {Keysym: xkV, Pressed: true}, {Keysym: xkV}, {Keysym: xkControlL}}
+			// paste: type sends each character as its keysym, through the same session.
+			if err := w.typeText(context.Background(), "Hé π"); err != nil {
+				t.Fatalf("typeText: %v", err)
+			}
+			want := []testenv.PortalKey{{Keysym: xkControlL, Pressed: true}, {Keysym: xkV, Pressed: true}, {Keysym: xkV}, {Keysym: xkControlL},
+				{Keysym: 'H', Pressed: true}, {Keysym: 'H'}, {Keysym: 0xe9, Pressed: true}, {Keysym: 0xe9},
+				{Keysym: ' ', Pressed: true}, {Keysym: ' '}, {Keysym: 0x010003c0, Pressed: true}, {Keysym: 0x010003c0}}
 			got := p.Keys()
 			if len(got) != len(want) {
 				t.Fatalf("the portal got %+v, want %+v", got, want)
@@ -120,6 +127,38 @@ func TestWaylandRemoteDesktopRoute(t *testing.T) {
 			for i := range want {
 				if got[i] != want[i] {
 					t.Errorf("key %d: %+v, want %+v", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// Each character becomes the keysym the desktop looks up on the user's
+// layout: Latin-1 as itself, the rest of Unicode by code point, line
+// breaks and tabs as their keys, other control characters as nothing.
+func TestTypedKeys(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []uint32
+	}{
+		{"ASCII, shift levels left to the desktop", "aZ!", []uint32{'a', 'Z', '!'}},
+		{"Latin-1", "café ü", []uint32{'c', 'a', 'f', 0xe9, ' ', 0xfc}},
+		{"beyond Latin-1", "€✓", []uint32{0x010020ac, 0x01002713}},
+		{"line breaks and tabs", "a\r\nb\tc\n", []uint32{'a', xkReturn, 'b', xkTab, 'c', xkReturn}},
+		{"other control characters", "a\x00\x1bb\x7f", []uint32{'a', 'b'}},
+		{"nothing", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			keys := typedKeys(tt.text)
+			if len(keys) != 2*len(tt.want) {
+				t.Fatalf("typedKeys(%q) = %+v, want %d keys pressed and released", tt.text, keys, len(tt.want))
+			}
+			for i, ks := range tt.want {
+				down, up := keys[2*i], keys[2*i+1]
+				if down != (portal.Key{Keysym: ks, Down: true}) || up != (portal.Key{Keysym: ks}) {
+					t.Errorf("character %d: %+v %+v, want %#x down then up", i, down, up, ks)
 				}
 			}
 		})

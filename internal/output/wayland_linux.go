@@ -252,9 +252,18 @@ func (w *wayland) close() {
 	}
 }
 
-// typeText types text; wtype maps every character into its own keymap.
+// typeText types text: wtype maps every character into its own keymap;
+// without a virtual keyboard (GNOME) each character goes to the
+// RemoteDesktop portal as its keysym.
 func (w *wayland) typeText(ctx context.Context, text string) error {
 	switch {
+	case w.keyErr != nil && w.remote != nil:
+		if err := w.remote.Err(); err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		return w.remote.Press(ctx, typedKeys(text))
 	case w.keyErr != nil:
 		return w.keyErr
 	case w.wtype == "":
@@ -271,6 +280,32 @@ func (w *wayland) typeText(ctx context.Context, text string) error {
 		return fmt.Errorf("wtype: %w: %s", err, strings.TrimSpace(string(out)))
 	}
 	return nil
+}
+
+// typedKeys presses and releases each character of text as its keysym:
+// Latin-1 characters are their own keysyms, the rest of Unicode is
+// 0x01000000 plus the code point (X11's rule, which portals follow), and
+// line breaks and tabs are the Return and Tab keys. The desktop finds each
+// keysym on the user's layout, shift levels included.
+func typedKeys(text string) []portal.Key {
+	keys := make([]portal.Key, 0, 2*len(text))
+	for _, r := range strings.ReplaceAll(text, "\r\n", "\n") {
+		var ks uint32
+		switch {
+		case r == '\n' || r == '\r':
+			ks = xkReturn
+		case r == '\t':
+			ks = xkTab
+		case r >= 0x20 && r <= 0x7e, r >= 0xa0 && r <= 0xff:
+			ks = uint32(r)
+		case r < 0x20 || r == 0x7f:
+			continue // other control characters type nothing
+		default:
+			ks = 0x01000000 | uint32(r)
+		}
+		keys = append(keys, portal.Key{Keysym: ks, Down: true}, portal.Key{Keysym: ks})
+	}
+	return keys
 }
 
 // clear empties the Wayland clipboard: x/clipboard has no call for it.

@@ -133,14 +133,7 @@ func wlCopy(t *testing.T, env []string, text string) {
 // Wayland clipboard and wtype's Ctrl+V (or typed), and the clipboard is the
 // user's again afterwards; a missing wtype is said, never a silent no-op.
 func TestWaylandPaste(t *testing.T) {
-	for _, tool := range []string{"wtype", "wl-copy", "wl-paste"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			testenv.Require(t, tool, "make deps (apt-get install wtype wl-clipboard)")
-		}
-	}
-	if exec.Command("/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '3.0')").Run() != nil {
-		testenv.Require(t, "python3-gi with GTK 3", "make deps (apt-get install python3-gi gir1.2-gtk-3.0)")
-	}
+	testenv.RequireWaylandTarget(t, true)
 	sway := testenv.StartSway(t, "")
 	sway.Keyboard(t)
 	env := sway.Env()

@@ -234,7 +234,7 @@ func pasteRoutes(f Facts) []Route {
 		case f.Globals == nil:
 			vk.Note = "cannot ask the compositor: " + f.WaylandErr
 		case !vk.Available && f.RemoteDesktop > 0:
-			vk.Note = "the compositor offers no virtual-keyboard protocol (GNOME does not): the RemoteDesktop portal presses Ctrl+V instead; paste: type cannot type here"
+			vk.Note = "the compositor offers no virtual-keyboard protocol (GNOME does not): the RemoteDesktop portal presses Ctrl+V instead, and types for paste: type"
 		case !vk.Available:
 			vk.Note = "the compositor offers no virtual-keyboard protocol (GNOME does not): the text is left on the clipboard for you to paste with Ctrl+V"
 		case f.Tools["wtype"] == "":
@@ -255,7 +255,7 @@ func pasteRoutes(f Facts) []Route {
 			rd.Note = "offered, but the compositor cannot be asked whether a virtual keyboard would do"
 		default:
 			rd.Used = true
-			rd.Note = fmt.Sprintf("version %d: Ctrl+V into native Wayland windows through the desktop's remote control; it asks you once to allow it (\"Remote desktop\" / \"Allow remote interaction\")", f.RemoteDesktop)
+			rd.Note = fmt.Sprintf("version %d: Ctrl+V (and paste: type's characters, those of your keyboard layout) into native Wayland windows through the desktop's remote control; it asks you once to allow it (\"Remote desktop\" / \"Allow remote interaction\")", f.RemoteDesktop)
 		}
 		out = append(out, rd)
 	}

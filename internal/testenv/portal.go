@@ -338,6 +338,24 @@ func (p *Portal) createSession(kind, method string, sender dbus.Sender, opts map
 	return req, nil
 }
 
+// sessionCall starts a method on a session of kind that answers through a
+// request: its options checked against known, the request made, the
+// session found.
+func (p *Portal) sessionCall(method string, sender dbus.Sender, path dbus.ObjectPath, kind string, opts map[string]dbus.Variant, known ...string) (dbus.ObjectPath, *portalSession, *dbus.Error) {
+	if err := p.checkOptions(method, opts, known...); err != nil {
+		return "", nil, err
+	}
+	req, err := p.request(method, sender, opts)
+	if err != nil {
+		return "", nil, err
+	}
+	s, err := p.session(method, sender, path, kind)
+	if err != nil {
+		return "", nil, err
+	}
+	return req, s, nil
+}
+
 // session finds the caller's session of kind at path.
 func (p *Portal) session(method string, sender dbus.Sender, path dbus.ObjectPath, kind string) (*portalSession, *dbus.Error) {
 	p.mu.Lock()
@@ -395,14 +413,7 @@ var trigger = regexp.MustCompile(`^((CTRL|ALT|SHIFT|NUM|LOGO)\+)*[A-Za-z0-9_]+$`
 func (g shortcutsIface) BindShortcuts(sender dbus.Sender, session dbus.ObjectPath, shortcuts []newShortcut, parent string, opts map[string]dbus.Variant) (dbus.ObjectPath, *dbus.Error) {
 	const m = "GlobalShortcuts.BindShortcuts"
 	p := g.p
-	if err := p.checkOptions(m, opts, "handle_token"); err != nil {
-		return "", err
-	}
-	req, err := p.request(m, sender, opts)
-	if err != nil {
-		return "", err
-	}
-	s, err := p.session(m, sender, session, "shortcuts")
+	req, s, err := p.sessionCall(m, sender, session, "shortcuts", opts, "handle_token")
 	if err != nil {
 		return "", err
 	}
@@ -464,14 +475,7 @@ func (r remoteIface) CreateSession(sender dbus.Sender, opts map[string]dbus.Vari
 func (r remoteIface) SelectDevices(sender dbus.Sender, session dbus.ObjectPath, opts map[string]dbus.Variant) (dbus.ObjectPath, *dbus.Error) {
 	const m = "RemoteDesktop.SelectDevices"
 	p := r.p
-	if err := p.checkOptions(m, opts, "handle_token", "types", "restore_token", "persist_mode"); err != nil {
-		return "", err
-	}
-	req, err := p.request(m, sender, opts)
-	if err != nil {
-		return "", err
-	}
-	s, err := p.session(m, sender, session, "remote")
+	req, s, err := p.sessionCall(m, sender, session, "remote", opts, "handle_token", "types", "restore_token", "persist_mode")
 	if err != nil {
 		return "", err
 	}
@@ -515,14 +519,7 @@ func (r remoteIface) SelectDevices(sender dbus.Sender, session dbus.ObjectPath, 
 func (r remoteIface) Start(sender dbus.Sender, session dbus.ObjectPath, parent string, opts map[string]dbus.Variant) (dbus.ObjectPath, *dbus.Error) {
 	const m = "RemoteDesktop.Start"
 	p := r.p
-	if err := p.checkOptions(m, opts, "handle_token"); err != nil {
-		return "", err
-	}
-	req, err := p.request(m, sender, opts)
-	if err != nil {
-		return "", err
-	}
-	s, err := p.session(m, sender, session, "remote")
+	req, s, err := p.sessionCall(m, sender, session, "remote", opts, "handle_token")
 	if err != nil {
 		return "", err
 	}

@@ -29,6 +29,23 @@ type Sway struct {
 	IPC string
 }
 
+// RequireWaylandTarget stops the test unless the native Wayland target
+// window can run (Python's GTK 3 bindings) and, with clipboard, the Wayland
+// clipboard tools and wtype are there to paste into it and read it back.
+func RequireWaylandTarget(t testing.TB, clipboard bool) {
+	t.Helper()
+	if clipboard {
+		for _, tool := range []string{"wtype", "wl-copy", "wl-paste"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				Require(t, tool, "make deps (apt-get install wtype wl-clipboard)")
+			}
+		}
+	}
+	if exec.Command("/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '3.0')").Run() != nil {
+		Require(t, "python3-gi with GTK 3", "make deps (apt-get install python3-gi gir1.2-gtk-3.0)")
+	}
+}
+
 // Env is what a client needs to reach the compositor.
 func (s *Sway) Env() []string {
 	return []string{"XDG_RUNTIME_DIR=" + s.RuntimeDir, "WAYLAND_DISPLAY=" + s.Display, "SWAYSOCK=" + s.IPC,
