@@ -17,11 +17,15 @@ import (
 // keyboard) are held; a modifier-only one when the last of its modifiers
 // goes down while no other key is held, so Ctrl alone never fires ctrl+win.
 // It goes up when any of its keys is released; keys pressed meanwhile
-// change nothing. Autorepeat never reaches it.
+// change nothing. Autorepeat never reaches it. While the board is shut
+// (the session locked or in the background) it still follows the keys,
+// so that a key held across the unlock is known to be down, but no
+// combination goes down.
 type board struct {
 	mu    sync.Mutex
 	held  map[string][]uint16 // device → its keys down, in the order pressed
 	grabs []*keyGrab
+	shut  bool
 }
 
 // fired is one edge for one registered combination.
@@ -61,6 +65,9 @@ func (b *board) press(dev string, code uint16, at time.Time) []fired {
 	others := b.othersHeld()
 	b.held[dev] = append(b.held[dev], code)
 	after := b.mods()
+	if b.shut {
+		return nil
+	}
 	var out []fired
 	for _, g := range b.grabs {
 		if g.active || after != g.combo.Mods {
@@ -103,6 +110,27 @@ func (b *board) reset(dev string, down []uint16, at time.Time) []fired {
 		b.held[dev] = slices.Clone(down)
 	}
 	return b.release(at)
+}
+
+// setShut shuts the board (true) or opens it again. Shutting it ends the
+// combinations held, so that a recording they hold stops; opening it fires
+// nothing: a combination held across it goes down when one of its keys is
+// pressed again.
+func (b *board) setShut(shut bool, at time.Time) []fired {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.shut = shut
+	if !shut {
+		return nil
+	}
+	var out []fired
+	for _, g := range b.grabs {
+		if g.active {
+			g.active = false
+			out = append(out, fired{g, hotkey.Edge{Down: false, At: at, Sure: true}})
+		}
+	}
+	return out
 }
 
 // release ends the combinations that lost one of their keys.

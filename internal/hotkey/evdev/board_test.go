@@ -23,14 +23,22 @@ const (
 	kF9    = 67
 )
 
-// step is what one keyboard sends at once.
+// step is what one keyboard sends at once, or, with gate set, the session
+// locking (closed) or unlocking (open).
 type step struct {
 	dev  string
 	data []byte
+	gate string
 }
 
+// Gate steps: the session is locked or goes to the background, or comes back.
+var (
+	lock   = step{gate: "closed"}
+	unlock = step{gate: "open"}
+)
+
 // on is a step of single-event frames on dev.
-func on(dev string, keys ...event) step { return step{dev, frames(t0, keys...)} }
+func on(dev string, keys ...event) step { return step{dev: dev, data: frames(t0, keys...)} }
 
 // raw is a step of events exactly as given, SYN events included.
 func raw(dev string, evs ...event) step {
@@ -39,7 +47,7 @@ func raw(dev string, evs ...event) step {
 		e.at = t0
 		b = append(b, encode(e)...)
 	}
-	return step{dev, b}
+	return step{dev: dev, data: b}
 }
 
 // play registers combos (name → combination) on a board, feeds the steps
@@ -58,7 +66,23 @@ func play(t *testing.T, combos map[string]string, steps []step, read func(io.Rea
 	}
 	streams := map[string]*stream{}
 	var got []string
+	record := func(out []fired) {
+		for _, f := range out {
+			if !f.edge.Sure || f.edge.At.IsZero() {
+				t.Errorf("edge %+v: want sure and timed", f.edge)
+			}
+			arrow := "↑"
+			if f.edge.Down {
+				arrow = "↓"
+			}
+			got = append(got, names[f.g]+arrow)
+		}
+	}
 	for _, st := range steps {
+		if st.gate != "" {
+			record(b.setShut(st.gate == "closed", t0))
+			continue
+		}
 		s := streams[st.dev]
 		if s == nil {
 			s = &stream{dev: st.dev, board: b}
@@ -68,18 +92,7 @@ func play(t *testing.T, combos map[string]string, steps []step, read func(io.Rea
 		if read != nil {
 			r = read(r)
 		}
-		err := s.run(r, func(out []fired) {
-			for _, f := range out {
-				if !f.edge.Sure || f.edge.At.IsZero() {
-					t.Errorf("edge %+v: want sure and timed", f.edge)
-				}
-				arrow := "↑"
-				if f.edge.Down {
-					arrow = "↓"
-				}
-				got = append(got, names[f.g]+arrow)
-			}
-		})
+		err := s.run(r, record)
 		if !errors.Is(err, io.EOF) {
 			t.Fatalf("run: %v, want io.EOF at the end of the bytes", err)
 		}
@@ -183,6 +196,29 @@ func TestCombinations(t *testing.T) {
 			[]step{on("laptop", down(keyLeftCtrl)), on("usb", down(kA)), raw("usb", syn(synDropped), syn(synReport)),
 				on("laptop", down(keyLeftMeta))},
 			[]string{"rec↓"}},
+		// The session locked or in the background: the keys are the lock
+		// screen's or another user's.
+		{"locked: nothing fires", record,
+			[]step{lock, on("kbd", down(keyLeftCtrl), down(keyLeftMeta), up(keyLeftMeta), up(keyLeftCtrl))},
+			nil},
+		{"held when the lock comes: released at once, its keys' ups then change nothing", record,
+			[]step{on("kbd", down(keyLeftCtrl), down(keyLeftMeta)), lock, on("kbd", up(keyLeftMeta), up(keyLeftCtrl))},
+			[]string{"rec↓", "rec↑"}},
+		{"held across the lock and the unlock: nothing until pressed again", record,
+			[]step{on("kbd", down(keyLeftCtrl), down(keyLeftMeta)), lock, unlock, on("kbd", up(keyLeftMeta), down(keyLeftMeta), up(keyLeftCtrl))},
+			[]string{"rec↓", "rec↑", "rec↓", "rec↑"}},
+		{"pressed while locked, held across the unlock: nothing until pressed again", map[string]string{"f9": "f9"},
+			[]step{lock, on("kbd", down(kF9)), unlock, on("kbd", rep(kF9), up(kF9), down(kF9), up(kF9))},
+			[]string{"f9↓", "f9↑"}},
+		{"a modifier held across the unlock counts toward a combination", record,
+			[]step{lock, on("kbd", down(keyLeftCtrl)), unlock, on("kbd", down(keyLeftMeta), up(keyLeftMeta))},
+			[]string{"rec↓", "rec↑"}},
+		{"a letter typed while locked and still held spoils the match after the unlock", record,
+			[]step{lock, on("kbd", down(kA)), unlock, on("kbd", down(keyLeftCtrl), down(keyLeftMeta))},
+			nil},
+		{"locked twice, unlocked twice: one release", map[string]string{"f9": "f9"},
+			[]step{on("kbd", down(kF9)), lock, lock, unlock, unlock, on("kbd", up(kF9), down(kF9))},
+			[]string{"f9↓", "f9↑", "f9↓"}},
 		{"events of other types are ignored", map[string]string{"f9": "f9"},
 			[]step{raw("kbd", event{typ: 0x04, code: 4, value: 0x3a}, down(kF9), syn(synReport), event{typ: 0x11, code: 1, value: 1}, up(kF9), syn(synReport))},
 			[]string{"f9↓", "f9↑"}},

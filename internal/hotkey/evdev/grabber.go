@@ -55,6 +55,17 @@ func (g *Grabber) Grab(c hotkey.Combo) (hotkey.Grab, error) {
 	return g.board.add(c), nil
 }
 
+// SetOpen says whether keys count: true while this user's session is the
+// one in front and unlocked. The keyboards are the seat's, so they also
+// carry what is typed on the lock screen and in another user's session;
+// there (false) no combination fires, and one held when it closes goes up
+// at once, ending a hold-to-talk recording. A key held across the reopening
+// fires nothing until it is pressed again. The readers keep reading all the
+// while, so that they know which keys are down. Open at the start.
+func (g *Grabber) SetOpen(open bool) {
+	deliver(g.board.setShut(!open, time.Now()), g.stop)
+}
+
 // Keyboards lists the paths of the keyboards read now.
 func (g *Grabber) Keyboards() []string {
 	g.mu.Lock()

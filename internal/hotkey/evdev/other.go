@@ -30,6 +30,9 @@ func (*Grabber) Grab(c hotkey.Combo) (hotkey.Grab, error) {
 	return nil, fmt.Errorf("register %s: %w", c, errors.ErrUnsupported)
 }
 
+// SetOpen does nothing.
+func (*Grabber) SetOpen(bool) {}
+
 // Keyboards is empty.
 func (*Grabber) Keyboards() []string { return nil }
 
