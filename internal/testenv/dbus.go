@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/godbus/dbus/v5"
+	"github.com/godbus/dbus/v5/prop"
 )
 
 // PrivateBus starts a dbus-daemon of the test's own (session policy: any client
@@ -59,6 +60,55 @@ func (l *Logind) Sleep(t testing.TB, sleeping bool) {
 	if err := l.conn.Emit("/org/freedesktop/login1", "org.freedesktop.login1.Manager.PrepareForSleep", sleeping); err != nil {
 		t.Fatalf("emit PrepareForSleep(%v): %v", sleeping, err)
 	}
+}
+
+// LogindSession is a login session on the stand-in: the one this process
+// belongs to, as logind's session/auto names it.
+type LogindSession struct{ props *prop.Properties }
+
+// logindManager answers the Manager's GetSession for the one session.
+type logindManager struct {
+	id   string
+	path dbus.ObjectPath
+}
+
+func (m logindManager) GetSession(id string) (dbus.ObjectPath, *dbus.Error) {
+	if id != m.id {
+		return "", dbus.NewError("org.freedesktop.login1.NoSuchSession", []any{"No session '" + id + "' known"})
+	}
+	return m.path, nil
+}
+
+// Session puts session id on the stand-in, active and unlocked, and makes
+// it the caller's (session/auto). Active is announced with its value, as
+// logind does; LockedHint as invalidated, which the D-Bus specification
+// allows, so a watcher's reading it again is tested too.
+func (l *Logind) Session(t testing.TB, id string) *LogindSession {
+	t.Helper()
+	const iface = "org.freedesktop.login1.Session"
+	path := dbus.ObjectPath("/org/freedesktop/login1/session/_" + id)
+	if err := l.conn.Export(logindManager{id: id, path: path}, "/org/freedesktop/login1", "org.freedesktop.login1.Manager"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prop.Export(l.conn, "/org/freedesktop/login1/session/auto", prop.Map{iface: {
+		"Id": {Value: id, Emit: prop.EmitConst}}}); err != nil {
+		t.Fatal(err)
+	}
+	props, err := prop.Export(l.conn, path, prop.Map{iface: {
+		"Id":         {Value: id, Emit: prop.EmitConst},
+		"Active":     {Value: true, Emit: prop.EmitTrue},
+		"LockedHint": {Value: false, Emit: prop.EmitInvalidates},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &LogindSession{props: props}
+}
+
+// Set changes one of the session's properties (Active, LockedHint) and
+// emits PropertiesChanged.
+func (s *LogindSession) Set(name string, v bool) {
+	s.props.SetMust("org.freedesktop.login1.Session", name, v)
 }
 
 // ServeNotifications puts s on the session bus as the desktop's notification
