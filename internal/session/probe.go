@@ -7,6 +7,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/hotkey/evdev"
 	"github.com/whisperkey/whisperkey/internal/portal"
+	"github.com/whisperkey/whisperkey/internal/power"
 )
 
 // Probe gathers the Facts of this session: the environment through getenv,
@@ -32,6 +33,11 @@ func Probe(ctx context.Context, getenv func(string) string) Facts {
 	f.GlobalShortcuts = portal.Version(ctx, portal.IfaceGlobalShortcuts)
 	f.RemoteDesktop = portal.Version(ctx, portal.IfaceRemoteDesktop)
 	f.InputDevices, f.Keyboards = evdev.Count(evdev.Dir)
+	if f.Keyboards > 0 {
+		if _, err := power.SessionOpen(); err != nil {
+			f.LockUnknown = err.Error()
+		}
+	}
 	for _, tool := range []string{"wtype"} {
 		if p, err := exec.LookPath(tool); err == nil {
 			f.Tools[tool] = p

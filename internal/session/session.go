@@ -50,6 +50,10 @@ type Facts struct {
 	InputDevices int
 	// Keyboards is how many of them are keyboards: what the evdev route reads.
 	Keyboards int
+	// LockUnknown says why logind cannot tell whether this session is
+	// locked or another user's is in front (no system bus, no session);
+	// "" when it can. The evdev route shuts the keys there when it can.
+	LockUnknown string
 	// Tools maps the helper programs (wtype) to their path, "" when missing.
 	Tools map[string]string
 }
@@ -199,6 +203,12 @@ func evdevRoute(f Facts, portalUsed bool) Route {
 		e.Used = true
 		e.Note = fmt.Sprintf("reading %d keyboard(s) under /dev/input: the hotkeys of config.yaml work in every window; "+
 			"the same right (the input group) lets every program you run read every key you type", f.Keyboards)
+		if f.LockUnknown == "" {
+			e.Note += "; keys are ignored while the screen is locked or another user's session is in front"
+		} else {
+			e.Note += "; cannot tell when the screen is locked (" + f.LockUnknown +
+				"), so a hotkey pressed on the lock screen or in another user's session on this seat counts too"
+		}
 	case e.Available && wl:
 		e.Note = fmt.Sprintf("%d keyboard(s) readable; not needed: the GlobalShortcuts portal is used", f.Keyboards)
 	case e.Available:
