@@ -21,6 +21,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/hotkey/grab"
 	"github.com/whisperkey/whisperkey/internal/instance"
 	"github.com/whisperkey/whisperkey/internal/logging"
+	"github.com/whisperkey/whisperkey/internal/power"
 	"github.com/whisperkey/whisperkey/internal/remote"
 	"github.com/whisperkey/whisperkey/internal/session"
 )
@@ -95,6 +96,9 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	switch {
 	case kb != nil:
 		defer kb.Close()
+		if lock := followLock(kb, log); lock != nil {
+			defer lock.Close() // before kb's: it calls kb.SetOpen
+		}
 		grabber = kb
 	case errors.Is(err, grab.ErrNoDisplay) && desk.Type == session.Wayland:
 		log.Info("no X display: the hotkeys of config.yaml are off; the desktop's key binding runs `whisperkey ptt` (docs/wayland.md)", "err", err)
@@ -182,6 +186,20 @@ func keyboardReader(desk session.Report, log *slog.Logger) *evdev.Grabber {
 	}
 	log.Info("hotkeys from the keyboards read directly (evdev)", "keyboards", len(kb.Keyboards()))
 	return kb
+}
+
+// followLock shuts kb's keys while this user's session is locked or another
+// user's is in front (logind): the keyboards are the seat's, so kb hears
+// the lock screen and the other session too. It returns nil, and logs why
+// once, when nothing can tell; the keys then count everywhere.
+func followLock(kb *evdev.Grabber, log *slog.Logger) io.Closer {
+	w, err := power.WatchSession(log, kb.SetOpen)
+	if err != nil {
+		log.Info("cannot tell when the screen is locked or another user's session is in front: "+
+			"the keyboards' hotkeys count there too", "err", err)
+		return nil
+	}
+	return w
 }
 
 // compositorKeys stands in for the X grab in a Wayland session without
