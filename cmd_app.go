@@ -88,6 +88,7 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 			"route", r.Name, "for", r.For, "available", r.Available, "used", r.Used, "note", r.Note)
 	}
 	var grabber hotkey.Grabber
+	var lock desktop.LockRoute
 	var g *grab.Grabber
 	kb := keyboardReader(desk, log)
 	if kb == nil {
@@ -95,10 +96,8 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	switch {
 	case kb != nil:
-		defer kb.Close()
-		if lock := followLock(kb, log); lock != nil {
-			defer lock.Close() // before kb's: it calls kb.SetOpen
-		}
+		defer kb.Close() // after desktop.Run, which closes the lock route first
+		lock = followLock(kb, log)
 		grabber = kb
 	case errors.Is(err, grab.ErrNoDisplay) && desk.Type == session.Wayland:
 		log.Info("no X display: the hotkeys of config.yaml are off; the desktop's key binding runs `whisperkey ptt` (docs/wayland.md)", "err", err)
@@ -130,7 +129,7 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
 		ModelHelpPath: installedDoc("installing-at-work.md", ""), LogPath: logPath, Grabber: grabber, Version: version,
 		LogLevel: level, Verbose: *verbose, Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech,
-		ControlSocket: controlSocket, Shortcut: shortcut, SessionNote: desk.Summary,
+		ControlSocket: controlSocket, Shortcut: shortcut, FollowLock: lock, SessionNote: desk.Summary,
 	}, log)
 	if err != nil {
 		log.Error("WhisperKey stopped", "err", err)
@@ -190,16 +189,27 @@ func keyboardReader(desk session.Report, log *slog.Logger) *evdev.Grabber {
 
 // followLock shuts kb's keys while this user's session is locked or another
 // user's is in front (logind): the keyboards are the seat's, so kb hears
-// the lock screen and the other session too. It returns nil, and logs why
-// once, when nothing can tell; the keys then count everywhere.
-func followLock(kb *evdev.Grabber, log *slog.Logger) io.Closer {
-	w, err := power.WatchSession(log, kb.SetOpen)
-	if err != nil {
-		log.Info("cannot tell when the screen is locked or another user's session is in front: "+
-			"the keyboards' hotkeys count there too", "err", err)
-		return nil
+// the lock screen and the other session too. At the lock the desktop first
+// throws away a running recording, then kb lets go of its keys. When nothing
+// can tell, it logs why once and the keys count everywhere.
+func followLock(kb *evdev.Grabber, log *slog.Logger) desktop.LockRoute {
+	return func(changed func(open bool)) io.Closer {
+		w, err := power.WatchSession(log, func(open bool) {
+			if !open {
+				changed(false)
+			}
+			kb.SetOpen(open)
+			if open {
+				changed(true)
+			}
+		})
+		if err != nil {
+			log.Info("cannot tell when the screen is locked or another user's session is in front: "+
+				"the keyboards' hotkeys count there too", "err", err)
+			return io.NopCloser(nil) // nothing to stop
+		}
+		return w
 	}
-	return w
 }
 
 // compositorKeys stands in for the X grab in a Wayland session without

@@ -16,7 +16,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/notify"
 )
 
-// runPTT is `whisperkey ptt press|release|toggle`: the record hotkey of the
+// runPTT is `whisperkey ptt press|release|toggle|cancel`: the record hotkey of the
 // running app, for a compositor's key binding (Wayland desktops let no
 // application grab keys for itself).
 func runPTT(ctx context.Context, args []string, stderr io.Writer) error {
@@ -24,9 +24,10 @@ func runPTT(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	socket := fs.String("socket", control.DefaultPath(), "the running app's control socket")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: whisperkey ptt press|release|toggle [--socket PATH]\n"+
+		fmt.Fprint(stderr, "usage: whisperkey ptt press|release|toggle|cancel [--socket PATH]\n"+
 			"  press, release: the record hotkey goes down, comes up (bind both: key press and key release)\n"+
-			"  toggle: start dictating, or stop and paste (one binding that fires once per press)\n")
+			"  toggle: start dictating, or stop and paste (one binding that fires once per press)\n"+
+			"  cancel: throw the recording away, as hotkeys.cancel does\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

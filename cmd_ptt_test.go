@@ -16,8 +16,8 @@ func TestPTTCommandLine(t *testing.T) {
 		wantCode int
 		wantErr  []string // in stderr
 	}{
-		{"no command", []string{"ptt"}, 2, []string{"usage: whisperkey ptt press|release|toggle"}},
-		{"unknown command", []string{"ptt", "hold"}, 2, []string{`unknown command "hold"`, `"press", "release" or "toggle"`}},
+		{"no command", []string{"ptt"}, 2, []string{"usage: whisperkey ptt press|release|toggle|cancel"}},
+		{"unknown command", []string{"ptt", "hold"}, 2, []string{`unknown command "hold"`, `"press", "release", "toggle" or "cancel"`}},
 		{"app not running", []string{"ptt", "press", "--socket", missing}, 1,
 			[]string{"WhisperKey is not running", "no control socket at " + missing, "whisperkey run"}},
 	}

@@ -105,7 +105,7 @@ func commands() []command {
 			run: func(ctx context.Context, args []string, _, stderr io.Writer) error {
 				return runServe(ctx, args, stderr)
 			}},
-		{name: "ptt", args: "press|release|toggle", summary: "the record hotkey of the running app, for a desktop's key binding (Wayland)",
+		{name: "ptt", args: "press|release|toggle|cancel", summary: "the record hotkey of the running app, for a desktop's key binding (Wayland)",
 			run: func(ctx context.Context, args []string, _, stderr io.Writer) error { return runPTT(ctx, args, stderr) }},
 		{name: "doctor", args: "[--json]", summary: "GPU, engine and model check with a self-test", run: runDoctor},
 		{name: "models", args: "list|pull NAME|rm NAME|import PATH", summary: "the model cache", run: runModels},

@@ -174,7 +174,7 @@ func (s *Server) serve(c *net.UnixConn) {
 		cmd, err := hotkey.ParseCommand(strings.TrimSpace(arg))
 		switch {
 		case verb != "ptt":
-			reply = fmt.Sprintf("error: unknown request %q (this app knows ptt press|release|toggle)", verb)
+			reply = fmt.Sprintf("error: unknown request %q (this app knows ptt press|release|toggle|cancel)", verb)
 		case err != nil:
 			reply = "error: " + err.Error()
 		default:

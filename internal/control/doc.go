@@ -1,2 +1,2 @@
-// Package control lets a second whisperkey process drive the running app over a local socket: `whisperkey ptt press|release|toggle` run by a compositor's key binding.
+// Package control lets a second whisperkey process drive the running app over a local socket: `whisperkey ptt press|release|toggle|cancel` run by a compositor's key binding.
 package control

@@ -53,6 +53,10 @@ type Options struct {
 	// desktop itself (the GlobalShortcuts portal on Wayland), beside
 	// ControlSocket.
 	Shortcut ShortcutRoute
+	// FollowLock, when set, follows the login session: the keyboards read
+	// directly (evdev) hear the lock screen, so a recording that runs when
+	// the screen locks is thrown away rather than pasted there.
+	FollowLock LockRoute
 	// SessionNote, when set, follows the ready status: how to dictate in
 	// this session (Wayland: bind `whisperkey ptt`; session.Report.Summary).
 	SessionNote string
@@ -201,6 +205,9 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 			defer srv.Close()
 			d.log.Info("control socket ready", "path", srv.Path())
 		}
+	}
+	if d.opt.FollowLock != nil {
+		defer d.opt.FollowLock(d.lockChanged).Close() // before the listener it drives closes
 	}
 	shortcut := make(chan shortcutNews, 1)
 	if d.opt.Shortcut != nil {

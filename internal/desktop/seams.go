@@ -27,6 +27,11 @@ type RemoteEngine func(cfg config.Config, local dictation.Engine, tell func(msg 
 // what to do instead. Close unbinds it.
 type ShortcutRoute func(record string, drive func(hotkey.Command) error, bound func(note string, err error)) io.Closer
 
+// LockRoute follows the login session, calling changed with false when the
+// screen locks or another user's session comes in front and with true when
+// this one is back. Close stops it.
+type LockRoute func(changed func(open bool)) io.Closer
+
 // Indicator is what the desk needs of the on-screen indicator
 // (indicator.Indicator).
 type Indicator interface {

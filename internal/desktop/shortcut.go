@@ -6,6 +6,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/hotkey"
 )
 
 // shortcutNews is how binding the desktop's shortcut went.
@@ -38,6 +39,19 @@ func (d *desk) onShortcut(n shortcutNews) {
 	d.opt.SessionNote = n.note
 	if d.app.State() == app.Idle {
 		d.showReady("")
+	}
+}
+
+// lockChanged throws away a recording that runs when the session locks:
+// its words were said to a screen that is gone, and its paste would reach
+// the lock screen.
+func (d *desk) lockChanged(open bool) {
+	if open {
+		return
+	}
+	d.log.Info("the session is locked or another user's is in front: a running recording is thrown away")
+	if err := d.listener.Command(hotkey.CommandCancel); err != nil {
+		d.log.Debug("cancel at lock", "err", err)
 	}
 }
 

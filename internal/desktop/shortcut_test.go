@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 )
@@ -93,5 +94,49 @@ func TestRemoteTokenPath(t *testing.T) {
 	}
 	if got := remoteTokenPath("/s"); got != filepath.Join("/s", "remote-desktop.token") {
 		t.Errorf("%q", got)
+	}
+}
+
+// The screen locking throws a running recording away, in either mode, so
+// nothing is pasted into the lock screen; unlocking starts nothing.
+func TestLockThrowsTheRecordingAway(t *testing.T) {
+	tests := []struct {
+		name  string
+		mode  choice.HotkeyMode
+		start hotkey.Command
+	}{
+		{"held", choice.Hold, hotkey.CommandPress},
+		{"toggled", choice.Toggle, hotkey.CommandToggle},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := testDesk(t, "http://127.0.0.1:1")
+			l, err := hotkey.New(hotkey.Config{Record: "ctrl+shift+f9", Mode: tt.mode}, testLog(t), noKeys{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			d.listener = l
+			if err := l.Command(tt.start); err != nil {
+				t.Fatal(err)
+			}
+			d.lockChanged(false)
+			d.lockChanged(true)
+			for _, want := range []hotkey.Kind{hotkey.Start, hotkey.Cancel} {
+				select {
+				case e := <-l.Events():
+					if e.Kind != want {
+						t.Fatalf("event %v, want %v", e.Kind, want)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatalf("no %v", want)
+				}
+			}
+			select {
+			case e := <-l.Events():
+				t.Fatalf("after the unlock: %v, want nothing", e.Kind)
+			case <-time.After(200 * time.Millisecond):
+			}
+		})
 	}
 }

@@ -480,6 +480,9 @@ const (
 	// CommandToggle starts a recording when none runs and stops the one
 	// that runs, in either mode: for bindings that fire once per press.
 	CommandToggle
+	// CommandCancel discards the recording that runs, as the cancel hotkey
+	// does: for a binding of its own, and for the screen locking.
+	CommandCancel
 )
 
 // String is the command's name on the control socket.
@@ -491,13 +494,15 @@ func (c Command) String() string {
 		return "release"
 	case CommandToggle:
 		return "toggle"
+	case CommandCancel:
+		return "cancel"
 	}
 	return fmt.Sprintf("command(%d)", int(c))
 }
 
-// ParseCommand reads "press", "release" or "toggle".
+// ParseCommand reads "press", "release", "toggle" or "cancel".
 func ParseCommand(s string) (Command, error) {
-	for _, c := range []Command{CommandPress, CommandRelease, CommandToggle} {
+	for _, c := range []Command{CommandPress, CommandRelease, CommandToggle, CommandCancel} {
 		if s == c.String() {
 			return c, nil
 		}
@@ -510,7 +515,7 @@ func ParseCommand(s string) (Command, error) {
 type commandError string
 
 func (e commandError) Error() string {
-	return fmt.Sprintf(`unknown command %q: use "press", "release" or "toggle"`, string(e))
+	return fmt.Sprintf(`unknown command %q: use "press", "release", "toggle" or "cancel"`, string(e))
 }
 
 func (commandError) Unwrap() error { return ErrInvalid }
@@ -526,7 +531,7 @@ type command struct {
 // mode, the cancel key registered while recording. It returns once the
 // edge is applied.
 func (l *Listener) Command(c Command) error {
-	if c < CommandPress || c > CommandToggle {
+	if c < CommandPress || c > CommandCancel {
 		return fmt.Errorf("%w command %d", ErrInvalid, int(c))
 	}
 	cmd := command{cmd: c, at: time.Now(), done: make(chan struct{})}
@@ -570,6 +575,10 @@ func (l *Listener) command(c Command, at time.Time) {
 		default:
 			press()
 			release()
+		}
+	case CommandCancel:
+		if ev, ok := l.m.cancel(); ok {
+			l.emit(ev)
 		}
 	}
 }

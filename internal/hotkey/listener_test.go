@@ -523,6 +523,9 @@ func TestListenerCommands(t *testing.T) {
 		{"toggle: press, release, press", "toggle", []step{{CommandPress, Start}, {CommandRelease, 0}, {CommandPress, Stop}, {CommandRelease, 0}}},
 		{"toggle: toggle twice", "toggle", []step{{CommandToggle, Start}, {CommandToggle, Stop}, {CommandToggle, Start}}},
 		{"release alone does nothing", "hold", []step{{CommandRelease, 0}, {CommandToggle, Start}}},
+		{"hold: cancel while held, the release is silent", "hold", []step{{CommandPress, Start}, {CommandCancel, Cancel}, {CommandRelease, 0}, {CommandPress, Start}}},
+		{"toggle: cancel, then a new recording", "toggle", []step{{CommandToggle, Start}, {CommandCancel, Cancel}, {CommandToggle, Start}}},
+		{"cancel with nothing recording does nothing", "hold", []step{{CommandCancel, 0}, {CommandPress, Start}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -542,7 +545,7 @@ func TestListenerCommands(t *testing.T) {
 				case <-time.After(100 * time.Millisecond):
 				}
 			}
-			if tt.steps[0].cmd != CommandRelease && !slices.Contains(g.log(), "grab esc") {
+			if first := tt.steps[0].cmd; first != CommandRelease && first != CommandCancel && !slices.Contains(g.log(), "grab esc") {
 				t.Fatalf("the cancel key was not registered while recording: %v", g.log())
 			}
 		})
@@ -557,12 +560,12 @@ func TestListenerCommands(t *testing.T) {
 }
 
 func TestParseCommand(t *testing.T) {
-	for _, c := range []Command{CommandPress, CommandRelease, CommandToggle} {
+	for _, c := range []Command{CommandPress, CommandRelease, CommandToggle, CommandCancel} {
 		if got, err := ParseCommand(c.String()); err != nil || got != c {
 			t.Errorf("ParseCommand(%q) = %v, %v", c.String(), got, err)
 		}
 	}
-	if _, err := ParseCommand("hold"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `"press", "release" or "toggle"`) {
+	if _, err := ParseCommand("hold"); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), `"press", "release", "toggle" or "cancel"`) {
 		t.Errorf("ParseCommand(hold) error %v does not list the commands", err)
 	}
 }

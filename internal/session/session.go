@@ -180,7 +180,7 @@ func hotkeyRoutes(f Facts) []Route {
 	case wl:
 		c.Note = "bind `whisperkey ptt press` and `whisperkey ptt release` (or `toggle`) to a key in your desktop: " + bindingHint(f.Desktop())
 	default:
-		c.Note = "`whisperkey ptt press|release|toggle` drives the hotkey from scripts"
+		c.Note = "`whisperkey ptt press|release|toggle|cancel` drives the hotkey from scripts"
 	}
 	e := evdevRoute(f, p.Used)
 	if e.Used {
