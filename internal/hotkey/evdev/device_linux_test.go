@@ -182,29 +182,18 @@ func TestListenerOverPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	expect := func(kind hotkey.Kind) {
-		t.Helper()
-		select {
-		case ev := <-l.Events():
-			if ev.Kind != kind || ev.Hotkey != hotkey.Record {
-				t.Fatalf("event %s %s, want %s record", ev.Kind, ev.Hotkey, kind)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("no %s event", kind)
-		}
-	}
 	laptop.send(t, frames(now, down(keyLeftCtrl)))
 	usb.send(t, frames(now.Add(20*time.Millisecond), down(keyLeftMeta), rep(keyLeftMeta)))
-	expect(hotkey.Start)
+	expectRecord(t, l, hotkey.Start)
 	usb.send(t, frames(now.Add(500*time.Millisecond), up(keyLeftMeta)))
-	expect(hotkey.Stop)
+	expectRecord(t, l, hotkey.Stop)
 	laptop.send(t, frames(now.Add(time.Second), up(keyLeftCtrl)))
 
 	usb.send(t, frames(now.Add(2*time.Second), down(keyRightCtrl), down(keyRightMeta)))
-	expect(hotkey.Start)
+	expectRecord(t, l, hotkey.Start)
 	// Esc with ctrl+win still held: the cancel key registered for this recording.
 	laptop.send(t, frames(now.Add(3*time.Second), down(kEsc), up(kEsc)))
-	expect(hotkey.Cancel)
+	expectRecord(t, l, hotkey.Cancel)
 	usb.send(t, frames(now.Add(4*time.Second), up(keyRightMeta), up(keyRightCtrl)))
 
 	if err := l.Close(); err != nil {

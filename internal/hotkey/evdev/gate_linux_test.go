@@ -53,17 +53,6 @@ func TestLockedSessionShutsKeys(t *testing.T) {
 			t.Fatalf("no session state (want open = %v)", want)
 		}
 	}
-	expect := func(kind hotkey.Kind) {
-		t.Helper()
-		select {
-		case ev := <-l.Events():
-			if ev.Kind != kind || ev.Hotkey != hotkey.Record {
-				t.Fatalf("event %s %s, want %s record", ev.Kind, ev.Hotkey, kind)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("no %s event", kind)
-		}
-	}
 	nothing := func(why string) {
 		t.Helper()
 		select {
@@ -75,10 +64,10 @@ func TestLockedSessionShutsKeys(t *testing.T) {
 
 	state(true) // the state found at the start
 	send(down(keyLeftCtrl), down(keyLeftMeta))
-	expect(hotkey.Start)
+	expectRecord(t, l, hotkey.Start)
 	sess.Set("LockedHint", true)
 	state(false)
-	expect(hotkey.Stop) // released as the lock came, though still held
+	expectRecord(t, l, hotkey.Stop) // released as the lock came, though still held
 	send(up(keyLeftMeta), down(keyLeftMeta))
 	nothing("pressed again on the lock screen")
 
@@ -87,9 +76,9 @@ func TestLockedSessionShutsKeys(t *testing.T) {
 	send(rep(keyLeftMeta))
 	nothing("held across the unlock")
 	send(up(keyLeftMeta), down(keyLeftMeta))
-	expect(hotkey.Start) // pressed again after the unlock
+	expectRecord(t, l, hotkey.Start) // pressed again after the unlock
 	send(up(keyLeftMeta), up(keyLeftCtrl))
-	expect(hotkey.Stop)
+	expectRecord(t, l, hotkey.Stop)
 
 	sess.Set("Active", false) // another user's session in front
 	state(false)
@@ -98,9 +87,9 @@ func TestLockedSessionShutsKeys(t *testing.T) {
 	sess.Set("Active", true)
 	state(true)
 	send(down(keyRightCtrl), down(keyRightMeta))
-	expect(hotkey.Start)
+	expectRecord(t, l, hotkey.Start)
 	send(up(keyRightMeta), up(keyRightCtrl))
-	expect(hotkey.Stop)
+	expectRecord(t, l, hotkey.Stop)
 
 	if err := w.Close(); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/testlog"
 )
 
@@ -127,3 +128,16 @@ func (b both) WithGroup(n string) slog.Handler { return both{b[0].WithGroup(n), 
 
 func putNative64(b []byte, v uint64) { binary.NativeEndian.PutUint64(b, v) }
 func putNative32(b []byte, v uint32) { binary.NativeEndian.PutUint32(b, v) }
+
+// expectRecord waits for the listener's next event: kind, of the record hotkey.
+func expectRecord(t testing.TB, l *hotkey.Listener, kind hotkey.Kind) {
+	t.Helper()
+	select {
+	case ev := <-l.Events():
+		if ev.Kind != kind || ev.Hotkey != hotkey.Record {
+			t.Fatalf("event %s %s, want %s record", ev.Kind, ev.Hotkey, kind)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no %s event", kind)
+	}
+}
