@@ -64,7 +64,7 @@ func newWayland(log *slog.Logger, getenv func(string) string, remoteToken string
 	w.keyErr = keyRouteErr(globals, err)
 	switch {
 	case w.keyErr == nil:
-	case err == nil && portal.Version(ctx, portal.IfaceRemoteDesktop) > 0:
+	case err == nil && portal.Versions(ctx, portal.IfaceRemoteDesktop)[0] > 0:
 		// The desktop may show its approval dialog: wait for it beside the
 		// app, not here; a paste before the answer leaves the text on the
 		// clipboard and says why.

@@ -111,8 +111,13 @@ func (c *Conn) register(ctx context.Context) {
 // Version is the version property of a portal interface, 0 when the portal
 // lacks it.
 func (c *Conn) Version(ctx context.Context, iface string) (uint32, error) {
+	return version(ctx, c.obj, iface)
+}
+
+// version reads iface's version property from the portal object obj.
+func version(ctx context.Context, obj dbus.BusObject, iface string) (uint32, error) {
 	var v dbus.Variant
-	if err := c.obj.CallWithContext(ctx, ifaceProps+".Get", 0, iface, "version").Store(&v); err != nil {
+	if err := obj.CallWithContext(ctx, ifaceProps+".Get", 0, iface, "version").Store(&v); err != nil {
 		return 0, fmt.Errorf("ask the portal for %s: %w", iface, err)
 	}
 	n, ok := v.Value().(uint32)
@@ -306,21 +311,22 @@ func (s *Session) Close() error {
 	return err
 }
 
-// Version is the version of a portal interface on the session bus, 0 when
-// there is no session bus, no portal, or the portal lacks it. It takes at
+// Versions are the versions of portal interfaces on the session bus, in
+// the order of ifaces, asked over one connection; 0 for each when there is
+// no session bus or no portal, and for one the portal lacks. It takes at
 // most two seconds.
-func Version(ctx context.Context, iface string) uint32 {
+func Versions(ctx context.Context, ifaces ...string) []uint32 {
+	out := make([]uint32, len(ifaces))
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	bus, err := dbus.ConnectSessionBus(dbus.WithContext(ctx))
 	if err != nil {
-		return 0
+		return out
 	}
 	defer bus.Close()
-	var v dbus.Variant
-	if err := bus.Object(BusName, ObjectPath).CallWithContext(ctx, ifaceProps+".Get", 0, iface, "version").Store(&v); err != nil {
-		return 0
+	obj := bus.Object(BusName, ObjectPath)
+	for i, iface := range ifaces {
+		out[i], _ = version(ctx, obj, iface) // a missing interface is 0
 	}
-	n, _ := v.Value().(uint32)
-	return n
+	return out
 }

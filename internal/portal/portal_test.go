@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -281,4 +282,28 @@ func TestStartRecordCancelled(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no answer")
 	}
+}
+
+// Versions asks every interface over one connection: 0 for one the
+// portal lacks, and for all when no portal is on the bus.
+func TestVersions(t *testing.T) {
+	t.Run("portal on the bus", func(t *testing.T) {
+		portalBus(t)
+		got := Versions(context.Background(), IfaceGlobalShortcuts, IfaceRemoteDesktop, "org.freedesktop.portal.Nothing")
+		if want := []uint32{1, 2, 0}; !slices.Equal(got, want) {
+			t.Fatalf("Versions = %v, want %v", got, want)
+		}
+	})
+	t.Run("no portal", func(t *testing.T) {
+		t.Setenv("DBUS_SESSION_BUS_ADDRESS", testenv.PrivateBus(t))
+		if got := Versions(context.Background(), IfaceGlobalShortcuts); !slices.Equal(got, []uint32{0}) {
+			t.Fatalf("Versions = %v, want [0]", got)
+		}
+	})
+	t.Run("no session bus", func(t *testing.T) {
+		t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
+		if got := Versions(context.Background(), IfaceGlobalShortcuts, IfaceRemoteDesktop); !slices.Equal(got, []uint32{0, 0}) {
+			t.Fatalf("Versions = %v, want [0 0]", got)
+		}
+	})
 }

@@ -30,8 +30,8 @@ func Probe(ctx context.Context, getenv func(string) string) Facts {
 			f.Globals = []string{}
 		}
 	}
-	f.GlobalShortcuts = portal.Version(ctx, portal.IfaceGlobalShortcuts)
-	f.RemoteDesktop = portal.Version(ctx, portal.IfaceRemoteDesktop)
+	v := portal.Versions(ctx, portal.IfaceGlobalShortcuts, portal.IfaceRemoteDesktop)
+	f.GlobalShortcuts, f.RemoteDesktop = v[0], v[1]
 	f.InputDevices, f.Keyboards = evdev.Count(evdev.Dir)
 	if f.Keyboards > 0 {
 		if _, err := power.SessionOpen(); err != nil {
