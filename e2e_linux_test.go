@@ -338,6 +338,17 @@ func micWAV(t testing.TB, text string) string {
 	return out
 }
 
+// micSpeech is micWAV's file and how long its speech lasts.
+func micSpeech(t testing.TB, text string) (string, time.Duration) {
+	t.Helper()
+	wav := micWAV(t, text)
+	fi, err := os.Stat(wav)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wav, time.Duration(fi.Size()-44) * time.Second / 32000 // 16 kHz, 16-bit mono, a 44-byte header
+}
+
 func TestPushToTalk(t *testing.T) {
 	desktopSession(t)
 	notes := startNotificationServer(t)

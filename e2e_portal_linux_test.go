@@ -31,12 +31,7 @@ func TestWaylandPortalShortcut(t *testing.T) {
 	env := sway.Env()
 	appEnv := append(env, "DISPLAY=", "PULSE_SERVER=unix:"+filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "pulse", "native"))
 	tg := openWaylandWindow(t, env)
-	wav := micWAV(t, dictated)
-	fi, err := os.Stat(wav)
-	if err != nil {
-		t.Fatal(err)
-	}
-	speech := time.Duration(fi.Size()-44) * time.Second / 32000 // 16 kHz, 16-bit mono
+	wav, speech := micSpeech(t, dictated)
 	cfg := "model: " + testenv.Model(t, "base") + "\nhotkeys:\n  record: ctrl+shift+f9\n"
 	// dictate presses the shortcut, says the sentence, ends the recording
 	// with end (the release, or a second press) and checks the window got it.

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -56,12 +55,7 @@ func TestWaylandPushToTalk(t *testing.T) {
 		t.Errorf("notification %q does not say how to start the app", n)
 	}
 
-	wav := micWAV(t, dictated)
-	fi, err := os.Stat(wav)
-	if err != nil {
-		t.Fatal(err)
-	}
-	speech := time.Duration(fi.Size()-44) * time.Second / 32000 // 16 kHz, 16-bit mono
+	wav, speech := micSpeech(t, dictated)
 
 	for _, tc := range []struct {
 		name string
@@ -155,24 +149,6 @@ func TestWaylandPushToTalk(t *testing.T) {
 // Wayland GTK window that reports its text.
 func openWaylandWindow(t testing.TB, env []string) *target {
 	t.Helper()
-	cmd := exec.Command("/usr/bin/python3", filepath.Join(testenv.RepoRoot(t), "internal", "output", "testdata", "wltarget.py"))
-	cmd.Env = append(os.Environ(), append(env, "GDK_BACKEND=wayland", "DISPLAY=")...)
-	in, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdin = in
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	in.Close()
-	t.Cleanup(func() { w.Close(); _ = cmd.Wait() })
-	tg := &target{name: "the Wayland window", in: w, out: bufio.NewScanner(out)}
-	timer := time.AfterFunc(20*time.Second, func() { _ = cmd.Process.Kill() })
-	defer timer.Stop()
-	if !tg.out.Scan() || tg.out.Text() != "READY" {
-		t.Fatalf("the Wayland window did not take the focus: %q", tg.out.Text())
-	}
-	return tg
+	in, out := testenv.WaylandTarget(t, env)
+	return &target{name: "the Wayland window", in: in, out: out}
 }

@@ -3,10 +3,8 @@
 package indicator_test
 
 import (
-	"bufio"
 	"image"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,36 +27,14 @@ func swayEnv(s *testenv.Sway) func(string) string {
 	return func(k string) string { return env[k] }
 }
 
-// focusedWindow opens a native Wayland GTK window (output's paste target,
-// testdata/wltarget.py there) and returns once it has the keyboard focus.
-func focusedWindow(t *testing.T, s *testenv.Sway) {
-	t.Helper()
-	testenv.RequireWaylandTarget(t, false)
-	cmd := exec.Command("/usr/bin/python3", filepath.Join("..", "output", "testdata", "wltarget.py"))
-	cmd.Env = append(os.Environ(), append(s.Env(), "GDK_BACKEND=wayland", "DISPLAY=")...)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
-	timer := time.AfterFunc(20*time.Second, func() { _ = cmd.Process.Kill() })
-	defer timer.Stop()
-	sc := bufio.NewScanner(out)
-	if !sc.Scan() || sc.Text() != "READY" {
-		t.Fatalf("the GTK window did not get the focus: %q", sc.Text())
-	}
-}
-
 // The layer-shell indicator under real headless sway (no X display at
 // all): it shows at the bottom centre of the output on a screenshot,
 // above a focused window that keeps the focus, draws the level bar, and
 // is gone after Hide.
 func TestLayerShellIndicatorOnSway(t *testing.T) {
 	s := testenv.StartSway(t, "")
-	s.Keyboard(t) // a window takes the keyboard focus only when the seat has a keyboard
-	focusedWindow(t, s)
+	s.Keyboard(t)                     // a window takes the keyboard focus only when the seat has a keyboard
+	testenv.WaylandTarget(t, s.Env()) // a focused window, which must keep the focus
 	focus := s.Focused(t)
 	leaks := goleak.IgnoreCurrent() // the window's pipes end in a cleanup, later
 

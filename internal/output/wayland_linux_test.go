@@ -63,24 +63,8 @@ type wlTargetWindow struct {
 
 func openWaylandTarget(t *testing.T, env []string) *wlTargetWindow {
 	t.Helper()
-	cmd := exec.Command("/usr/bin/python3", filepath.Join("testdata", "wltarget.py"))
-	cmd.Env = append(os.Environ(), append(env, "GDK_BACKEND=wayland", "DISPLAY=")...)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
-	w := &wlTargetWindow{in: in, out: bufio.NewScanner(out)}
-	// It is ready once it has the keyboard focus; a window that never gets
-	// it must not hang the test.
-	timer := time.AfterFunc(20*time.Second, func() { _ = cmd.Process.Kill() })
-	defer timer.Stop()
-	if !w.out.Scan() || w.out.Text() != "READY" {
-		t.Fatalf("Wayland target did not start: %q", w.out.Text())
-	}
-	return w
+	in, out := testenv.WaylandTarget(t, env)
+	return &wlTargetWindow{in: in, out: out}
 }
 
 func (w *wlTargetWindow) ask(t *testing.T, cmd string) string {

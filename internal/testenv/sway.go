@@ -3,11 +3,13 @@
 package testenv
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"image"
 	"image/draw"
 	"image/png"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +29,37 @@ type Sway struct {
 	RuntimeDir, Display string
 	// IPC is its IPC socket, the value for SWAYSOCK.
 	IPC string
+}
+
+// WaylandTarget starts internal/output/testdata/wltarget.py, a native
+// Wayland GTK window, in the session of env and returns once it has the
+// keyboard focus: its command lines go to in, its answers come from out.
+// A window that never gets the focus fails the test within 20 s.
+func WaylandTarget(t testing.TB, env []string) (in io.WriteCloser, out *bufio.Scanner) {
+	t.Helper()
+	RequireWaylandTarget(t, false)
+	cmd := exec.Command("/usr/bin/python3", filepath.Join(RepoRoot(t), "internal", "output", "testdata", "wltarget.py"))
+	cmd.Env = append(os.Environ(), append(env, "GDK_BACKEND=wayland", "DISPLAY=")...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	out = bufio.NewScanner(stdout)
+	timer := time.AfterFunc(20*time.Second, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
+	if !out.Scan() || out.Text() != "READY" {
+		t.Fatalf("the Wayland target window did not take the focus: %q", out.Text())
+	}
+	return in, out
 }
 
 // RequireWaylandTarget stops the test unless the native Wayland target
