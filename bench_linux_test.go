@@ -95,7 +95,7 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 			}
 			a := startApp(b, run.config)
 			tg := openTarget(b)
-			type row struct{ total, stop, feat, eng, paste, wer, wasted, early float64 }
+			type row struct{ total, stop, feat, eng, paste, wer, wasted, early, reused float64 }
 			var rows []row
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -125,7 +125,7 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 				if r.Early {
 					early = 1
 				}
-				rows = append(rows, row{r.ReleaseToPaste, r.CaptureStop, r.Features, r.Engine, r.Paste, wer, r.Wasted, early})
+				rows = append(rows, row{r.ReleaseToPaste, r.CaptureStop, r.Features, r.Engine, r.Paste, wer, r.Wasted, early, float64(r.Reused)})
 			}
 			b.StopTimer()
 			med := func(get func(row) float64) float64 {
@@ -155,6 +155,7 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 			// early ones thrown away.
 			b.ReportMetric(mean(func(r row) float64 { return r.eng + r.wasted }), "engine_total_ms")
 			b.ReportMetric(mean(func(r row) float64 { return r.early }), "early_used")
+			b.ReportMetric(mean(func(r row) float64 { return r.reused }), "reused_windows")
 			wer := mean(func(r row) float64 { return r.wer })
 			b.ReportMetric(wer, "mean_wer")
 			// One word of a 4-word clip is 25 %; over several dictations a mean this
@@ -191,6 +192,8 @@ type dictatedRecord struct {
 	// engine time of the hold's early transcriptions not used.
 	Early  bool    `json:"early"`
 	Wasted float64 `json:"wasted_ms"`
+	// Reused counts the 30-s windows decoded during the hold and not again.
+	Reused int `json:"reused_windows"`
 }
 
 // records reads the JSON log (WHISPERKEY_LOG_FORMAT=json) and returns the

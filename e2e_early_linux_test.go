@@ -204,7 +204,7 @@ func TestTextReadyAtRelease(t *testing.T) {
 		if wer := whisper.WordErrorRate(said, got); wer > 0.15 {
 			t.Fatalf("pasted %q (WER %.2f), want %q", got, wer, said)
 		}
-		t.Logf("60 s: early %v, release to paste %.0f ms, wasted %.0f ms", r.Early, r.ReleaseToPaste, r.Wasted)
+		t.Logf("60 s: early %v, release to paste %.0f ms, wasted %.0f ms, windows reused %d", r.Early, r.ReleaseToPaste, r.Wasted, r.Reused)
 	})
 
 	t.Run("a model switch during the hold drops the early text", func(t *testing.T) {

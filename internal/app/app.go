@@ -59,6 +59,9 @@ type Transcript struct {
 	// not used (speech went on after them).
 	Early  bool
 	Wasted time.Duration
+	// Reused counts the 30-s windows of a long recording that an early
+	// transcription decoded during the hold and this one did not decode again.
+	Reused int
 }
 
 // Chooser names the profile of a dictation when its key goes down (the
@@ -231,9 +234,10 @@ type Timings struct {
 	// the text appears (the clipboard is restored after that).
 	ReleaseToPaste time.Duration
 	// Early: the text was ready at the release (Transcript.Early); Wasted
-	// is Transcript.Wasted.
+	// and Reused are Transcript's.
 	Early  bool
 	Wasted time.Duration
+	Reused int
 }
 
 // Config are the app's own settings.
@@ -574,7 +578,7 @@ func (a *App) finish(ctx context.Context, j job) {
 		a.emit(Event{State: Error, Err: err, Message: "Transcription failed: " + err.Error()})
 		return
 	}
-	t.Features, t.Engine, t.Cleanup, t.Early, t.Wasted = tr.Features, tr.Engine, tr.Cleaning, tr.Early, tr.Wasted
+	t.Features, t.Engine, t.Cleanup, t.Early, t.Wasted, t.Reused = tr.Features, tr.Engine, tr.Cleaning, tr.Early, tr.Wasted, tr.Reused
 	done := Event{Profile: j.profile, Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice}
 	if tr.Text == "" {
 		a.mu.Lock()

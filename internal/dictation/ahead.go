@@ -128,11 +128,11 @@ func (h *Hold[T]) consider() {
 		return // no speech yet: no engine call
 	}
 	cut := s.Cut(math.MaxInt)
-	// The cut is TailSamples after the speech; the transcription starts
+	// The cut is vad's tail after the speech; the transcription starts
 	// once wait more has passed. Each time speech went on after one (the
 	// pause was inside the dictation), the wait doubles: the work thrown
 	// away per hold stays bounded however often the speaker pauses.
-	ended := cut+h.wait() <= s.Scored()
+	ended := cut+h.wait(cut) <= s.Scored()
 	if c := h.cur; c != nil && c.cut != cut && c.cancel != nil {
 		// More speech came: that transcription is of the wrong audio.
 		c.cancel()
@@ -164,12 +164,34 @@ func (h *Hold[T]) consider() {
 
 // wait is how long past the cut a transcription waits to start, in
 // samples: none at first, then 0.25 s doubling with each dropped one, up
-// to 4 s.
-func (h *Hold[T]) wait() int {
-	if len(h.dropped) == 0 {
+// to 4 s. In a long hold, none while a whole 30-s window before the cut
+// has not been through a finished transcription: the engine keeps such
+// windows (whisper's memo), so that work is not thrown away when speech
+// goes on, and the release decodes only what follows them.
+func (h *Hold[T]) wait(cut int) int {
+	if len(h.dropped) == 0 || cut/whisper.NSamples > h.finished()/whisper.NSamples {
 		return 0
 	}
 	return min(whisper.SampleRate/4<<min(len(h.dropped)-1, 4), 4*whisper.SampleRate)
+}
+
+// finished is the longest audio a transcription of this hold has finished
+// on, dropped or not.
+func (h *Hold[T]) finished() int {
+	longest := 0
+	for _, r := range append([]*run[T]{h.cur}, h.dropped...) {
+		if r == nil {
+			continue
+		}
+		select {
+		case <-r.done:
+			if r.err == nil {
+				longest = max(longest, r.cut)
+			}
+		default:
+		}
+	}
+	return longest
 }
 
 // stop ends following and waits for it.

@@ -146,6 +146,8 @@ func TestAhead(t *testing.T) {
 			[]step{{20, 1}, {12, 0}, {6, 1}, {20, 0}}, true, 38*win + tail, 2, false, 3},
 		{"after a drop, a pause as short as the first waits longer",
 			[]step{{20, 1}, {12, 0}, {6, 1}, {12, 0}}, false, 0, 1, false, 0},
+		{"past a whole 30-s window, a short pause after a drop starts at once",
+			[]step{{20, 1}, {12, 0}, {6, 1}, {1000, 1}, {12, 0}}, true, 1038*win + tail, 2, false, 3},
 		{"no speech: no engine call",
 			[]step{{40, 0}}, false, 0, 0, true, 0},
 	}

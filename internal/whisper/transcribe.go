@@ -158,6 +158,9 @@ type Result struct {
 	// short window was rejected.
 	Path           string `json:"path"`
 	FallbackReason string `json:"fallback_reason,omitempty"`
+	// Reused counts the whole 30-s windows an earlier transcription of the
+	// same audio had decoded (memo.go): text ready sooner, the same words.
+	Reused int `json:"reused_windows,omitempty"`
 }
 
 const (
@@ -178,6 +181,8 @@ type Transcriber struct {
 	// aligner times words; noAligner says why there is none (UseAligner).
 	aligner   Aligner
 	noAligner error
+	// memo keeps whole windows of long recordings decoded (memo.go).
+	memo windowMemo
 }
 
 // NewTranscriber decodes with eng, whose model has nMels mel bins and the vocabulary of tok.
@@ -248,7 +253,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 	firstID := t.nextID.Add(1)
 	// The first decoding window too: the worker encodes it once.
 	firstWin := wire.Window{ID: firstID, NMels: t.nMels, Frames: NFrames, Features: mel.Window(0, min(NFrames, contentFrames))}
-	lang, prob, err := t.language(ctx, firstWin, opt.Language)
+	lang, prob, err := t.language(ctx, firstWin, opt.Language, contentFrames >= NFrames)
 	if err != nil {
 		return nil, err
 	}
@@ -278,8 +283,19 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 		if seek > 0 {
 			win = wire.Window{ID: t.nextID.Add(1), NMels: t.nMels, Frames: NFrames, Features: mel.Window(seek, size)}
 		}
-		heard := t.hearsSpeech(samples[min(seek*HopLength, len(samples)):min((seek+size)*HopLength, len(samples))], opt)
-		d, err := t.decodeWindow(ctx, win, allTokens[promptResetSince:], sot, suppress, opt, seek == 0, heard)
+		audio := samples[min(seek*HopLength, len(samples)):min((seek+size)*HopLength, len(samples))]
+		heard := t.hearsSpeech(audio, opt)
+		var d decoded
+		if size == NFrames {
+			// A whole window: an earlier transcription of the same hold may have decoded it.
+			var reused bool
+			d, reused, err = t.decodeRemembered(ctx, win, audio, allTokens[promptResetSince:], sot, suppress, opt, seek == 0, heard)
+			if reused {
+				res.Reused++
+			}
+		} else {
+			d, err = t.decodeWindow(ctx, win, allTokens[promptResetSince:], sot, suppress, opt, seek == 0, heard)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -327,6 +343,22 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 	return res, nil
 }
 
+// decodeRemembered is decodeWindow through the memo: a whole window decoded
+// before with the same inputs is not decoded again.
+func (t *Transcriber) decodeRemembered(ctx context.Context, win wire.Window, audio []float32, previous, sot, suppress []int, opt Options, first bool, heard func() bool) (decoded, bool, error) {
+	key := decodeKey(win, audio, previous, sot, suppress, opt, first)
+	if it, ok := t.memo.get(key); ok {
+		t.log.Debug("window decoded before: reused", "window_id", win.ID)
+		return it.d, true, nil
+	}
+	d, err := t.decodeWindow(ctx, win, previous, sot, suppress, opt, first, heard)
+	if err == nil {
+		// Kept even when ctx has ended since: the window was decoded whole.
+		t.memo.put(key, memoItem{d: d})
+	}
+	return d, false, err
+}
+
 // decodeWindow decodes one 30-s window with the temperature fallback. With
 // a vocabulary, a decode that writes none of its terms is replaced by one
 // without it (vocabulary.go says why).
@@ -347,8 +379,9 @@ func (t *Transcriber) decodeWindow(ctx context.Context, win wire.Window, previou
 }
 
 // language returns the language to decode in: the requested one, "en" for
-// English-only models, or the detected one (from the first window).
-func (t *Transcriber) language(ctx context.Context, win wire.Window, want string) (string, float32, error) {
+// English-only models, or the detected one (from the first window; one
+// detected before on the same whole window is remembered).
+func (t *Transcriber) language(ctx context.Context, win wire.Window, want string, whole bool) (string, float32, error) {
 	if !t.tok.Multilingual() {
 		if want != "" && want != "auto" && want != "en" {
 			return "", 0, fmt.Errorf("language %q: this model is English-only (pick a multilingual model or language en)", want)
@@ -361,6 +394,13 @@ func (t *Transcriber) language(ctx context.Context, win wire.Window, want string
 		}
 		return want, 1, nil
 	}
+	var key memoKey
+	if whole {
+		key = languageKey(win)
+		if it, ok := t.memo.get(key); ok {
+			return it.langs[0].Language, it.langs[0].Probability, nil
+		}
+	}
 	ectx, err := engineContext(ctx)
 	if err != nil {
 		return "", 0, err
@@ -368,6 +408,9 @@ func (t *Transcriber) language(ctx context.Context, win wire.Window, want string
 	probs, err := t.eng.DetectLanguage(ectx, win)
 	if err != nil {
 		return "", 0, fmt.Errorf("detect language: %w", err)
+	}
+	if whole && len(probs) > 0 {
+		t.memo.put(key, memoItem{langs: probs})
 	}
 	if len(probs) == 0 {
 		return "", 0, errors.New("detect language: no result")
