@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/vad"
 	"github.com/whisperkey/whisperkey/internal/vad/vadtest"
@@ -80,7 +81,7 @@ func start(t testing.TB, cmd *exec.Cmd) *proc {
 // `transcribe --remote` to an OpenAI-compatible server we did not write,
 // faster-whisper-server 0.0.3 (PyPI) on the same model, gives faster-whisper's
 // own words for the same audio: what we send is what the file holds, cut
-// 256 ms after its speech as every dictation is (dictation.Pipeline.Trim).
+// after its speech as every dictation is (dictation.EngineInput).
 func TestRemoteToFasterWhisperServer(t *testing.T) {
 	py, model := testenv.Python(t), testenv.Model(t, "base")
 	if out, err := exec.Command(py, "-c", "import faster_whisper_server").CombinedOutput(); err != nil {
@@ -135,12 +136,8 @@ func cutWAV(t *testing.T, det *vad.Detector, file string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cut, err := det.Cut(s)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var b bytes.Buffer
-	if err := audio.EncodeWAV(&b, s[:cut], audio.SampleRate, 1, audio.Float32); err != nil {
+	if err := audio.EncodeWAV(&b, dictation.EngineInput(det, s, whisper.DefaultOptions()), audio.SampleRate, 1, audio.Float32); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), filepath.Base(file))

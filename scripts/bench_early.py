@@ -32,9 +32,9 @@ def noise(path, seconds):
     sox("-R", "-n", "-r", "16000", "-c", "1", "-b", "16", path, "synth", str(seconds), "pinknoise", "vol", "0.003")
 
 
-def ours(a, files, env):
+def ours(a, files, env, full_window=True):
     cmd = [a.binary, "transcribe", "--json", "--language", "en", "--model", a.model, "--compute-type", "int8",
-           "--threads", str(a.threads), "--beam-size", str(a.beam), "--full-window"]
+           "--threads", str(a.threads), "--beam-size", str(a.beam)] + (["--full-window"] if full_window else [])
     out = subprocess.run(cmd + files, capture_output=True, text=True, env={**os.environ, **env})
     if out.returncode:
         sys.exit(f"whisperkey transcribe failed: {out.stderr[-2000:]}")
@@ -80,6 +80,9 @@ def main():
         "(a) whole recording at the release (before)": ours(a, files, {"WHISPERKEY_VAD_DIR": empty}),
         "(b) cut after the speech: early or at the release (now)": ours(a, files, {}),
         "(c) faster-whisper 1.2.1 (no VAD)": faster_whisper(a, files),
+        # What ships on a CPU: the short window under 10 s (docs/benchmarks.md#short-window).
+        "(a) whole, CPU default window": ours(a, files, {"WHISPERKEY_VAD_DIR": empty}, full_window=False),
+        "(b) cut, CPU default window": ours(a, files, {}, full_window=False),
     }
     words = sum(len(norm(c[3]).split()) for c in clips)
     print(f"{len(clips)} recordings ({len(sources)} sources x 2 pauses), {words} reference words; "
@@ -97,9 +100,14 @@ def main():
             m = jiwer.process_words([norm(c[3]) for c in sel], [norm(res[c[2]]["text"]) or "-" for c in sel])
             row.append(f"{100 * m.wer:.1f} %")
         print(f"| {label} | " + " | ".join(row) + " |")
-    a_, b_ = runs["(a) whole recording at the release (before)"], runs["(b) cut after the speech: early or at the release (now)"]
+    for a_name, b_name in (("(a) whole recording at the release (before)", "(b) cut after the speech: early or at the release (now)"),
+                           ("(a) whole, CPU default window", "(b) cut, CPU default window")):
+        report_differences(clips, files, runs[a_name], runs[b_name], b_name)
+
+
+def report_differences(clips, files, a_, b_, label):
     differ = [c for c in clips if norm(a_[c[2]]["text"]) != norm(b_[c[2]]["text"])]
-    print(f"\n{len(differ)} of {len(files)} recordings get other words cut than whole:\n")
+    print(f"\n{label}: {len(differ)} of {len(files)} recordings get other words cut than whole:\n")
     for c in differ:
         print(f"- {os.path.basename(c[2])}: whole \"{a_[c[2]]['text'].strip()}\"; cut \"{b_[c[2]]['text'].strip()}\"; "
               f"said \"{c[3]}\"")

@@ -8,15 +8,16 @@ import (
 )
 
 // The end of a dictation's speech, as the engine sees it: the recording is
-// cut TailWindows windows after the last window scoring VoicedProb or more.
-// The cut depends only on the audio before it, so a transcription started
+// cut TailWindows windows after the last window scoring VoicedProb or more
+// (the engine then hears 128 ms of digital silence, dictation.Silence). The
+// cut depends only on the audio before it, so a transcription started
 // during the hold, once that much non-speech has arrived, sees exactly what
 // the release will hand over. VoicedProb is the speech gate's faint level:
 // a soft last word scores above it (see faintProb), and a noise window that
 // does too only moves the cut later.
 const (
 	VoicedProb  = faintProb
-	TailWindows = 8 // 256 ms: Whisper hears a last syllable whole
+	TailWindows = 4 // 128 ms of the room, then 128 ms of silence: Whisper hears a last syllable whole
 	// TailSamples is the audio kept after the last voiced window.
 	TailSamples = TailWindows * Window
 )
