@@ -1,6 +1,7 @@
 package whisper
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -24,10 +25,16 @@ const memoSize = 8
 // features, its audio, the prompt, the options), so a window that differs
 // in any bit, such as one whose features a louder later word renormalised,
 // is decoded afresh. Windows live in memory only, for the loaded model.
+//
+// A window being decoded is waited for, not decoded twice: the release
+// comes while the hold's transcription is still decoding the first window
+// more often than not, and the engine would only queue a second decode of
+// it behind the first.
 type windowMemo struct {
-	mu    sync.Mutex
-	items map[memoKey]memoItem
-	order []memoKey // oldest first
+	mu     sync.Mutex
+	items  map[memoKey]memoItem
+	order  []memoKey                 // oldest first
+	flight map[memoKey]chan struct{} // closed when the decode of the key ends
 }
 
 type memoKey [sha256.Size]byte
@@ -37,21 +44,48 @@ type memoItem struct {
 	langs []wire.LangProb
 }
 
-func (m *windowMemo) get(k memoKey) (memoItem, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	it, ok := m.items[k]
-	if !ok {
-		return memoItem{}, false
+// begin returns the item of k when it is known. Otherwise, after waiting
+// for a decode of k in flight elsewhere to end, it makes the caller the one
+// to decode k: the caller must then call done, with ok false when it has
+// no item (its decode failed or was not made).
+func (m *windowMemo) begin(ctx context.Context, k memoKey) (it memoItem, known bool, done func(it memoItem, ok bool), err error) {
+	for {
+		m.mu.Lock()
+		if it, ok := m.items[k]; ok {
+			m.mu.Unlock()
+			// The caller's Result hands tokens out; the memo keeps its own.
+			it.d.tokens = slices.Clone(it.d.tokens)
+			return it, true, nil, nil
+		}
+		ch, busy := m.flight[k]
+		if !busy {
+			if m.flight == nil {
+				m.flight = make(map[memoKey]chan struct{})
+			}
+			ch = make(chan struct{})
+			m.flight[k] = ch
+			m.mu.Unlock()
+			return memoItem{}, false, func(it memoItem, ok bool) {
+				m.mu.Lock()
+				delete(m.flight, k)
+				if ok {
+					m.put(k, it)
+				}
+				m.mu.Unlock()
+				close(ch)
+			}, nil
+		}
+		m.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return memoItem{}, false, nil, ctx.Err()
+		}
 	}
-	// The caller's Result hands tokens out; the memo keeps its own.
-	it.d.tokens = slices.Clone(it.d.tokens)
-	return it, true
 }
 
+// put keeps it under k; m.mu is held.
 func (m *windowMemo) put(k memoKey, it memoItem) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.items == nil {
 		m.items = make(map[memoKey]memoItem, memoSize)
 	}

@@ -346,16 +346,16 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 // decodeRemembered is decodeWindow through the memo: a whole window decoded
 // before with the same inputs is not decoded again.
 func (t *Transcriber) decodeRemembered(ctx context.Context, win wire.Window, audio []float32, previous, sot, suppress []int, opt Options, first bool, heard func() bool) (decoded, bool, error) {
-	key := decodeKey(win, audio, previous, sot, suppress, opt, first)
-	if it, ok := t.memo.get(key); ok {
-		t.log.Debug("window decoded before: reused", "window_id", win.ID)
-		return it.d, true, nil
+	it, known, done, err := t.memo.begin(ctx, decodeKey(win, audio, previous, sot, suppress, opt, first))
+	if err != nil || known {
+		if known {
+			t.log.Debug("window decoded before: reused", "window_id", win.ID)
+		}
+		return it.d, known, err
 	}
 	d, err := t.decodeWindow(ctx, win, previous, sot, suppress, opt, first, heard)
-	if err == nil {
-		// Kept even when ctx has ended since: the window was decoded whole.
-		t.memo.put(key, memoItem{d: d})
-	}
+	// Kept even when ctx has ended since: the window was decoded whole.
+	done(memoItem{d: d}, err == nil)
 	return d, false, err
 }
 
@@ -394,28 +394,41 @@ func (t *Transcriber) language(ctx context.Context, win wire.Window, want string
 		}
 		return want, 1, nil
 	}
-	var key memoKey
+	var done func(memoItem, bool)
 	if whole {
-		key = languageKey(win)
-		if it, ok := t.memo.get(key); ok {
+		it, known, d, err := t.memo.begin(ctx, languageKey(win))
+		if err != nil {
+			return "", 0, err
+		}
+		if known {
 			return it.langs[0].Language, it.langs[0].Probability, nil
 		}
+		done = d
 	}
-	ectx, err := engineContext(ctx)
+	probs, err := t.detectLanguage(ctx, win)
+	if done != nil {
+		done(memoItem{langs: probs}, err == nil)
+	}
 	if err != nil {
 		return "", 0, err
 	}
+	return probs[0].Language, probs[0].Probability, nil
+}
+
+// detectLanguage asks the engine for the languages of win, likeliest first.
+func (t *Transcriber) detectLanguage(ctx context.Context, win wire.Window) ([]wire.LangProb, error) {
+	ectx, err := engineContext(ctx)
+	if err != nil {
+		return nil, err
+	}
 	probs, err := t.eng.DetectLanguage(ectx, win)
 	if err != nil {
-		return "", 0, fmt.Errorf("detect language: %w", err)
-	}
-	if whole && len(probs) > 0 {
-		t.memo.put(key, memoItem{langs: probs})
+		return nil, fmt.Errorf("detect language: %w", err)
 	}
 	if len(probs) == 0 {
-		return "", 0, errors.New("detect language: no result")
+		return nil, errors.New("detect language: no result")
 	}
-	return probs[0].Language, probs[0].Probability, nil
+	return probs, nil
 }
 
 // prompt builds the decoder prompt as faster-whisper's get_prompt does, with
