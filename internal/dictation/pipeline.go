@@ -70,7 +70,7 @@ type Trimmer interface {
 // 128 ms less of the recording, so an early transcription starts that much
 // sooner after the speech. Chosen on the real-speech set (4 windows of each
 // against 8 of the room alone: pooled WER 13.2 against 13.5 %,
-// docs/benchmarks.md#text-ready-at-the-release).
+// docs/benchmarks.md#text-ready-at-the-release-round-two-2026-11-27).
 const Silence = whisper.SampleRate * 128 / 1000
 
 // MaxTrim is the longest recording Trim is asked about: a dictation's
