@@ -140,9 +140,11 @@ func (t Trimmed) Transcribe(ctx context.Context, samples []float32, opt whisper.
 
 // EngineInput is what the engine hears of a recording: up to tr's cut,
 // then Silence, when speech detection is on and the recording is not too
-// long to score; the recording as it is otherwise.
+// long to score; the recording as it is otherwise. Word timestamps are for
+// the words of a file as it is (serve's clients, transcribe --words), timed
+// as faster-whisper times them: a request for them is not cut.
 func EngineInput(tr Trimmer, samples []float32, o whisper.Options) []float32 {
-	if tr == nil || !o.DetectSpeech || len(samples) > int(MaxTrim.Seconds())*whisper.SampleRate {
+	if tr == nil || !o.DetectSpeech || o.WordTimestamps || len(samples) > int(MaxTrim.Seconds())*whisper.SampleRate {
 		return samples
 	}
 	n, err := tr.Cut(samples)

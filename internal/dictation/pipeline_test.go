@@ -26,6 +26,8 @@ func TestEngineInput(t *testing.T) {
 	}
 	off := whisper.DefaultOptions()
 	off.DetectSpeech = false
+	words := whisper.DefaultOptions()
+	words.WordTimestamps = true
 	cases := []struct {
 		name string
 		tr   dictation.Trimmer
@@ -36,6 +38,7 @@ func TestEngineInput(t *testing.T) {
 		{"cut at the end: silence still follows", cutAt{n: len(rec)}, whisper.DefaultOptions(), len(rec)},
 		{"no trimmer", nil, whisper.DefaultOptions(), -1},
 		{"speech detection off", cutAt{n: whisper.SampleRate}, off, -1},
+		{"word timestamps: the file as it is", cutAt{n: whisper.SampleRate}, words, -1},
 		{"the detector failed", cutAt{n: 10, err: errors.New("onnx")}, whisper.DefaultOptions(), -1},
 	}
 	for _, tc := range cases {
