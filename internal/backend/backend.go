@@ -40,6 +40,11 @@ type Options struct {
 	// SpeechDetector, when set, runs before decoding (Options.DetectSpeech);
 	// the caller owns it and closes it after the models that use it.
 	SpeechDetector whisper.SpeechDetector
+	// Yielding gives a model on the CPU a second, background worker for
+	// work that gives way (whisper.Yielding: transcriptions made while the
+	// key is held), so that dropping such work frees the CPU at once
+	// instead of after the engine call in flight.
+	Yielding bool
 }
 
 // Loaded is an open model and the decision that placed it.
@@ -126,9 +131,13 @@ func Open(ctx context.Context, modelDir string, opt Options, log *slog.Logger) (
 		d = cpuDecision(d, fb.msg)
 		log.Warn("GPU not used", "reason", fb.msg)
 	}
-	m, err := openModel(ctx, SpecFor(d, modelDir, opt), opt.Engine, log)
+	spec := SpecFor(d, modelDir, opt)
+	m, err := openModel(ctx, spec, opt.Engine, log)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Yielding {
+		m.yieldOnOwnWorker(spec, opt.Engine, log)
 	}
 	if opt.SpeechDetector != nil {
 		m.UseSpeechDetector(opt.SpeechDetector)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
@@ -14,6 +16,8 @@ import (
 type model struct {
 	*whisper.Transcriber
 	client *engine.Client
+	// yielding is the background worker of work that gives way, or nil.
+	yielding *engine.Client
 }
 
 // transcriber is what Verify runs on a GPU and on the CPU.
@@ -55,5 +59,36 @@ func canAlign(spec engine.Spec, ready engine.Ready) error {
 	return whisper.CheckAlignmentHeads(spec.ModelDir)
 }
 
-// Close stops the engine worker.
-func (m *model) Close() error { return m.client.Close() }
+// maxYieldingModel is the largest model.bin given a second worker: the
+// second copy of the model costs its size in memory again.
+const maxYieldingModel = 1 << 30
+
+// yieldOnOwnWorker starts, in the background, a second worker on spec for
+// the transcriber's work that gives way (whisper.Transcriber.UseForYielding);
+// a model too large for two copies keeps one worker.
+func (m *model) yieldOnOwnWorker(spec engine.Spec, opt engine.Options, log *slog.Logger) {
+	fi, err := os.Stat(filepath.Join(spec.ModelDir, "model.bin"))
+	if err != nil {
+		log.Warn("no background engine worker", "err", err)
+		return
+	}
+	if fi.Size() > maxYieldingModel {
+		log.Info("no background engine worker: the model is too large for a second copy", "bytes", fi.Size())
+		return
+	}
+	c, err := engine.StartBackground(spec, opt, log)
+	if err != nil {
+		log.Warn("no background engine worker", "err", err)
+		return
+	}
+	m.yielding = c
+	m.UseForYielding(c)
+}
+
+// Close stops the engine workers.
+func (m *model) Close() error {
+	if m.yielding != nil {
+		_ = m.yielding.Close()
+	}
+	return m.client.Close()
+}

@@ -41,6 +41,7 @@ func (d *desk) backendOptions(cfg config.Config) backend.Options {
 		EngineRoot: d.opt.EngineRoot, StateDir: d.opt.StateDir, Device: cfg.Engine.Device,
 		DeviceIndex: cfg.Engine.DeviceIndex, ComputeType: cfg.Engine.ComputeType, Threads: cfg.Engine.CPUThreads,
 		Sample: sample, Engine: eng, SpeechDetector: d.opt.SpeechDetector,
+		Yielding: cfg.Decode.Early,
 	}
 }
 

@@ -45,6 +45,12 @@ type Options struct {
 	// OnRestart, when set, hears that a crashed worker was started again
 	// (err is why it died), to tell the user. It must return quickly.
 	OnRestart func(err error)
+	// Background makes a worker for work that gives way (transcriptions
+	// made while the key is held): it runs below the app's CPU priority, and
+	// when a request is cut short by its context, which kills the worker, a
+	// new one starts at once in the background rather than with the next
+	// request.
+	Background bool
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -100,6 +106,11 @@ type Client struct {
 	encoded   uint64
 	encodedAt *float32
 	sent      uint64 // feature bytes written to workers, for benchmarks
+
+	// For a Background client: starts of a new worker, ended by Close.
+	bg       context.Context
+	stopBg   context.CancelFunc
+	starting sync.WaitGroup
 }
 
 // Start launches a worker for spec and waits until its model is loaded.
@@ -115,6 +126,40 @@ func Start(ctx context.Context, spec Spec, opt Options, log *slog.Logger) (*Clie
 		return nil, err
 	}
 	return c, nil
+}
+
+// StartBackground makes a client with opt.Background set whose worker
+// loads in the background: a request made before it is ready waits for it.
+func StartBackground(spec Spec, opt Options, log *slog.Logger) (*Client, error) {
+	opt.Background = true
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{opt: opt, log: log.With("pkg", "engine", "worker", "background"), spec: spec}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.startInBackgroundLocked()
+	return c, nil
+}
+
+// startInBackgroundLocked starts a worker without waiting for it.
+func (c *Client) startInBackgroundLocked() {
+	if c.bg == nil {
+		c.bg, c.stopBg = context.WithCancel(context.Background())
+	}
+	c.starting.Add(1)
+	go func() {
+		defer c.starting.Done()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.closed || c.w != nil {
+			return
+		}
+		if err := c.startLocked(c.bg); err != nil && c.bg.Err() == nil {
+			c.log.Warn("background engine worker did not start; the next request starts it", "err", err)
+		}
+	}()
 }
 
 // Ready reports the current worker's model facts and devices.
@@ -180,9 +225,13 @@ func (c *Client) FeatureBytes() uint64 {
 // Close stops the worker. It is safe to call more than once.
 func (c *Client) Close() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	if c.stopBg != nil {
+		c.stopBg() // a worker still loading gives up
+	}
 	c.closed = true
 	c.stopLocked()
+	c.mu.Unlock()
+	c.starting.Wait()
 	return nil
 }
 
@@ -235,6 +284,9 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 		if ctx.Err() != nil {
 			// The worker may be busy for seconds more; don't leave it computing.
 			c.stopLocked()
+			if c.opt.Background {
+				c.startInBackgroundLocked()
+			}
 			return ctx.Err()
 		}
 		dead := c.w
@@ -430,6 +482,9 @@ func startProc(opt Options, spec Spec, log *slog.Logger) (*proc, error) {
 	cmd := exec.Command(opt.Exe, opt.Args...)
 	cmd.Env = workerEnv(runtime.GOOS, spec.Device != "cpu", append([]string{spec.LibDir}, spec.ExtraLibDirs...), append(os.Environ(), opt.Env...))
 	hideWindow(cmd)
+	if opt.Background {
+		belowNormal(cmd)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -444,6 +499,11 @@ func startProc(opt Options, spec Spec, log *slog.Logger) (*proc, error) {
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start engine worker %s: %w", opt.Exe, err)
+	}
+	if opt.Background {
+		if err := lowerPriority(cmd); err != nil {
+			log.Warn("could not lower the background engine worker's priority", "err", err)
+		}
 	}
 	p := &proc{cmd: cmd, stdin: stdin, bw: bufio.NewWriterSize(stdin, 1<<20),
 		frames: make(chan frame), done: make(chan struct{})}

@@ -178,6 +178,9 @@ type Transcriber struct {
 	nextID atomic.Uint64
 	short  shortWindow
 	speech SpeechDetector
+	// yielding, when set, runs the engine calls of work that gives way
+	// (UseForYielding).
+	yielding Engine
 	// aligner times words; noAligner says why there is none (UseAligner).
 	aligner   Aligner
 	noAligner error
@@ -353,7 +356,7 @@ func (t *Transcriber) decodeRemembered(ctx context.Context, win wire.Window, aud
 		}
 		return it.d, known, err
 	}
-	d, err := t.decodeWindow(ctx, win, previous, sot, suppress, opt, first, heard)
+	d, err := t.decodeWindow(remembered(ctx), win, previous, sot, suppress, opt, first, heard)
 	// Kept even when ctx has ended since: the window was decoded whole.
 	done(memoItem{d: d}, err == nil)
 	return d, false, err
@@ -403,7 +406,7 @@ func (t *Transcriber) language(ctx context.Context, win wire.Window, want string
 		if known {
 			return it.langs[0].Language, it.langs[0].Probability, nil
 		}
-		done = d
+		done, ctx = d, remembered(ctx)
 	}
 	probs, err := t.detectLanguage(ctx, win)
 	if done != nil {
@@ -417,11 +420,11 @@ func (t *Transcriber) language(ctx context.Context, win wire.Window, want string
 
 // detectLanguage asks the engine for the languages of win, likeliest first.
 func (t *Transcriber) detectLanguage(ctx context.Context, win wire.Window) ([]wire.LangProb, error) {
-	ectx, err := engineContext(ctx)
+	eng, ectx, err := t.engineFor(ctx)
 	if err != nil {
 		return nil, err
 	}
-	probs, err := t.eng.DetectLanguage(ectx, win)
+	probs, err := eng.DetectLanguage(ectx, win)
 	if err != nil {
 		return nil, fmt.Errorf("detect language: %w", err)
 	}
@@ -638,11 +641,11 @@ func (t *Transcriber) generateAt(ctx context.Context, win wire.Window, prompt, s
 	} else {
 		req.BeamSize, req.Patience = max(opt.BeamSize, 1), opt.Patience
 	}
-	ectx, err := engineContext(ctx)
+	eng, ectx, err := t.engineFor(ctx)
 	if err != nil {
 		return decoded{}, err
 	}
-	res, err := t.eng.Generate(ectx, win, req)
+	res, err := eng.Generate(ectx, win, req)
 	if err != nil {
 		return decoded{}, fmt.Errorf("decode at temperature %.1f: %w", temp, err)
 	}

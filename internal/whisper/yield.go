@@ -2,13 +2,17 @@ package whisper
 
 import "context"
 
-type yieldKey struct{}
+type (
+	yieldKey    struct{}
+	rememberKey struct{}
+)
 
 // Yielding marks ctx as the context of work that gives way, such as a
 // transcription started while the key is still held: when ctx ends,
 // Transcribe returns its error before the next engine call instead of
 // cutting the call in flight short, which would cost the engine worker its
-// process (and the next dictation a model load).
+// process (and the next dictation a model load) — unless UseForYielding
+// gave such work an engine of its own.
 func Yielding(ctx context.Context) context.Context {
 	return context.WithValue(ctx, yieldKey{}, true)
 }
@@ -23,6 +27,32 @@ func engineContext(ctx context.Context) (context.Context, error) {
 		return nil, err
 	}
 	return context.WithoutCancel(ctx), nil
+}
+
+// UseForYielding runs the engine calls of Yielding work on eng, an engine
+// of its own whose call in flight ctx's end may cut short: the work given
+// way to then waits for no engine call at all. It must be called before
+// the Transcriber is used.
+func (t *Transcriber) UseForYielding(eng Engine) { t.yielding = eng }
+
+// remembered marks ctx as that of a decode the memo keeps: another
+// transcription may be waiting for it (windowMemo.begin), so a call in
+// flight is finished even when ctx's own work is given up.
+func remembered(ctx context.Context) context.Context {
+	return context.WithValue(ctx, rememberKey{}, true)
+}
+
+// engineFor is the engine and context for one engine call of ctx's work.
+func (t *Transcriber) engineFor(ctx context.Context) (Engine, context.Context, error) {
+	if t.yielding == nil || !IsYielding(ctx) {
+		ectx, err := engineContext(ctx)
+		return t.eng, ectx, err
+	}
+	if r, _ := ctx.Value(rememberKey{}).(bool); r {
+		ectx, err := engineContext(ctx)
+		return t.yielding, ectx, err
+	}
+	return t.yielding, ctx, ctx.Err()
 }
 
 // IsYielding reports whether ctx was made by Yielding.

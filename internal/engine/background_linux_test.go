@@ -1,0 +1,100 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/engine"
+)
+
+// A background worker loads without a request, runs every thread below the
+// app's priority, and when a request is cut short by its context it is
+// killed at once and a new one loads in the background; that one gives the
+// tokens an ordinary worker gives.
+func TestBackgroundWorker(t *testing.T) {
+	c, spec := startBase(t)
+	win := speechWindow(t, 11, "Please send the quarterly report to the finance team before Friday.")
+	want := generate(t, c, win)
+
+	bg, err := engine.StartBackground(spec, testOptions(), testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bg.Close()
+	pid := waitWorker(t, bg, 0)
+	for _, n := range threadNices(t, pid) {
+		if n != 10 {
+			t.Fatalf("background worker's threads have niceness %v, want 10 each", threadNices(t, pid))
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := bg.Generate(ctx, win, engine.GenerateRequest{Prompt: enPrompt, BeamSize: 5, Patience: 1,
+			LengthPenalty: 1, RepetitionPenalty: 1, MaxLength: 448, SamplingTopK: 1, SamplingTemperature: 1,
+			NumHypotheses: 1, MaxInitialTimestampIndex: 50, SuppressTokens: []int{-1}})
+		errc <- err
+	}()
+	time.Sleep(150 * time.Millisecond) // let the request reach the worker
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cut short: err %v, want context.Canceled", err)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("the worker of the request cut short is still there (kill 0: %v)", err)
+	}
+	waitWorker(t, bg, pid)
+	if got := generate(t, bg, win); !slices.Equal(got, want) {
+		t.Fatalf("background worker gave %v, want %v", got, want)
+	}
+}
+
+// waitWorker waits until c runs a worker other than old and returns its pid.
+func waitWorker(t *testing.T, c *engine.Client, old int) int {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		if pid := c.WorkerPID(); pid != 0 && pid != old {
+			return pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no background worker started in 2 minutes (old pid %d)", old)
+	return 0
+}
+
+// threadNices reads the niceness of each thread of process pid.
+func threadNices(t *testing.T, pid int) []int {
+	t.Helper()
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nices []int
+	for _, task := range tasks {
+		stat, err := os.ReadFile(filepath.Join(dir, task.Name(), "stat"))
+		if err != nil {
+			continue // the thread ended
+		}
+		// Fields after the command's closing parenthesis: state is 3rd, nice 19th.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		n, err := strconv.Atoi(f[19-3])
+		if err != nil {
+			t.Fatalf("%s: %v", stat, err)
+		}
+		nices = append(nices, n)
+	}
+	return nices
+}
