@@ -136,6 +136,11 @@ func (a *runningApp) waitStatus(t testing.TB, want string, limit time.Duration) 
 // workerPID finds the app's engine worker.
 func (a *runningApp) workerPID(t testing.TB) int {
 	t.Helper()
+	appStat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", a.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	appNice := strings.Fields(string(appStat[strings.LastIndexByte(string(appStat), ')')+1:]))[16]
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -148,7 +153,9 @@ func (a *runningApp) workerPID(t testing.TB) int {
 		}
 		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
 		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if len(f) > 1 && f[1] == strconv.Itoa(a.cmd.Process.Pid) && strings.Contains(string(cmdline), "engine-worker") {
+		// The background worker of early transcriptions runs below the
+		// app's niceness (field 19 of stat); the tests mean the main one.
+		if len(f) > 16 && f[1] == strconv.Itoa(a.cmd.Process.Pid) && f[16] == appNice && strings.Contains(string(cmdline), "engine-worker") {
 			return pid
 		}
 	}
