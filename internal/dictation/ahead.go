@@ -129,9 +129,10 @@ func (h *Hold[T]) consider() {
 	}
 	cut := s.Cut(math.MaxInt)
 	// The cut is vad's tail after the speech; the transcription starts
-	// once wait more has passed. Each time speech went on after one (the
-	// pause was inside the dictation), the wait doubles: the work thrown
-	// away per hold stays bounded however often the speaker pauses.
+	// once wait more has passed: as long as the engine has spent on
+	// transcriptions the speaker went on past (the pause was inside the
+	// dictation), so the work thrown away per hold stays bounded however
+	// often the speaker pauses.
 	ended := cut+h.wait(cut) <= s.Scored()
 	if c := h.cur; c != nil && c.cut != cut && c.cancel != nil {
 		// More speech came: that transcription is of the wrong audio.
@@ -163,16 +164,35 @@ func (h *Hold[T]) consider() {
 }
 
 // wait is how long past the cut a transcription waits to start, in
-// samples: none at first, then 0.25 s doubling with each dropped one, up
-// to 4 s. In a long hold, none while a whole 30-s window before the cut
-// has not been through a finished transcription: the engine keeps such
-// windows (whisper's memo), so that work is not thrown away when speech
-// goes on, and the release decodes only what follows them.
+// samples: the engine time the hold's dropped transcriptions took, up to
+// 4 s. A dropped transcription ran from its start, wait into a pause, to
+// the pause's end (when its engine cuts the call short) or past it (when
+// the call in flight finishes first), so with an engine that cuts short the
+// hold's wasted time stays under its longest pause, and with one that
+// does not, each drop makes the next wait longer. In a long hold, no wait
+// while a whole 30-s window before the cut has not been through a finished
+// transcription: the engine keeps such windows (whisper's memo), so that
+// work is not thrown away when speech goes on, and the release decodes
+// only what follows them.
 func (h *Hold[T]) wait(cut int) int {
 	if len(h.dropped) == 0 || cut/whisper.NSamples > h.finished()/whisper.NSamples {
 		return 0
 	}
-	return min(whisper.SampleRate/4<<min(len(h.dropped)-1, 4), 4*whisper.SampleRate)
+	var took time.Duration
+	for _, r := range h.dropped {
+		took += r.ran()
+	}
+	return int(min(took, 4*time.Second).Seconds() * whisper.SampleRate)
+}
+
+// ran is how long r ran: all of it once done, so far while it runs.
+func (r *run[T]) ran() time.Duration {
+	select {
+	case <-r.done:
+		return r.took
+	default:
+		return time.Since(r.start)
+	}
 }
 
 // finished is the longest audio a transcription of this hold has finished
@@ -255,12 +275,7 @@ func (h *Hold[T]) wasted(used bool) (n int, took time.Duration) {
 		if r.cancel != nil {
 			r.cancel()
 		}
-		select {
-		case <-r.done:
-			took += r.took
-		default:
-			took += time.Since(r.start)
-		}
+		took += r.ran()
 	}
 	return len(runs), took
 }

@@ -97,6 +97,10 @@ type engine struct {
 	mu   sync.Mutex
 	runs []int // lengths transcribed
 	took time.Duration
+	// cuts: the call in flight ends with its context, as on an engine of
+	// the yielding work's own; otherwise a yielding context is checked
+	// before the call, not during it.
+	cuts bool
 	busy atomic.Int32
 }
 
@@ -106,7 +110,15 @@ func (e *engine) run(ctx context.Context, s []float32) (int, error) {
 	if e.busy.Load() > 1 {
 		return 0, context.Canceled // two at once: the test fails on the count below
 	}
-	time.Sleep(e.took) // one engine call: a yielding context is checked before, not during
+	if e.cuts {
+		select {
+		case <-time.After(e.took):
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	} else {
+		time.Sleep(e.took)
+	}
 	e.mu.Lock()
 	e.runs = append(e.runs, len(s))
 	e.mu.Unlock()
@@ -135,28 +147,35 @@ func TestAhead(t *testing.T) {
 		runs   int // transcriptions started, at least
 		noRuns bool
 		idleAt int // the step before which no transcription may be running (0: none)
+		cuts   bool
 	}{
 		{"silent tail: the hold's transcription is the release's",
-			[]step{{20, 1}, {12, 0}}, true, 20*win + tail, 1, false, 0},
+			[]step{{20, 1}, {12, 0}}, true, 20*win + tail, 1, false, 0, false},
 		{"released inside the tail: transcribed at the release",
-			[]step{{20, 1}, {5, 0}}, false, 0, 0, true, 0},
+			[]step{{20, 1}, {5, 0}}, false, 0, 0, true, 0, false},
 		{"a word after the pause: the early one is dropped",
-			[]step{{20, 1}, {12, 0}, {6, 1}}, false, 0, 1, false, 0},
+			[]step{{20, 1}, {12, 0}, {6, 1}}, false, 0, 1, false, 0, false},
 		{"a word after the pause, then a longer pause: the second is used",
-			[]step{{20, 1}, {12, 0}, {6, 1}, {20, 0}}, true, 38*win + tail, 2, false, 3},
+			[]step{{20, 1}, {12, 0}, {6, 1}, {20, 0}}, true, 38*win + tail, 2, false, 3, false},
 		{"after a drop, a pause as short as the first waits longer",
-			[]step{{20, 1}, {12, 0}, {6, 1}, {12, 0}}, false, 0, 1, false, 0},
+			[]step{{20, 1}, {12, 0}, {6, 1}, {12, 0}}, false, 0, 1, false, 0, false},
 		{"past a whole 30-s window, a short pause after a drop starts at once",
-			[]step{{20, 1}, {12, 0}, {6, 1}, {1000, 1}, {12, 0}}, true, 1038*win + tail, 2, false, 3},
+			[]step{{20, 1}, {12, 0}, {6, 1}, {1000, 1}, {12, 0}}, true, 1038*win + tail, 2, false, 3, false},
 		{"no speech: no engine call",
-			[]step{{40, 0}}, false, 0, 0, true, 0},
+			[]step{{40, 0}}, false, 0, 0, true, 0, false},
+		// Each drop here wastes about one 150-ms step, so the wait after
+		// four is about 0.6 s (19 windows); by count (0.25 s doubling) it
+		// would be 2 s (62 windows), longer than the last pause.
+		{"drops cut short keep the wait to what they cost: after four, a pause is used",
+			[]step{{20, 1}, {40, 0}, {6, 1}, {40, 0}, {6, 1}, {40, 0}, {6, 1}, {40, 0}, {6, 1}, {40, 0}},
+			true, 204*win + tail, 1, false, 0, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &mic{}
 			// An engine call longer than the pauses: the release comes while
 			// the early transcription runs, and waits for it.
-			e := &engine{took: 250 * time.Millisecond}
+			e := &engine{took: 250 * time.Millisecond, cuts: tc.cuts}
 			h := dictation.Ahead[int]{Stream: &levelStream{}, Read: m.read, Run: e.run, Every: 5 * time.Millisecond}.Follow(context.Background())
 			for i, st := range tc.steps {
 				if i > 0 && i == tc.idleAt {
