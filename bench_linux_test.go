@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -95,12 +96,13 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 			}
 			a := startApp(b, run.config)
 			tg := openTarget(b)
-			type row struct{ total, stop, feat, eng, paste, wer, wasted, early, reused float64 }
+			type row struct{ total, stop, feat, eng, paste, wer, wasted, early, reused, cpu float64 }
 			var rows []row
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				tg.clear(b)
 				before := len(records(a.log, "dictated"))
+				cpu := workersCPU(b, a.cmd.Process.Pid)
 				play := func() {
 					if out, err := exec.Command("paplay", "--latency-msec=1000", "-d", "vmic", wav).CombinedOutput(); err != nil {
 						b.Fatalf("paplay: %v %s", err, out)
@@ -125,7 +127,9 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 				if r.Early {
 					early = 1
 				}
-				rows = append(rows, row{r.ReleaseToPaste, r.CaptureStop, r.Features, r.Engine, r.Paste, wer, r.Wasted, early, float64(r.Reused)})
+				cpu = workersCPU(b, a.cmd.Process.Pid) - cpu
+				rows = append(rows, row{r.ReleaseToPaste, r.CaptureStop, r.Features, r.Engine, r.Paste, wer, r.Wasted, early, float64(r.Reused),
+					float64(cpu.Milliseconds())})
 			}
 			b.StopTimer()
 			med := func(get func(row) float64) float64 {
@@ -154,6 +158,10 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 			// Engine time per dictation: the transcription used plus the
 			// early ones thrown away.
 			b.ReportMetric(mean(func(r row) float64 { return r.eng + r.wasted }), "engine_total_ms")
+			// CPU time of the engine workers, loading included (a background
+			// worker killed by a drop loads again), from one dictation's
+			// start to the next one's.
+			b.ReportMetric(mean(func(r row) float64 { return r.cpu }), "workers_cpu_ms")
 			b.ReportMetric(mean(func(r row) float64 { return r.early }), "early_used")
 			b.ReportMetric(mean(func(r row) float64 { return r.reused }), "reused_windows")
 			wer := mean(func(r row) float64 { return r.wer })
@@ -166,6 +174,44 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 			}
 		})
 	}
+}
+
+// workersCPU is the CPU time of process pid's children: the running ones'
+// (utime + stime) and the ended ones it has waited for (its cutime + cstime).
+func workersCPU(b *testing.B, pid int) time.Duration {
+	b.Helper()
+	const clockTicks = 100 // USER_HZ on Linux
+	fields := func(pid string) []string {
+		stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+		if err != nil {
+			return nil // it ended
+		}
+		return strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	}
+	ticks := func(f []string, i ...int) (n int) {
+		for _, k := range i {
+			v, _ := strconv.Atoi(f[k])
+			n += v
+		}
+		return n
+	}
+	// Fields counted from the state (3rd): ppid 4th, utime 14th, stime
+	// 15th, cutime 16th, cstime 17th.
+	app := fields(strconv.Itoa(pid))
+	if app == nil {
+		b.Fatalf("no /proc entry for the app (pid %d)", pid)
+	}
+	n := ticks(app, 13, 14)
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range entries {
+		if f := fields(e.Name()); len(f) > 14 && f[1] == strconv.Itoa(pid) {
+			n += ticks(f, 11, 12)
+		}
+	}
+	return time.Duration(n) * time.Second / clockTicks
 }
 
 // trimEnd cuts the silence after the last word of wav, so the synthetic
