@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -181,13 +180,6 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 func workersCPU(b *testing.B, pid int) time.Duration {
 	b.Helper()
 	const clockTicks = 100 // USER_HZ on Linux
-	fields := func(pid string) []string {
-		stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
-		if err != nil {
-			return nil // it ended
-		}
-		return strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	}
 	ticks := func(f []string, i ...int) (n int) {
 		for _, k := range i {
 			v, _ := strconv.Atoi(f[k])
@@ -197,7 +189,7 @@ func workersCPU(b *testing.B, pid int) time.Duration {
 	}
 	// Fields counted from the state (3rd): ppid 4th, utime 14th, stime
 	// 15th, cutime 16th, cstime 17th.
-	app := fields(strconv.Itoa(pid))
+	app := procStat(strconv.Itoa(pid))
 	if app == nil {
 		b.Fatalf("no /proc entry for the app (pid %d)", pid)
 	}
@@ -207,7 +199,7 @@ func workersCPU(b *testing.B, pid int) time.Duration {
 		b.Fatal(err)
 	}
 	for _, e := range entries {
-		if f := fields(e.Name()); len(f) > 14 && f[1] == strconv.Itoa(pid) {
+		if f := procStat(e.Name()); len(f) > 14 && f[1] == strconv.Itoa(pid) {
 			n += ticks(f, 11, 12)
 		}
 	}

@@ -133,25 +133,32 @@ func (a *runningApp) waitStatus(t testing.TB, want string, limit time.Duration) 
 	return ""
 }
 
+// procStat is the fields of /proc/PID/stat after the command's closing
+// parenthesis, so f[0] is the state (field 3), f[1] the parent's pid; nil
+// when the process has ended.
+func procStat(pid string) []string {
+	stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+}
+
 // workerPID finds the app's engine worker.
 func (a *runningApp) workerPID(t testing.TB) int {
 	t.Helper()
-	appStat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", a.cmd.Process.Pid))
-	if err != nil {
-		t.Fatal(err)
+	app := procStat(strconv.Itoa(a.cmd.Process.Pid))
+	if len(app) < 17 {
+		t.Fatalf("no /proc entry for the app (pid %d)", a.cmd.Process.Pid)
 	}
-	appNice := strings.Fields(string(appStat[strings.LastIndexByte(string(appStat), ')')+1:]))[16]
+	appNice := app[16]
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		f := procStat(e.Name())
 		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		// The background worker of early transcriptions runs below the
 		// app's niceness (field 19 of stat); the tests mean the main one.
