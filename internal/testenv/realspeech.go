@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -75,4 +76,27 @@ func readPCM16(path string) ([]float32, error) {
 		s[k] = float32(int16(binary.LittleEndian.Uint16(data[2*k:]))) / 32768
 	}
 	return s, nil
+}
+
+// Joined is clips of the real-speech set (one speaker's consecutive ones, by
+// name) joined into one longer recording, with 0.3 s of faint room noise
+// (about -50 dBFS) after each: a dictation with real pauses.
+func Joined(t testing.TB, clips []Clip, names ...string) Clip {
+	t.Helper()
+	gap := PinkNoise(0.3, 5)
+	for i := range gap {
+		gap[i] *= 0.1
+	}
+	var out Clip
+	var refs []string
+	for _, n := range names {
+		i := slices.IndexFunc(clips, func(c Clip) bool { return c.Name == n })
+		if i < 0 {
+			t.Fatalf("real speech: no clip %q (re-run scripts/speech.sh)", n)
+		}
+		out.Samples = append(append(out.Samples, clips[i].Samples...), gap...)
+		refs = append(refs, clips[i].Reference)
+	}
+	out.Name, out.Reference = strings.Join(names, "+"), strings.Join(refs, " ")
+	return out
 }

@@ -32,7 +32,10 @@ const (
 // loops or mishears. The numbers below were chosen on the real-speech set
 // (docs/benchmarks.md).
 type shortWindow struct {
-	// maxFrames: longer audio always gets the full window.
+	// maxFrames: longer audio always gets the full window. Past about 19 s
+	// the short decode mostly stops before the end of the audio (Whisper
+	// leaves the last sentence to a next window), and the fallback then
+	// costs a second decode.
 	maxFrames int
 	// floorFrames is the smallest window, marginFrames the zeros after the
 	// audio: the model needs to "see" the end of speech to close it.
@@ -56,7 +59,7 @@ type shortWindow struct {
 }
 
 var defaultShortWindow = shortWindow{
-	maxFrames:       1000,
+	maxFrames:       1800,
 	floorFrames:     1000,
 	marginFrames:    300,
 	maxCompression:  2.0,

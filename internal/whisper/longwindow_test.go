@@ -1,0 +1,272 @@
+package whisper
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/vad/vadtest"
+	"github.com/whisperkey/whisperkey/internal/wire"
+)
+
+// longClip is a joined recording; cut is where its last part's gap starts.
+type longClip struct {
+	testenv.Clip
+	cut int
+}
+
+// longRecordings joins one source's consecutive real-speech clips (and, for
+// more voices, espeak dictations) with gaps of room noise into recordings of
+// 10-30 s: the lengths where the short window's limit is decided.
+func longRecordings(tb testing.TB) []longClip {
+	tb.Helper()
+	byName := map[string]testenv.Clip{}
+	for _, c := range testenv.RealSpeech(tb) {
+		byName[c.Name] = c
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	noise := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * 0.002)
+		}
+		return x
+	}
+	join := func(name string, parts []testenv.Clip) longClip {
+		var c longClip
+		c.Name = name
+		var refs []string
+		for i, p := range parts {
+			if i > 0 {
+				c.cut = len(c.Samples)
+				c.Samples = append(c.Samples, noise(SampleRate*3/10)...)
+			}
+			c.Samples = append(c.Samples, p.Samples...)
+			refs = append(refs, p.Reference)
+		}
+		c.Samples = append(c.Samples, noise(SampleRate*4/10)...)
+		c.Reference = strings.Join(refs, " ")
+		return c
+	}
+	var out []longClip
+	lib := []string{"librivox_0870", "librivox_0880", "librivox_0890", "librivox_0920", "librivox_0930"}
+	for i := range lib {
+		for j := i + 2; j <= len(lib); j++ {
+			var parts []testenv.Clip
+			for _, n := range lib[i:j] {
+				parts = append(parts, byName[n])
+			}
+			out = append(out, join(fmt.Sprintf("lib%d-%d", i, j), parts))
+		}
+	}
+	var cards []testenv.Clip
+	for i := 1; i <= 5; i++ {
+		cards = append(cards, byName[fmt.Sprintf("cards_%03d", i)])
+	}
+	out = append(out, join("cards", cards))
+	mixed := []testenv.Clip{byName["arctic_a0007"], byName["forever"], byName["arctic_a0009"], byName["goforward"], byName["amfm_sample"]}
+	out = append(out, join("mixed", mixed))
+	voices := [][]string{nil, {"-v", "en-us", "-s", "190"}, {"-v", "en+f3", "-s", "150"}}
+	for k, n := range []int{3, 5, 8} {
+		for vi, v := range voices {
+			var parts []testenv.Clip
+			for i := range n {
+				s := dictations[(k*7+vi*3+i)%len(dictations)]
+				parts = append(parts, testenv.Clip{Reference: s, Samples: testenv.SpeechWith(tb, s, v...)})
+			}
+			out = append(out, join(fmt.Sprintf("espeak%d-v%d", n, vi), parts))
+		}
+	}
+	return out
+}
+
+// BenchmarkShortWindowLong decodes 10-30 s recordings on the full window and
+// on short windows up to WHISPERKEY_LONG_MAX frames (default 2700), and
+// prints each one's words, WER and engine time: the measurement behind
+// shortWindow.maxFrames (docs/benchmarks.md).
+//
+//	go test -run '^$' -bench ShortWindowLong -benchtime 1x -v ./internal/whisper
+func BenchmarkShortWindowLong(b *testing.B) {
+	m := openBaseModel(b)
+	m.UseSpeechDetector(vadtest.Open(b))
+	maxFrames := 2700
+	if v, err := strconv.Atoi(os.Getenv("WHISPERKEY_LONG_MAX")); err == nil {
+		maxFrames = v
+	}
+	var fullErr, shortErr, words float64
+	var fullTime, shortTime time.Duration
+	for _, c := range longRecordings(b) {
+		opt := DefaultOptions()
+		opt.Language = "en"
+		opt.Window = FullWindow
+		t0 := time.Now()
+		full, err := m.Transcribe(context.Background(), c.Samples, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ft := time.Since(t0)
+		sw := defaultShortWindow
+		sw.maxFrames = maxFrames
+		m.short = sw
+		opt.Window = ShortWindow
+		t0 = time.Now()
+		short, err := m.Transcribe(context.Background(), c.Samples, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st := time.Since(t0)
+		m.short = defaultShortWindow
+		n := float64(len(strings.Fields(c.Reference)))
+		fw, sw2 := WordErrorRate(c.Reference, full.Text), WordErrorRate(c.Reference, short.Text)
+		fullErr += fw * n
+		shortErr += sw2 * n
+		words += n
+		fullTime += ft
+		shortTime += st
+		b.Logf("%-12s %5.1fs full %5dms wer %.3f | %-10s %5dms wer %.3f %s\n  full:  %q\n  short: %q", c.Name, full.Duration,
+			ft.Milliseconds(), fw, short.Path, st.Milliseconds(), sw2, short.FallbackReason, full.Text, short.Text)
+	}
+	b.Logf("pooled WER full %.2f %% short %.2f %% over %.0f words; time full %v short %v (%.2fx)", 100*fullErr/words, 100*shortErr/words, words,
+		fullTime.Round(time.Millisecond), shortTime.Round(time.Millisecond), float64(shortTime)/float64(fullTime))
+}
+
+// BenchmarkPrefixPieces measures a design for issue #33 that was not
+// taken: the recording up to its last pause is decoded during the hold; at
+// the release the whole recording is decoded with that decode's tokens forced
+// as the decoder's prefix (all of its segments, or all but the last), so only
+// the rest is generated. It prints the words and the time against a plain
+// decode (docs/benchmarks.md, round four).
+//
+//	go test -run '^$' -bench PrefixPieces -benchtime 1x -v ./internal/whisper
+func BenchmarkPrefixPieces(b *testing.B) {
+	m := openBaseModel(b)
+	m.UseSpeechDetector(vadtest.Open(b))
+	sw := m.short
+	ctx := context.Background()
+	var errFull, errPre, errPre2, words float64
+	var tFull, tPre time.Duration
+	for _, c := range longRecordings(b) {
+		if c.cut == 0 {
+			continue
+		}
+		opt := DefaultOptions()
+		opt.Language = "en"
+		opt.Window = ShortWindow
+		head := append(append([]float32(nil), c.Samples[:c.cut+SampleRate*128/1000]...), make([]float32, SampleRate*128/1000)...)
+		first, err := m.Transcribe(ctx, head, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		full, err := m.Transcribe(ctx, c.Samples, opt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ft := time.Since(t0)
+		mel, err := LogMel(c.Samples, m.nMels)
+		if err != nil {
+			b.Fatal(err)
+		}
+		content := mel.Frames - 1
+		width := min(NFrames, max(sw.floorFrames, content+sw.marginFrames))
+		sot := m.tok.SOTSequence("en", "transcribe")
+		decodePrefix := func(segs []Segment) (string, time.Duration) {
+			var pre []int
+			for _, s := range segs {
+				pre = append(pre, s.Tokens...)
+			}
+			prompt, err := m.prompt(nil, sot, opt, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			prompt = append(prompt, pre...)
+			win := wire.Window{ID: m.nextID.Add(1), NMels: m.nMels, Frames: width, Features: mel.WindowN(0, content, width)}
+			t0 := time.Now()
+			one := opt
+			one.Temperatures = []float32{0}
+			d, err := m.generateOnce(ctx, win, prompt, m.tok.SuppressTokens(), one, 24+8*content/100)
+			if err != nil {
+				b.Fatal(err)
+			}
+			took := time.Since(t0)
+			var text []int
+			for _, id := range d.tokens { // CTranslate2 returns the prefix too
+				if id < m.tok.TimestampBegin() {
+					text = append(text, id)
+				}
+			}
+			return strings.TrimSpace(m.tok.Decode(text)), took
+		}
+		pre, pt := decodePrefix(first.Segments)
+		pre2 := full.Text
+		if len(first.Segments) > 1 {
+			pre2, _ = decodePrefix(first.Segments[:len(first.Segments)-1])
+		}
+		n := float64(len(strings.Fields(c.Reference)))
+		fw, pw, p2 := WordErrorRate(c.Reference, full.Text), WordErrorRate(c.Reference, pre), WordErrorRate(c.Reference, pre2)
+		errFull += fw * n
+		errPre += pw * n
+		errPre2 += p2 * n
+		words += n
+		tFull += ft
+		tPre += pt
+		b.Logf("%-12s %5.1fs full %-6s %5dms wer %.3f | prefix %5dms wer %.3f | prefix-1 wer %.3f\n  full:     %q\n  prefix:   %q\n  prefix-1: %q\n  head:     %q",
+			c.Name, full.Duration, full.Path, ft.Milliseconds(), fw, pt.Milliseconds(), pw, p2, full.Text, pre, pre2, first.Text)
+	}
+	b.Logf("pooled WER full %.2f %% prefix %.2f %% prefix-1 %.2f %% over %.0f words; time full %v prefix %v (%.2fx)",
+		100*errFull/words, 100*errPre/words, 100*errPre2/words, words, tFull.Round(time.Millisecond), tPre.Round(time.Millisecond), float64(tPre)/float64(tFull))
+}
+
+// BenchmarkDecodeParts splits a decode's time, on the short window and on the
+// full one, into encoding (with one step), generating, and generating with
+// two thirds of the same tokens forced as a prefix.
+//
+//	go test -run '^$' -bench DecodeParts -benchtime 1x -v ./internal/whisper
+func BenchmarkDecodeParts(b *testing.B) {
+	m := openBaseModel(b)
+	ctx := context.Background()
+	for _, c := range longRecordings(b) {
+		if !strings.HasPrefix(c.Name, "lib") && !strings.HasPrefix(c.Name, "espeak8") {
+			continue
+		}
+		opt := DefaultOptions()
+		opt.Language = "en"
+		opt.Temperatures = []float32{0}
+		mel, err := LogMel(c.Samples, m.nMels)
+		if err != nil {
+			b.Fatal(err)
+		}
+		content := mel.Frames - 1
+		sot := m.tok.SOTSequence("en", "transcribe")
+		prompt, _ := m.prompt(nil, sot, opt, true)
+		for _, width := range []int{min(NFrames, max(1000, content+300)), NFrames} {
+			win := wire.Window{ID: m.nextID.Add(1), NMels: m.nMels, Frames: width, Features: mel.WindowN(0, min(content, width), width)}
+			t0 := time.Now()
+			if _, err := m.generateOnce(ctx, win, prompt, m.tok.SuppressTokens(), opt, 1); err != nil {
+				b.Fatal(err)
+			}
+			enc := time.Since(t0)
+			// The worker keeps the window's encoding (by ID): from here on, only generating.
+			t0 = time.Now()
+			d, err := m.generateOnce(ctx, win, prompt, m.tok.SuppressTokens(), opt, 24+8*content/100)
+			if err != nil {
+				b.Fatal(err)
+			}
+			gen := time.Since(t0)
+			half := d.tokens[:len(d.tokens)*2/3]
+			t0 = time.Now()
+			if _, err := m.generateOnce(ctx, win, append(append([]int(nil), prompt...), half...), m.tok.SuppressTokens(), opt, 24+8*content/100); err != nil {
+				b.Fatal(err)
+			}
+			pre := time.Since(t0)
+			b.Logf("%-12s %5.1fs width %4d: encode+1 step %4dms, generate %3d tokens %5dms, with 2/3 of them as prefix %5dms",
+				c.Name, float64(content)/100, width, enc.Milliseconds(), len(d.tokens), gen.Milliseconds(), pre.Milliseconds())
+		}
+	}
+}
