@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,10 +16,53 @@ import (
 	"github.com/whisperkey/whisperkey/internal/wire"
 )
 
-// longClip is a joined recording; cut is where its last part's gap starts.
+// longClip is a joined recording; cuts are where its gaps start, cut the last.
 type longClip struct {
 	testenv.Clip
-	cut int
+	cut  int
+	cuts []int
+}
+
+// roomNoise returns n samples of faint noise (about -54 dBFS) from rng.
+func roomNoise(rng *rand.Rand, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64() * 0.002)
+	}
+	return x
+}
+
+// joinParts joins parts with 0.3 s of room noise between them and 0.4 s after.
+func joinParts(name string, parts []testenv.Clip, rng *rand.Rand) longClip {
+	c := longClip{Clip: testenv.Clip{Name: name}}
+	var refs []string
+	for i, p := range parts {
+		if i > 0 {
+			c.cut = len(c.Samples)
+			c.cuts = append(c.cuts, c.cut)
+			c.Samples = append(c.Samples, roomNoise(rng, SampleRate*3/10)...)
+		}
+		c.Samples = append(c.Samples, p.Samples...)
+		refs = append(refs, p.Reference)
+	}
+	c.Samples = append(c.Samples, roomNoise(rng, SampleRate*4/10)...)
+	c.Reference = strings.Join(refs, " ")
+	return c
+}
+
+// joinClips is joinParts over real-speech clips named in order.
+func joinClips(tb testing.TB, name string, names []string) longClip {
+	tb.Helper()
+	all := testenv.RealSpeech(tb)
+	var parts []testenv.Clip
+	for _, n := range names {
+		i := slices.IndexFunc(all, func(c testenv.Clip) bool { return c.Name == n })
+		if i < 0 {
+			tb.Fatalf("no real-speech clip %q", n)
+		}
+		parts = append(parts, all[i])
+	}
+	return joinParts(name, parts, rand.New(rand.NewPCG(4, 4)))
 }
 
 // longRecordings joins one source's consecutive real-speech clips (and, for
@@ -31,29 +75,7 @@ func longRecordings(tb testing.TB) []longClip {
 		byName[c.Name] = c
 	}
 	rng := rand.New(rand.NewPCG(3, 3))
-	noise := func(n int) []float32 {
-		x := make([]float32, n)
-		for i := range x {
-			x[i] = float32(rng.NormFloat64() * 0.002)
-		}
-		return x
-	}
-	join := func(name string, parts []testenv.Clip) longClip {
-		var c longClip
-		c.Name = name
-		var refs []string
-		for i, p := range parts {
-			if i > 0 {
-				c.cut = len(c.Samples)
-				c.Samples = append(c.Samples, noise(SampleRate*3/10)...)
-			}
-			c.Samples = append(c.Samples, p.Samples...)
-			refs = append(refs, p.Reference)
-		}
-		c.Samples = append(c.Samples, noise(SampleRate*4/10)...)
-		c.Reference = strings.Join(refs, " ")
-		return c
-	}
+	join := func(name string, parts []testenv.Clip) longClip { return joinParts(name, parts, rng) }
 	var out []longClip
 	lib := []string{"librivox_0870", "librivox_0880", "librivox_0890", "librivox_0920", "librivox_0930"}
 	for i := range lib {
@@ -269,4 +291,86 @@ func BenchmarkDecodeParts(b *testing.B) {
 				c.Name, float64(content)/100, width, enc.Milliseconds(), len(d.tokens), gen.Milliseconds(), pre.Milliseconds())
 		}
 	}
+}
+
+// BenchmarkTailPieces measures issue #33's pieces with the text so far as the
+// prompt: the recording up to a gap is decoded as the app decodes a hold's
+// early transcription (128 ms of the gap, then 128 ms of silence), and what
+// follows the gap is decoded alone with the text before it as its prompt.
+// "last": one cut, at the last gap; "every N s": a cut at every gap that
+// ends a piece of at least N s. The recordings are longRecordings' and the
+// telephone call's turns joined as scripts/bench_early.py joins them.
+//
+//	go test -run '^$' -bench TailPieces -benchtime 1x -v ./internal/whisper
+func BenchmarkTailPieces(b *testing.B) {
+	m := openBaseModel(b)
+	m.UseSpeechDetector(vadtest.Open(b))
+	ctx := context.Background()
+	opt := DefaultOptions()
+	opt.Language = "en"
+	opt.Window = ShortWindow
+	decode := func(x []float32, prompt string) string {
+		o := opt
+		o.InitialPrompt = prompt
+		r, err := m.Transcribe(ctx, x, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return r.Text
+	}
+	pad := SampleRate * 128 / 1000
+	pieces := func(c longClip, cuts []int) string {
+		var text []string
+		from := 0
+		for _, cut := range cuts {
+			head := append(append([]float32(nil), c.Samples[from:cut+pad]...), make([]float32, pad)...)
+			text = append(text, decode(head, strings.Join(text, " ")))
+			from = cut
+		}
+		text = append(text, decode(c.Samples[from:], strings.Join(text, " ")))
+		return strings.Join(text, " ")
+	}
+	every := func(c longClip, seconds int) []int {
+		var cuts []int
+		from := 0
+		for _, cut := range c.cuts {
+			if cut-from >= seconds*SampleRate {
+				cuts = append(cuts, cut)
+				from = cut
+			}
+		}
+		return cuts
+	}
+	clips := longRecordings(b)
+	calls := []string{}
+	for i := range 13 {
+		calls = append(calls, fmt.Sprintf("callhome_%02d", i))
+	}
+	clips = append(clips, joinClips(b, "callhome", calls), joinClips(b, "callhome-long", []string{"callhome_10s", "callhome_25s"}))
+	variants := []string{"whole", "last", "every 0 s", "every 5 s", "every 10 s"}
+	errs := make([]float64, len(variants))
+	var words float64
+	for _, c := range clips {
+		if c.cut == 0 {
+			continue
+		}
+		texts := []string{decode(c.Samples, ""), pieces(c, []int{c.cut}), pieces(c, every(c, 0)), pieces(c, every(c, 5)), pieces(c, every(c, 10))}
+		n := float64(len(strings.Fields(c.Reference)))
+		words += n
+		line := fmt.Sprintf("%-14s %5.1f s", c.Name, float64(len(c.Samples))/SampleRate)
+		for i, text := range texts {
+			w := WordErrorRate(c.Reference, text)
+			errs[i] += w * n
+			line += fmt.Sprintf(" | %s %.3f", variants[i], w)
+		}
+		for i, text := range texts {
+			line += fmt.Sprintf("\n  %-10s %q", variants[i], text)
+		}
+		b.Log(line)
+	}
+	line := fmt.Sprintf("pooled WER over %.0f words:", words)
+	for i, v := range variants {
+		line += fmt.Sprintf(" %s %.2f %%;", v, 100*errs[i]/words)
+	}
+	b.Log(line)
 }
