@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ type Clip struct {
 	Name      string
 	Reference string
 	Samples   []float32 // 16 kHz mono
+	Gaps      []int     // a joined recording's pauses, by first sample (Join)
 }
 
 // RealSpeech returns the recordings scripts/speech.sh put in the cache
@@ -78,25 +80,43 @@ func readPCM16(path string) ([]float32, error) {
 	return s, nil
 }
 
-// Joined is clips of the real-speech set (one speaker's consecutive ones, by
-// name) joined into one longer recording, with 0.3 s of faint room noise
-// (about -50 dBFS) after each: a dictation with real pauses.
+// Join joins parts into one recording with 0.3 s of faint room noise (about
+// -54 dBFS, drawn from rng) between them and 0.4 s after the last: a longer
+// dictation with real pauses. Gaps holds where each pause starts.
+func Join(name string, parts []Clip, rng *rand.Rand) Clip {
+	noise := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * 0.002)
+		}
+		return x
+	}
+	out := Clip{Name: name}
+	var refs []string
+	for i, p := range parts {
+		if i > 0 {
+			out.Gaps = append(out.Gaps, len(out.Samples))
+			out.Samples = append(out.Samples, noise(16000*3/10)...)
+		}
+		out.Samples = append(out.Samples, p.Samples...)
+		refs = append(refs, p.Reference)
+	}
+	out.Samples = append(out.Samples, noise(16000*4/10)...)
+	out.Reference = strings.Join(refs, " ")
+	return out
+}
+
+// Joined is Join over clips of the real-speech set, by name (one speaker's
+// consecutive ones), with the same room noise every run.
 func Joined(t testing.TB, clips []Clip, names ...string) Clip {
 	t.Helper()
-	gap := PinkNoise(0.3, 5)
-	for i := range gap {
-		gap[i] *= 0.1
-	}
-	var out Clip
-	var refs []string
+	parts := make([]Clip, 0, len(names))
 	for _, n := range names {
 		i := slices.IndexFunc(clips, func(c Clip) bool { return c.Name == n })
 		if i < 0 {
 			t.Fatalf("real speech: no clip %q (re-run scripts/speech.sh)", n)
 		}
-		out.Samples = append(append(out.Samples, clips[i].Samples...), gap...)
-		refs = append(refs, clips[i].Reference)
+		parts = append(parts, clips[i])
 	}
-	out.Name, out.Reference = strings.Join(names, "+"), strings.Join(refs, " ")
-	return out
+	return Join(strings.Join(names, "+"), parts, rand.New(rand.NewPCG(4, 4)))
 }

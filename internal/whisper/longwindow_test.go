@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,67 +15,26 @@ import (
 	"github.com/whisperkey/whisperkey/internal/wire"
 )
 
-// longClip is a joined recording; cuts are where its gaps start, cut the last.
-type longClip struct {
-	testenv.Clip
-	cut  int
-	cuts []int
-}
-
-// roomNoise returns n samples of faint noise (about -54 dBFS) from rng.
-func roomNoise(rng *rand.Rand, n int) []float32 {
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = float32(rng.NormFloat64() * 0.002)
-	}
-	return x
-}
-
-// joinParts joins parts with 0.3 s of room noise between them and 0.4 s after.
-func joinParts(name string, parts []testenv.Clip, rng *rand.Rand) longClip {
-	c := longClip{Clip: testenv.Clip{Name: name}}
-	var refs []string
-	for i, p := range parts {
-		if i > 0 {
-			c.cut = len(c.Samples)
-			c.cuts = append(c.cuts, c.cut)
-			c.Samples = append(c.Samples, roomNoise(rng, SampleRate*3/10)...)
-		}
-		c.Samples = append(c.Samples, p.Samples...)
-		refs = append(refs, p.Reference)
-	}
-	c.Samples = append(c.Samples, roomNoise(rng, SampleRate*4/10)...)
-	c.Reference = strings.Join(refs, " ")
-	return c
-}
-
-// joinClips is joinParts over real-speech clips named in order.
-func joinClips(tb testing.TB, name string, names []string) longClip {
+// joinClips is testenv.Joined under another name, for the long recordings.
+func joinClips(tb testing.TB, name string, names []string) testenv.Clip {
 	tb.Helper()
-	all := testenv.RealSpeech(tb)
-	var parts []testenv.Clip
-	for _, n := range names {
-		i := slices.IndexFunc(all, func(c testenv.Clip) bool { return c.Name == n })
-		if i < 0 {
-			tb.Fatalf("no real-speech clip %q", n)
-		}
-		parts = append(parts, all[i])
-	}
-	return joinParts(name, parts, rand.New(rand.NewPCG(4, 4)))
+	c := testenv.Joined(tb, testenv.RealSpeech(tb), names...)
+	c.Name = name
+	return c
 }
 
 // longRecordings joins one source's consecutive real-speech clips (and, for
 // more voices, espeak dictations) with gaps of room noise into recordings of
 // 10-30 s: the lengths where the short window's limit is decided.
-func longRecordings(tb testing.TB) []longClip {
+func longRecordings(tb testing.TB) []testenv.Clip {
 	tb.Helper()
 	byName := map[string]testenv.Clip{}
 	for _, c := range testenv.RealSpeech(tb) {
 		byName[c.Name] = c
 	}
 	rng := rand.New(rand.NewPCG(3, 3))
-	join := func(name string, parts []testenv.Clip) longClip { return joinParts(name, parts, rng) }
-	var out []longClip
+	join := func(name string, parts []testenv.Clip) testenv.Clip { return testenv.Join(name, parts, rng) }
+	var out []testenv.Clip
 	lib := []string{"librivox_0870", "librivox_0880", "librivox_0890", "librivox_0920", "librivox_0930"}
 	for i := range lib {
 		for j := i + 2; j <= len(lib); j++ {
@@ -174,13 +132,13 @@ func BenchmarkPrefixPieces(b *testing.B) {
 	var errFull, errPre, errPre2, words float64
 	var tFull, tPre time.Duration
 	for _, c := range longRecordings(b) {
-		if c.cut == 0 {
+		if len(c.Gaps) == 0 {
 			continue
 		}
 		opt := DefaultOptions()
 		opt.Language = "en"
 		opt.Window = ShortWindow
-		head := append(append([]float32(nil), c.Samples[:c.cut+SampleRate*128/1000]...), make([]float32, SampleRate*128/1000)...)
+		head := append(append([]float32(nil), c.Samples[:c.Gaps[len(c.Gaps)-1]+SampleRate*128/1000]...), make([]float32, SampleRate*128/1000)...)
 		first, err := m.Transcribe(ctx, head, opt)
 		if err != nil {
 			b.Fatal(err)
@@ -319,7 +277,7 @@ func BenchmarkTailPieces(b *testing.B) {
 		return r.Text
 	}
 	pad := SampleRate * 128 / 1000
-	pieces := func(c longClip, cuts []int) string {
+	pieces := func(c testenv.Clip, cuts []int) string {
 		var text []string
 		from := 0
 		for _, cut := range cuts {
@@ -330,10 +288,10 @@ func BenchmarkTailPieces(b *testing.B) {
 		text = append(text, decode(c.Samples[from:], strings.Join(text, " ")))
 		return strings.Join(text, " ")
 	}
-	every := func(c longClip, seconds int) []int {
+	every := func(c testenv.Clip, seconds int) []int {
 		var cuts []int
 		from := 0
-		for _, cut := range c.cuts {
+		for _, cut := range c.Gaps {
 			if cut-from >= seconds*SampleRate {
 				cuts = append(cuts, cut)
 				from = cut
@@ -351,10 +309,10 @@ func BenchmarkTailPieces(b *testing.B) {
 	errs := make([]float64, len(variants))
 	var words float64
 	for _, c := range clips {
-		if c.cut == 0 {
+		if len(c.Gaps) == 0 {
 			continue
 		}
-		texts := []string{decode(c.Samples, ""), pieces(c, []int{c.cut}), pieces(c, every(c, 0)), pieces(c, every(c, 5)), pieces(c, every(c, 10))}
+		texts := []string{decode(c.Samples, ""), pieces(c, c.Gaps[len(c.Gaps)-1:]), pieces(c, every(c, 0)), pieces(c, every(c, 5)), pieces(c, every(c, 10))}
 		n := float64(len(strings.Fields(c.Reference)))
 		words += n
 		line := fmt.Sprintf("%-14s %5.1f s", c.Name, float64(len(c.Samples))/SampleRate)
