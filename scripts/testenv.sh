@@ -11,7 +11,10 @@ cleanup() {
   # Only our own server: a bare --kill would stop the user's desktop sound.
   [ "$PULSE" = 1 ] && { XDG_RUNTIME_DIR="$W/xdg" pulseaudio --kill >/dev/null 2>&1 || true; }
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$W"
+  # A PulseAudio that is still exiting can write into $W/xdg while it is
+  # removed ("Directory not empty"): try again briefly, and never let the
+  # teardown turn a passing run into a failed one.
+  for _ in 1 2 3 4 5; do rm -rf "$W" 2>/dev/null && break; sleep 0.2; done
 }
 trap cleanup EXIT
 # A free display number.
