@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -189,7 +190,7 @@ func workersCPU(b *testing.B, pid int) time.Duration {
 	}
 	// Fields counted from the state (3rd): ppid 4th, utime 14th, stime
 	// 15th, cutime 16th, cstime 17th.
-	app := procStat(strconv.Itoa(pid))
+	app := testenv.ProcStat(strconv.Itoa(pid))
 	if app == nil {
 		b.Fatalf("no /proc entry for the app (pid %d)", pid)
 	}
@@ -199,7 +200,7 @@ func workersCPU(b *testing.B, pid int) time.Duration {
 		b.Fatal(err)
 	}
 	for _, e := range entries {
-		if f := procStat(e.Name()); len(f) > 14 && f[1] == strconv.Itoa(pid) {
+		if f := testenv.ProcStat(e.Name()); len(f) > 14 && f[1] == strconv.Itoa(pid) {
 			n += ticks(f, 11, 12)
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -205,6 +206,36 @@ func TestTextReadyAtRelease(t *testing.T) {
 			t.Fatalf("pasted %q (WER %.2f), want %q", got, wer, said)
 		}
 		t.Logf("60 s: early %v, release to paste %.0f ms, wasted %.0f ms, windows reused %d", r.Early, r.ReleaseToPaste, r.Wasted, r.Reused)
+	})
+
+	t.Run("decoding.early off and on again: the background worker follows, no model load", func(t *testing.T) {
+		loads := len(records(a.log, "engine loaded"))
+		for _, on := range []bool{false, true} {
+			if err := os.WriteFile(a.config, []byte(cfg+fmt.Sprintf("decoding:\n  early: %v\n", on)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want := 1
+			if on {
+				want = 2
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for a.engineWorkers(t) != want && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+			}
+			if got := a.engineWorkers(t); got != want {
+				t.Fatalf("early: %v: %d engine workers, want %d", on, got, want)
+			}
+			r, got := dictate(t, func() { say(t, first); time.Sleep(1200 * time.Millisecond) })
+			if r.Early != on {
+				t.Errorf("early: %v: the paste's record says early %v (%+v)", on, r.Early, r)
+			}
+			if wer := whisper.WordErrorRate(dictated, got); wer > 0.15 {
+				t.Fatalf("early: %v: pasted %q (WER %.2f)", on, got, wer)
+			}
+		}
+		if n := len(records(a.log, "engine loaded")); n != loads {
+			t.Errorf("the model was loaded %d more times; the setting needs none", n-loads)
+		}
 	})
 
 	t.Run("a model switch during the hold drops the early text", func(t *testing.T) {

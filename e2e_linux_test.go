@@ -133,21 +133,28 @@ func (a *runningApp) waitStatus(t testing.TB, want string, limit time.Duration) 
 	return ""
 }
 
-// procStat is the fields of /proc/PID/stat after the command's closing
-// parenthesis, so f[0] is the state (field 3), f[1] the parent's pid; nil
-// when the process has ended.
-func procStat(pid string) []string {
-	stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+// engineWorkers counts the app's engine workers: the main one, and the
+// background one of early transcriptions when it runs.
+func (a *runningApp) engineWorkers(t testing.TB) int {
+	t.Helper()
+	pids, err := testenv.Children(a.cmd.Process.Pid)
 	if err != nil {
-		return nil
+		t.Fatal(err)
 	}
-	return strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	n := 0
+	for _, pid := range pids {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if strings.Contains(string(cmdline), "engine-worker") {
+			n++
+		}
+	}
+	return n
 }
 
 // workerPID finds the app's engine worker.
 func (a *runningApp) workerPID(t testing.TB) int {
 	t.Helper()
-	app := procStat(strconv.Itoa(a.cmd.Process.Pid))
+	app := testenv.ProcStat(strconv.Itoa(a.cmd.Process.Pid))
 	if len(app) < 17 {
 		t.Fatalf("no /proc entry for the app (pid %d)", a.cmd.Process.Pid)
 	}
@@ -158,7 +165,7 @@ func (a *runningApp) workerPID(t testing.TB) int {
 		if err != nil {
 			continue
 		}
-		f := procStat(e.Name())
+		f := testenv.ProcStat(e.Name())
 		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		// The background worker of early transcriptions runs below the
 		// app's niceness (field 19 of stat); the tests mean the main one.

@@ -8,13 +8,13 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -90,19 +90,8 @@ func (h heldUpload) send(t *testing.T, addr string, start time.Time, limit time.
 	return got
 }
 
-// rssKiB is a process's resident memory in KiB, from /proc/PID/status.
-func rssKiB(pid int) (int, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			return strconv.Atoi(strings.Fields(v)[0])
-		}
-	}
-	return 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
-}
+// rssKiB is a process's resident memory in KiB.
+func rssKiB(pid int) (int, error) { return testenv.ProcStatus(strconv.Itoa(pid), "VmRSS") }
 
 // samplePeakRSS samples pid's RSS every 100 ms until stop is called, which
 // returns the peak in KiB.

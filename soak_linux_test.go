@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,20 +26,8 @@ type procStats struct {
 
 func readProc(pid int) procStats {
 	var s procStats
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			f := strings.Fields(l)
-			if len(f) < 2 {
-				continue
-			}
-			switch f[0] {
-			case "VmRSS:":
-				s.rssKB, _ = strconv.Atoi(f[1])
-			case "Threads:":
-				s.threads, _ = strconv.Atoi(f[1])
-			}
-		}
-	}
+	s.rssKB, _ = testenv.ProcStatus(strconv.Itoa(pid), "VmRSS")
+	s.threads, _ = testenv.ProcStatus(strconv.Itoa(pid), "Threads")
 	if fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid)); err == nil {
 		s.fds = len(fds)
 	}

@@ -136,9 +136,7 @@ func Open(ctx context.Context, modelDir string, opt Options, log *slog.Logger) (
 	if err != nil {
 		return nil, err
 	}
-	if opt.Yielding {
-		m.yieldOnOwnWorker(spec, opt.Engine, log)
-	}
+	m.setYielding(opt.Yielding)
 	if opt.SpeechDetector != nil {
 		m.UseSpeechDetector(opt.SpeechDetector)
 	}
@@ -159,6 +157,14 @@ func (l *Loaded) Transcribe(ctx context.Context, samples []float32, o whisper.Op
 
 // Close stops the model's engine worker.
 func (l *Loaded) Close() error { return l.model.Close() }
+
+// SetYielding gives a model on the CPU a background worker for work that
+// gives way, or stops it (Options.Yielding), without loading the model again.
+func (l *Loaded) SetYielding(on bool) {
+	if l.Spec.Device == "cpu" {
+		l.model.setYielding(on)
+	}
+}
 
 // UseSpeechDetector puts d (Silero VAD) in front of decoding for requests
 // with Options.DetectSpeech; the caller keeps d and closes it.

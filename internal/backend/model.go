@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
@@ -16,6 +17,11 @@ import (
 type model struct {
 	*whisper.Transcriber
 	client *engine.Client
+	spec   engine.Spec
+	opt    engine.Options
+	log    *slog.Logger
+
+	mu sync.Mutex // guards yielding
 	// yielding is the background worker of work that gives way, or nil.
 	yielding *engine.Client
 }
@@ -45,7 +51,7 @@ func openModel(ctx context.Context, spec engine.Spec, opt engine.Options, log *s
 	} else {
 		t.UseAligner(c, nil)
 	}
-	return &model{Transcriber: t, client: c}, nil
+	return &model{Transcriber: t, client: c, spec: spec, opt: opt, log: log}, nil
 }
 
 // canAlign says why word timestamps are unavailable on this model and
@@ -63,22 +69,37 @@ func canAlign(spec engine.Spec, ready engine.Ready) error {
 // second copy of the model costs its size in memory again.
 const maxYieldingModel = 1 << 30
 
-// yieldOnOwnWorker starts, in the background, a second worker on spec for
-// the transcriber's work that gives way (whisper.Transcriber.UseForYielding);
-// a model too large for two copies keeps one worker.
-func (m *model) yieldOnOwnWorker(spec engine.Spec, opt engine.Options, log *slog.Logger) {
-	fi, err := os.Stat(filepath.Join(spec.ModelDir, "model.bin"))
+// setYielding starts, in the background, a second worker for the
+// transcriber's work that gives way (whisper.Transcriber.UseForYielding), or
+// stops it; a model too large for two copies keeps one worker. Work that is
+// giving way on a worker being stopped fails, and the release does its own.
+func (m *model) setYielding(on bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !on {
+		if m.yielding != nil {
+			m.UseForYielding(nil)
+			_ = m.yielding.Close()
+			m.yielding = nil
+			m.log.Info("background engine worker stopped")
+		}
+		return
+	}
+	if m.yielding != nil {
+		return
+	}
+	fi, err := os.Stat(filepath.Join(m.spec.ModelDir, "model.bin"))
 	if err != nil {
-		log.Warn("no background engine worker", "err", err)
+		m.log.Warn("no background engine worker", "err", err)
 		return
 	}
 	if fi.Size() > maxYieldingModel {
-		log.Info("no background engine worker: the model is too large for a second copy", "bytes", fi.Size())
+		m.log.Info("no background engine worker: the model is too large for a second copy", "bytes", fi.Size())
 		return
 	}
-	c, err := engine.StartBackground(spec, opt, log)
+	c, err := engine.StartBackground(m.spec, m.opt, m.log)
 	if err != nil {
-		log.Warn("no background engine worker", "err", err)
+		m.log.Warn("no background engine worker", "err", err)
 		return
 	}
 	m.yielding = c
@@ -87,8 +108,6 @@ func (m *model) yieldOnOwnWorker(spec engine.Spec, opt engine.Options, log *slog
 
 // Close stops the engine workers.
 func (m *model) Close() error {
-	if m.yielding != nil {
-		_ = m.yielding.Close()
-	}
+	m.setYielding(false)
 	return m.client.Close()
 }

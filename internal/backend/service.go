@@ -76,6 +76,16 @@ func NewEmpty(opt Options, log *slog.Logger) *Service {
 	return &Service{log: log.With("pkg", "backend"), opt: opt}
 }
 
+// SetYielding turns the current model's background worker on or off
+// (Loaded.SetYielding); a switch in flight keeps the options it was given.
+func (s *Service) SetYielding(on bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.cur != nil {
+		s.cur.SetYielding(on)
+	}
+}
+
 // Current is the loaded model and the decision that placed it; nil when
 // none is loaded (see ErrNoModel).
 func (s *Service) Current() *Loaded {

@@ -24,43 +24,27 @@ import (
 
 // rssKiB reads a process's resident set from /proc.
 func rssKiB(t *testing.T, pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	t.Helper()
+	n, err := testenv.ProcStatus(strconv.Itoa(pid), "VmRSS")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, _ := strconv.Atoi(strings.Fields(v)[0])
-			return n
-		}
-	}
-	t.Fatal("no VmRSS")
-	return 0
+	return n
 }
 
 // workers counts this process's live engine-worker children.
 func workers(t *testing.T) int {
-	entries, err := os.ReadDir("/proc")
+	return len(children(t))
+}
+
+// children lists the pids of this process's live (not zombie) children.
+func children(t *testing.T) []int {
+	t.Helper()
+	pids, err := testenv.Children(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	me := strconv.Itoa(os.Getpid())
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// stat: pid (comm) state ppid …; comm may hold spaces, so cut after ')'.
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) > 1 && f[1] == me && f[0] != "Z" {
-			n++
-		}
-	}
-	return n
+	return pids
 }
 
 // switchNth makes switch i of a test's series, to tiny when i is odd and to

@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -63,28 +60,47 @@ func TestYieldingWorkHasItsOwnWorker(t *testing.T) {
 	}
 }
 
-// children lists the pids of this process's running (not zombie) children.
-func children(t *testing.T) []int {
-	t.Helper()
-	procs, err := os.ReadDir("/proc")
+// SetYielding starts and stops the background worker of a model in use, so
+// that turning decoding.early on or off needs no model load; the yielding
+// work goes to whichever worker is there, with the same words.
+func TestSetYieldingStartsAndStopsTheWorker(t *testing.T) {
+	samples := testenv.Speech(t, "Please send the quarterly report to the finance team before Friday.")
+	opt := backend.Options{EngineRoot: filepath.Dir(testenv.EngineDir(t)), Device: "cpu", Engine: testenv.WorkerOptions()}
+	l, err := backend.Open(context.Background(), testenv.Model(t, "base"), opt, testlog.New(t, slog.LevelWarn))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pids []int
-	for _, p := range procs {
-		pid, err := strconv.Atoi(p.Name())
-		if err != nil {
-			continue
+	defer l.Close()
+	o := whisper.DefaultOptions()
+	o.Language = "en"
+	plain, err := l.Transcribe(context.Background(), samples, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitWorkers := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for len(children(t)) != want && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat"))
-		if err != nil {
-			continue // it ended
-		}
-		// After the command's closing parenthesis: state, then the parent's pid.
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(os.Getpid()) {
-			pids = append(pids, pid)
+		if got := children(t); len(got) != want {
+			t.Fatalf("%d engine workers (%v), want %d", len(got), got, want)
 		}
 	}
-	return pids
+	for i, on := range []bool{true, false, true, false} {
+		l.SetYielding(on)
+		l.SetYielding(on) // a second call changes nothing
+		early, err := l.Transcribe(whisper.Yielding(context.Background()), samples, o)
+		if err != nil {
+			t.Fatalf("step %d (yielding %v): %v", i, on, err)
+		}
+		if early.Text != plain.Text {
+			t.Errorf("step %d (yielding %v): %q, want the main worker's %q", i, on, early.Text, plain.Text)
+		}
+		want := 1
+		if on {
+			want = 2
+		}
+		waitWorkers(want)
+	}
 }

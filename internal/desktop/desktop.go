@@ -123,7 +123,10 @@ type desk struct {
 	pulling map[string]bool
 
 	// Model loads run on the loader goroutine (requestLoad, onLoaded).
-	loadReq      chan loadJob // buffer 1: a job not started yet is replaced
+	loadReq chan loadJob // buffer 1: a job not started yet is replaced
+	// earlyReq asks the loader to give the model in use its background
+	// worker, or stop it, after decoding.early changed (applyEarly).
+	earlyReq     chan struct{} // buffer 1
 	loaded       chan loaded
 	loadsPending int    // jobs asked for and not yet answered
 	awaiting     string // a missing model being downloaded to be loaded
@@ -157,7 +160,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	cfg := store.Current()
 	d := &desk{opt: opt, log: log.With("pkg", "desktop"), store: store, quit: quit,
 		pulled: make(chan pullResult), pulling: map[string]bool{},
-		loadReq: make(chan loadJob, 1), loaded: make(chan loaded)}
+		loadReq: make(chan loadJob, 1), earlyReq: make(chan struct{}, 1), loaded: make(chan loaded)}
 	d.setLogLevel(cfg)
 	if d.models = opt.Models; d.models == nil {
 		if d.models, err = models.New(models.Options{Dir: cfg.ModelCacheDir, Endpoint: cfg.ModelsMirror}, log); err != nil {

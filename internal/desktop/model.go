@@ -79,12 +79,26 @@ func (d *desk) requestLoad(job loadJob) {
 	d.loadReq <- job                                         // only the loop sends, and the buffer is empty now
 }
 
-// loader runs load jobs one at a time until ctx ends.
+// applyEarly has the loader start or stop the model's background worker
+// for early transcriptions (decoding.early), so the setting takes effect
+// without loading the model again. The loader applies the setting in use
+// when it gets to it, after any load in flight. Called from the run loop.
+func (d *desk) applyEarly() {
+	select {
+	case d.earlyReq <- struct{}{}:
+	default: // one is pending; it reads the newest setting
+	}
+}
+
+// loader runs load jobs, and early-transcription worker changes, one at a
+// time until ctx ends.
 func (d *desk) loader(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-d.earlyReq:
+			d.svc.SetYielding(d.dictation.cur.Load().cfg.Decode.Early)
 		case job := <-d.loadReq:
 			r := d.load(ctx, job)
 			select {
@@ -113,6 +127,8 @@ func (d *desk) load(ctx context.Context, job loadJob) loaded {
 	}
 	d.status(tray.StateLoading, fmt.Sprintf("Loading %s…", modelName(choice.Name)))
 	opt.Report = choice.Report // auto has probed the GPUs already
+	// The settings in use now, which may be newer than the job's.
+	opt.Yielding = d.dictation.cur.Load().cfg.Decode.Early
 	sw, err := d.svc.Switch(ctx, choice.Dir, opt)
 	d.dictation.changed()
 	r.err, r.took = err, time.Since(start)

@@ -83,6 +83,8 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 	d.checkVocabulary()
 	if ch.NeedsEngineRestart {
 		d.requestLoad(loadJob{cfg: cfg, timed: true}) // onLoaded says how it went
+	} else if ch.Old.Decode.Early != cfg.Decode.Early {
+		d.applyEarly()
 	}
 	d.refreshMenu()
 	d.showReady("")

@@ -1,20 +1,18 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
 // A background worker loads without a request, runs every thread below the
@@ -84,15 +82,13 @@ func threadNices(t *testing.T, pid int) []int {
 	}
 	var nices []int
 	for _, task := range tasks {
-		stat, err := os.ReadFile(filepath.Join(dir, task.Name(), "stat"))
-		if err != nil {
+		f := testenv.ProcStat(fmt.Sprintf("%d/task/%s", pid, task.Name()))
+		if f == nil {
 			continue // the thread ended
 		}
-		// Fields after the command's closing parenthesis: state is 3rd, nice 19th.
-		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		n, err := strconv.Atoi(f[19-3])
+		n, err := strconv.Atoi(f[19-3]) // nice is field 19
 		if err != nil {
-			t.Fatalf("%s: %v", stat, err)
+			t.Fatalf("thread %s: %v", task.Name(), err)
 		}
 		nices = append(nices, n)
 	}

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"mime/multipart"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -523,18 +522,10 @@ func sampleRSS(ctx context.Context, every time.Duration) (peak func() int) {
 	return func() int { <-done; return top }
 }
 
+// rss is this process's resident memory in KiB, 0 where /proc has none.
 func rss() int {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, _ := strconv.Atoi(strings.Fields(v)[0])
-			return n
-		}
-	}
-	return 0
+	n, _ := testenv.ProcStatus("self", "VmRSS")
+	return n
 }
 
 // verbose_json with timestamp_granularities[]=word: OpenAI's top-level words,

@@ -180,7 +180,7 @@ type Transcriber struct {
 	speech SpeechDetector
 	// yielding, when set, runs the engine calls of work that gives way
 	// (UseForYielding).
-	yielding Engine
+	yielding atomic.Pointer[engineRef]
 	// aligner times words; noAligner says why there is none (UseAligner).
 	aligner   Aligner
 	noAligner error

@@ -31,9 +31,19 @@ func engineContext(ctx context.Context) (context.Context, error) {
 
 // UseForYielding runs the engine calls of Yielding work on eng, an engine
 // of its own whose call in flight ctx's end may cut short: the work given
-// way to then waits for no engine call at all. It must be called before
-// the Transcriber is used.
-func (t *Transcriber) UseForYielding(eng Engine) { t.yielding = eng }
+// way to then waits for no engine call at all. nil sends that work back to
+// the Transcriber's own engine. It may be called while transcriptions run:
+// each engine call takes the engine set when it starts.
+func (t *Transcriber) UseForYielding(eng Engine) {
+	if eng == nil {
+		t.yielding.Store(nil)
+		return
+	}
+	t.yielding.Store(&engineRef{eng})
+}
+
+// engineRef holds an Engine for an atomic.Pointer.
+type engineRef struct{ Engine }
 
 // remembered marks ctx as that of a decode the memo keeps: another
 // transcription may be waiting for it (windowMemo.begin), so a call in
@@ -44,15 +54,16 @@ func remembered(ctx context.Context) context.Context {
 
 // engineFor is the engine and context for one engine call of ctx's work.
 func (t *Transcriber) engineFor(ctx context.Context) (Engine, context.Context, error) {
-	if t.yielding == nil || !IsYielding(ctx) {
+	own := t.yielding.Load()
+	if own == nil || !IsYielding(ctx) {
 		ectx, err := engineContext(ctx)
 		return t.eng, ectx, err
 	}
 	if r, _ := ctx.Value(rememberKey{}).(bool); r {
 		ectx, err := engineContext(ctx)
-		return t.yielding, ectx, err
+		return own.Engine, ectx, err
 	}
-	return t.yielding, ctx, ctx.Err()
+	return own.Engine, ctx, ctx.Err()
 }
 
 // IsYielding reports whether ctx was made by Yielding.
