@@ -16,11 +16,27 @@ import (
 )
 
 // joinClips is testenv.Joined under another name, for the long recordings.
-func joinClips(tb testing.TB, name string, names []string) testenv.Clip {
+func joinClips(tb testing.TB, clips []testenv.Clip, name string, names []string) testenv.Clip {
 	tb.Helper()
-	c := testenv.Joined(tb, testenv.RealSpeech(tb), names...)
+	c := testenv.Joined(tb, clips, names...)
 	c.Name = name
 	return c
+}
+
+// pooledWER sums word errors over recordings, so that each word counts once
+// whatever the length of its recording.
+type pooledWER struct{ errs, words int }
+
+// add scores one transcript into the pool and returns its own WER.
+func (p *pooledWER) add(ref, hyp string) float64 {
+	e, n := WordErrors(ref, hyp)
+	p.errs += e
+	p.words += n
+	return float64(e) / float64(max(n, 1))
+}
+
+func (p pooledWER) String() string {
+	return fmt.Sprintf("%.2f %%", 100*float64(p.errs)/float64(max(p.words, 1)))
 }
 
 // longRecordings joins one source's consecutive real-speech clips (and, for
@@ -79,7 +95,7 @@ func BenchmarkShortWindowLong(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("WHISPERKEY_LONG_MAX")); err == nil {
 		maxFrames = v
 	}
-	var fullErr, shortErr, words float64
+	var fullErr, shortErr pooledWER
 	var fullTime, shortTime time.Duration
 	for _, c := range longRecordings(b) {
 		opt := DefaultOptions()
@@ -102,17 +118,13 @@ func BenchmarkShortWindowLong(b *testing.B) {
 		}
 		st := time.Since(t0)
 		m.short = defaultShortWindow
-		n := float64(len(strings.Fields(c.Reference)))
-		fw, sw2 := WordErrorRate(c.Reference, full.Text), WordErrorRate(c.Reference, short.Text)
-		fullErr += fw * n
-		shortErr += sw2 * n
-		words += n
+		fw, sw2 := fullErr.add(c.Reference, full.Text), shortErr.add(c.Reference, short.Text)
 		fullTime += ft
 		shortTime += st
 		b.Logf("%-12s %5.1fs full %5dms wer %.3f | %-10s %5dms wer %.3f %s\n  full:  %q\n  short: %q", c.Name, full.Duration,
 			ft.Milliseconds(), fw, short.Path, st.Milliseconds(), sw2, short.FallbackReason, full.Text, short.Text)
 	}
-	b.Logf("pooled WER full %.2f %% short %.2f %% over %.0f words; time full %v short %v (%.2fx)", 100*fullErr/words, 100*shortErr/words, words,
+	b.Logf("pooled WER full %v short %v over %d words; time full %v short %v (%.2fx)", fullErr, shortErr, fullErr.words,
 		fullTime.Round(time.Millisecond), shortTime.Round(time.Millisecond), float64(shortTime)/float64(fullTime))
 }
 
@@ -129,7 +141,7 @@ func BenchmarkPrefixPieces(b *testing.B) {
 	m.UseSpeechDetector(vadtest.Open(b))
 	sw := m.short
 	ctx := context.Background()
-	var errFull, errPre, errPre2, words float64
+	var errFull, errPre, errPre2 pooledWER
 	var tFull, tPre time.Duration
 	for _, c := range longRecordings(b) {
 		if len(c.Gaps) == 0 {
@@ -188,19 +200,14 @@ func BenchmarkPrefixPieces(b *testing.B) {
 		if len(first.Segments) > 1 {
 			pre2, _ = decodePrefix(first.Segments[:len(first.Segments)-1])
 		}
-		n := float64(len(strings.Fields(c.Reference)))
-		fw, pw, p2 := WordErrorRate(c.Reference, full.Text), WordErrorRate(c.Reference, pre), WordErrorRate(c.Reference, pre2)
-		errFull += fw * n
-		errPre += pw * n
-		errPre2 += p2 * n
-		words += n
+		fw, pw, p2 := errFull.add(c.Reference, full.Text), errPre.add(c.Reference, pre), errPre2.add(c.Reference, pre2)
 		tFull += ft
 		tPre += pt
 		b.Logf("%-12s %5.1fs full %-6s %5dms wer %.3f | prefix %5dms wer %.3f | prefix-1 wer %.3f\n  full:     %q\n  prefix:   %q\n  prefix-1: %q\n  head:     %q",
 			c.Name, full.Duration, full.Path, ft.Milliseconds(), fw, pt.Milliseconds(), pw, p2, full.Text, pre, pre2, first.Text)
 	}
-	b.Logf("pooled WER full %.2f %% prefix %.2f %% prefix-1 %.2f %% over %.0f words; time full %v prefix %v (%.2fx)",
-		100*errFull/words, 100*errPre/words, 100*errPre2/words, words, tFull.Round(time.Millisecond), tPre.Round(time.Millisecond), float64(tPre)/float64(tFull))
+	b.Logf("pooled WER full %v prefix %v prefix-1 %v over %d words; time full %v prefix %v (%.2fx)",
+		errFull, errPre, errPre2, errFull.words, tFull.Round(time.Millisecond), tPre.Round(time.Millisecond), float64(tPre)/float64(tFull))
 }
 
 // BenchmarkDecodeParts splits a decode's time, on the short window and on the
@@ -301,24 +308,21 @@ func BenchmarkTailPieces(b *testing.B) {
 	}
 	clips := longRecordings(b)
 	calls := []string{}
-	for i := range 13 {
+	for i := range 19 {
 		calls = append(calls, fmt.Sprintf("callhome_%02d", i))
 	}
-	clips = append(clips, joinClips(b, "callhome", calls), joinClips(b, "callhome-long", []string{"callhome_10s", "callhome_25s"}))
+	speech := testenv.RealSpeech(b)
+	clips = append(clips, joinClips(b, speech, "callhome", calls), joinClips(b, speech, "callhome-long", []string{"callhome_10s", "callhome_25s"}))
 	variants := []string{"whole", "last", "every 0 s", "every 5 s", "every 10 s"}
-	errs := make([]float64, len(variants))
-	var words float64
+	pools := make([]pooledWER, len(variants))
 	for _, c := range clips {
 		if len(c.Gaps) == 0 {
 			continue
 		}
 		texts := []string{decode(c.Samples, ""), pieces(c, c.Gaps[len(c.Gaps)-1:]), pieces(c, every(c, 0)), pieces(c, every(c, 5)), pieces(c, every(c, 10))}
-		n := float64(len(strings.Fields(c.Reference)))
-		words += n
 		line := fmt.Sprintf("%-14s %5.1f s", c.Name, float64(len(c.Samples))/SampleRate)
 		for i, text := range texts {
-			w := WordErrorRate(c.Reference, text)
-			errs[i] += w * n
+			w := pools[i].add(c.Reference, text)
 			line += fmt.Sprintf(" | %s %.3f", variants[i], w)
 		}
 		for i, text := range texts {
@@ -326,9 +330,90 @@ func BenchmarkTailPieces(b *testing.B) {
 		}
 		b.Log(line)
 	}
-	line := fmt.Sprintf("pooled WER over %.0f words:", words)
+	line := fmt.Sprintf("pooled WER over %d words:", pools[0].words)
 	for i, v := range variants {
-		line += fmt.Sprintf(" %s %.2f %%;", v, 100*errs[i]/words)
+		line += fmt.Sprintf(" %s %v;", v, pools[i])
 	}
 	b.Log(line)
+}
+
+// BenchmarkReleaseFloor measures the least engine time a release can wait
+// for on this machine with exact text (issue #33): the window holding the
+// last word must be encoded after that word is heard, and the tokens after
+// the last pause must be generated, even if every token before it were
+// forced as a prefix for free. It prints, per recording, the encoding (with
+// the first step), the cost of one generated token, the tokens after the
+// last pause and their sum, the floor. The recordings are longRecordings'
+// (10-30 s), the real clips of 3-7 s, and espeak joins of about 40 s.
+//
+//	go test -run '^$' -bench ReleaseFloor -benchtime 1x -v ./internal/whisper
+func BenchmarkReleaseFloor(b *testing.B) {
+	m := openBaseModel(b)
+	ctx := context.Background()
+	opt := DefaultOptions()
+	opt.Language = "en"
+	opt.Temperatures = []float32{0}
+	sot := m.tok.SOTSequence("en", "transcribe")
+	prompt, _ := m.prompt(nil, sot, opt, true)
+	recs := longRecordings(b)
+	for _, c := range testenv.RealSpeech(b) {
+		if strings.HasPrefix(c.Name, "librivox") {
+			c.Gaps = []int{0}
+			recs = append(recs, c)
+		}
+	}
+	rng := rand.New(rand.NewPCG(4, 4))
+	for vi, v := range [][]string{nil, {"-v", "en-us", "-s", "190"}} {
+		var parts []testenv.Clip
+		for i := range 19 {
+			s := dictations[(vi*5+i)%len(dictations)]
+			parts = append(parts, testenv.Clip{Reference: s, Samples: testenv.SpeechWith(b, s, v...)})
+		}
+		recs = append(recs, testenv.Join(fmt.Sprintf("espeak19-v%d", vi), parts, rng))
+	}
+	// window decodes the frames [seek, content) the way the app does: a
+	// short window up to shortWindow's limit, 30-s windows past it.
+	window := func(mel *Mel, seek, content int) wire.Window {
+		width := NFrames
+		if content <= defaultShortWindow.maxFrames {
+			width = min(NFrames, max(defaultShortWindow.floorFrames, content+defaultShortWindow.marginFrames))
+		}
+		return wire.Window{ID: m.nextID.Add(1), NMels: m.nMels, Frames: width, Features: mel.WindowN(seek, content-seek, width)}
+	}
+	for _, c := range recs {
+		mel, err := LogMel(c.Samples, m.nMels)
+		if err != nil {
+			b.Fatal(err)
+		}
+		content := mel.Frames - 1
+		seek := 0
+		if content > NFrames { // the last 30-s window; its encoding costs the same wherever it starts
+			seek = content - NFrames/2
+		}
+		win := window(mel, seek, content)
+		t0 := time.Now()
+		if _, err := m.generateOnce(ctx, win, prompt, m.tok.SuppressTokens(), opt, 1); err != nil {
+			b.Fatal(err)
+		}
+		enc := time.Since(t0)
+		t0 = time.Now()
+		d, err := m.generateOnce(ctx, win, prompt, m.tok.SuppressTokens(), opt, 24+8*(content-seek)/100)
+		if err != nil {
+			b.Fatal(err)
+		}
+		perToken := time.Since(t0) / time.Duration(max(1, len(d.tokens)))
+		// The tail: what was said after the last pause, decoded alone to count its tokens.
+		tail := c.Samples[c.Gaps[len(c.Gaps)-1]:]
+		tmel, err := LogMel(tail, m.nMels)
+		if err != nil {
+			b.Fatal(err)
+		}
+		td, err := m.generateOnce(ctx, window(tmel, 0, tmel.Frames-1), prompt, m.tok.SuppressTokens(), opt, 24+8*tmel.Frames/100)
+		if err != nil {
+			b.Fatal(err)
+		}
+		floor := enc + time.Duration(len(td.tokens))*perToken
+		b.Logf("%-13s %5.1fs window %4d: encode+1 step %4dms, %5.1fms a token, %2d tokens after the last pause: floor %4dms",
+			c.Name, float64(content)/100, win.Frames, enc.Milliseconds(), float64(perToken.Microseconds())/1000, len(td.tokens), floor.Milliseconds())
+	}
 }
