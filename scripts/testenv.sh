@@ -8,21 +8,23 @@ W=$(mktemp -d /tmp/whisperkey-env.XXXXXX)
 PIDS=()
 PULSE=0 # 1 once our own PulseAudio runs under $W/xdg
 cleanup() {
+  # The silence stream first, so it does not report its server's end.
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   # Only our own server: a bare --kill would stop the user's desktop sound.
   [ "$PULSE" = 1 ] && { XDG_RUNTIME_DIR="$W/xdg" pulseaudio --kill >/dev/null 2>&1 || true; }
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   # A PulseAudio that is still exiting can write into $W/xdg while it is
   # removed ("Directory not empty"): try again briefly, and never let the
   # teardown turn a passing run into a failed one.
   for _ in 1 2 3 4 5; do rm -rf "$W" 2>/dev/null && break; sleep 0.2; done
 }
 trap cleanup EXIT
-# A free display number.
-for n in $(seq 90 140); do [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || { D=$n; break; }; done
-export DISPLAY=":$D"
-Xvfb "$DISPLAY" -screen 0 1280x800x24 -nolisten tcp -r -maxclients 512 >"$W/xvfb.log" 2>&1 & XPID=$!; PIDS+=($XPID)
-for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && break; kill -0 "$XPID" 2>/dev/null || break; sleep 0.1; done
-xdpyinfo >/dev/null 2>&1 || { echo "testenv: Xvfb did not start:"; cat "$W/xvfb.log"; exit 1; }
+# Xvfb picks a free display itself and writes its number once it listens
+# (-displayfd), so two runs started together cannot take the same one.
+Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp -r -maxclients 512 3>"$W/display" >"$W/xvfb.log" 2>&1 & XPID=$!; PIDS+=($XPID)
+for _ in $(seq 100); do [ -s "$W/display" ] && break; kill -0 "$XPID" 2>/dev/null || break; sleep 0.1; done
+[ -s "$W/display" ] || { echo "testenv: Xvfb did not start:"; cat "$W/xvfb.log"; exit 1; }
+export DISPLAY=":$(head -1 "$W/display")"
+xdpyinfo >/dev/null 2>&1 || { echo "testenv: Xvfb did not start on $DISPLAY:"; cat "$W/xvfb.log"; exit 1; }
 mapfile -t DB < <(dbus-daemon --session --fork --print-address=1 --print-pid=1)
 export DBUS_SESSION_BUS_ADDRESS="${DB[0]}"; PIDS+=("${DB[1]}")
 export XDG_RUNTIME_DIR="$W/xdg"; mkdir -p -m 700 "$XDG_RUNTIME_DIR"
