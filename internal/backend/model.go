@@ -21,7 +21,9 @@ type model struct {
 	opt    engine.Options
 	log    *slog.Logger
 
-	mu sync.Mutex // guards yielding
+	mu sync.Mutex // guards wantYield and yielding
+	// wantYield is the last setYielding: a repeated call changes nothing.
+	wantYield bool
 	// yielding is the background worker of work that gives way, or nil.
 	yielding *engine.Client
 }
@@ -71,11 +73,16 @@ const maxYieldingModel = 1 << 30
 
 // setYielding starts, in the background, a second worker for the
 // transcriber's work that gives way (whisper.Transcriber.UseForYielding), or
-// stops it; a model too large for two copies keeps one worker. Work that is
-// giving way on a worker being stopped fails, and the release does its own.
+// stops it; a model too large for two copies keeps one worker. Work giving
+// way while its worker stops finishes the call in flight there, and makes
+// its later calls on the main worker.
 func (m *model) setYielding(on bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if on == m.wantYield {
+		return
+	}
+	m.wantYield = on
 	if !on {
 		if m.yielding != nil {
 			m.UseForYielding(nil)
@@ -83,9 +90,6 @@ func (m *model) setYielding(on bool) {
 			m.yielding = nil
 			m.log.Info("background engine worker stopped")
 		}
-		return
-	}
-	if m.yielding != nil {
 		return
 	}
 	fi, err := os.Stat(filepath.Join(m.spec.ModelDir, "model.bin"))

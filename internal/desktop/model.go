@@ -101,6 +101,9 @@ func (d *desk) loader(ctx context.Context) {
 			d.svc.SetYielding(d.dictation.cur.Load().cfg.Decode.Early)
 		case job := <-d.loadReq:
 			r := d.load(ctx, job)
+			// A failed switch may have loaded the previous model again with
+			// its old options: the setting in use wins.
+			d.svc.SetYielding(d.dictation.cur.Load().cfg.Decode.Early)
 			select {
 			case d.loaded <- r:
 			case <-ctx.Done():
