@@ -308,7 +308,7 @@ func BenchmarkTailPieces(b *testing.B) {
 	}
 	clips := longRecordings(b)
 	calls := []string{}
-	for i := range 19 {
+	for i := range 13 {
 		calls = append(calls, fmt.Sprintf("callhome_%02d", i))
 	}
 	speech := testenv.RealSpeech(b)
@@ -344,7 +344,7 @@ func BenchmarkTailPieces(b *testing.B) {
 // forced as a prefix for free. It prints, per recording, the encoding (with
 // the first step), the cost of one generated token, the tokens after the
 // last pause and their sum, the floor. The recordings are longRecordings'
-// (10-30 s), the real clips of 3-7 s, and espeak joins of about 40 s.
+// (10-30 s), the LibriVox clips of 3-7 s, and espeak joins of about 40 s.
 //
 //	go test -run '^$' -bench ReleaseFloor -benchtime 1x -v ./internal/whisper
 func BenchmarkReleaseFloor(b *testing.B) {
