@@ -219,11 +219,11 @@ func TestTextReadyAtRelease(t *testing.T) {
 				want = 2
 			}
 			deadline := time.Now().Add(20 * time.Second)
-			for a.engineWorkers(t) != want && time.Now().Before(deadline) {
+			for len(a.engineWorkers(t)) != want && time.Now().Before(deadline) {
 				time.Sleep(100 * time.Millisecond)
 			}
-			if got := a.engineWorkers(t); got != want {
-				t.Fatalf("early: %v: %d engine workers, want %d", on, got, want)
+			if got := a.engineWorkers(t); len(got) != want {
+				t.Fatalf("early: %v: engine workers %v, want %d", on, got, want)
 			}
 			r, got := dictate(t, func() { say(t, first); time.Sleep(1200 * time.Millisecond) })
 			if r.Early != on {

@@ -133,43 +133,35 @@ func (a *runningApp) waitStatus(t testing.TB, want string, limit time.Duration) 
 	return ""
 }
 
-// engineWorkers counts the app's engine workers: the main one, and the
+// engineWorkers lists the app's engine workers: the main one, and the
 // background one of early transcriptions when it runs.
-func (a *runningApp) engineWorkers(t testing.TB) int {
+func (a *runningApp) engineWorkers(t testing.TB) []int {
 	t.Helper()
 	pids, err := testenv.Children(a.cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	var workers []int
 	for _, pid := range pids {
 		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
 		if strings.Contains(string(cmdline), "engine-worker") {
-			n++
+			workers = append(workers, pid)
 		}
 	}
-	return n
+	return workers
 }
 
-// workerPID finds the app's engine worker.
+// workerPID finds the app's main engine worker.
 func (a *runningApp) workerPID(t testing.TB) int {
 	t.Helper()
 	app := testenv.ProcStat(strconv.Itoa(a.cmd.Process.Pid))
 	if len(app) < 17 {
 		t.Fatalf("no /proc entry for the app (pid %d)", a.cmd.Process.Pid)
 	}
-	appNice := app[16]
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		f := testenv.ProcStat(e.Name())
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+	for _, pid := range a.engineWorkers(t) {
 		// The background worker of early transcriptions runs below the
 		// app's niceness (field 19 of stat); the tests mean the main one.
-		if len(f) > 16 && f[1] == strconv.Itoa(a.cmd.Process.Pid) && f[16] == appNice && strings.Contains(string(cmdline), "engine-worker") {
+		if f := testenv.ProcStat(strconv.Itoa(pid)); len(f) > 16 && f[16] == app[16] {
 			return pid
 		}
 	}

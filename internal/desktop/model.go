@@ -90,6 +90,10 @@ func (d *desk) applyEarly() {
 	}
 }
 
+// early is decoding.early in the settings in use now, which may be newer
+// than a load job's.
+func (d *desk) early() bool { return d.dictation.cur.Load().cfg.Decode.Early }
+
 // loader runs load jobs, and early-transcription worker changes, one at a
 // time until ctx ends.
 func (d *desk) loader(ctx context.Context) {
@@ -98,12 +102,12 @@ func (d *desk) loader(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-d.earlyReq:
-			d.svc.SetYielding(d.dictation.cur.Load().cfg.Decode.Early)
+			d.svc.SetYielding(d.early())
 		case job := <-d.loadReq:
 			r := d.load(ctx, job)
 			// A failed switch may have loaded the previous model again with
 			// its old options: the setting in use wins.
-			d.svc.SetYielding(d.dictation.cur.Load().cfg.Decode.Early)
+			d.svc.SetYielding(d.early())
 			select {
 			case d.loaded <- r:
 			case <-ctx.Done():
@@ -130,8 +134,7 @@ func (d *desk) load(ctx context.Context, job loadJob) loaded {
 	}
 	d.status(tray.StateLoading, fmt.Sprintf("Loading %s…", modelName(choice.Name)))
 	opt.Report = choice.Report // auto has probed the GPUs already
-	// The settings in use now, which may be newer than the job's.
-	opt.Yielding = d.dictation.cur.Load().cfg.Decode.Early
+	opt.Yielding = d.early()
 	sw, err := d.svc.Switch(ctx, choice.Dir, opt)
 	d.dictation.changed()
 	r.err, r.took = err, time.Since(start)
