@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,10 @@ func zipModel(t *testing.T, dir, dst string) {
 	}
 }
 
+// finalRate is the progress line at its end: 100 %, the model, its size and
+// a rate, on the line's last redraw.
+var finalRate = regexp.MustCompile(`\r\[=+\] 100% [^\r\n]+: [0-9.]+/[0-9.]+ [kMG]?B · [0-9.]+ [kMG]?B/s *\n`)
+
 // `models import` of the real base model, from its folder and from a zip,
 // gives names that transcribe --model takes, with the same words as the base
 // model itself.
@@ -89,8 +94,11 @@ func TestModelsImportTranscribes(t *testing.T) {
 		if r.code != 0 || strings.TrimSpace(r.stdout) != want {
 			t.Fatalf("%v: exit %d, stdout %q, want %s\n%s", tc.args, r.code, r.stdout, want, r.stderr)
 		}
-		if !strings.Contains(r.stderr, "100% "+tc.name) || !strings.Contains(r.stderr, "MB/s") {
-			t.Errorf("%v: no progress with a rate on stderr: %q", tc.args, r.stderr)
+		// The last line is the whole copy at 100 % with its average rate,
+		// however fast the disk (a quiet machine copies 150 MB before any
+		// rate window closes).
+		if !finalRate.MatchString(r.stderr) {
+			t.Errorf("%v: no final progress line with the average rate on stderr: %q", tc.args, r.stderr)
 		}
 	}
 	if r := whisperkey(t, "models", "list"); !strings.Contains(r.stdout, filepath.Join(modelsDir, "imported", "zipped-base")) {

@@ -113,6 +113,8 @@ type meter struct {
 	lastEmit   time.Time
 	sampleAt   time.Time // start of the current rate window
 	sampleDone int64     // Done at sampleAt
+	startAt    time.Time // when the work began, for the average at the end
+	startDone  int64     // Done at startAt (bytes kept from before)
 }
 
 const (
@@ -125,7 +127,7 @@ const (
 
 func newMeter(model string, total, done int64, every time.Duration, now func() time.Time, fn func(Progress)) *meter {
 	t := now()
-	m := &meter{fn: fn, every: every, now: now, p: Progress{Model: model, Total: total, Done: done}, sampleAt: t, sampleDone: done}
+	m := &meter{fn: fn, every: every, now: now, p: Progress{Model: model, Total: total, Done: done}, sampleAt: t, sampleDone: done, startAt: t, startDone: done}
 	m.emit(t)
 	return m
 }
@@ -155,10 +157,16 @@ func (m *meter) add(n int64) {
 	}
 }
 
-// finish reports the final state (Done == Total) regardless of throttling.
+// finish reports the final state (Done == Total) regardless of throttling,
+// with the average rate of the whole run: a copy that ends before the first
+// rate window still says how fast it went.
 func (m *meter) finish() {
+	t := m.now()
+	if dt := t.Sub(m.startAt); dt > 0 && m.p.Done > m.startDone {
+		m.p.Rate = float64(m.p.Done-m.startDone) / dt.Seconds()
+	}
 	m.p.Done = m.p.Total
-	m.emit(m.now())
+	m.emit(t)
 }
 
 func (m *meter) emit(t time.Time) {

@@ -2,6 +2,7 @@ package models
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -89,5 +90,27 @@ func TestMeter(t *testing.T) {
 	m.finish()
 	if end := got[len(got)-1]; end.Done != end.Total || end.ETA != 0 {
 		t.Fatalf("final report = %+v", end)
+	}
+	// The last report's rate is the whole run's average: 44 MB in 2.4 s.
+	if r := got[len(got)-1].Rate; math.Abs(r-44e6/2.4) > 1 {
+		t.Fatalf("final rate = %.0f, want the average %.0f", r, 44e6/2.4)
+	}
+}
+
+// A copy that ends within the first rate window still reports a rate at the
+// end (a fast disk copies 150 MB before any window closes).
+func TestMeterFastCopyHasARate(t *testing.T) {
+	clock := time.Unix(0, 0)
+	now := func() time.Time { return clock }
+	var got []Progress
+	m := newMeter("base", 150_000_000, 0, 100*time.Millisecond, now, func(p Progress) { got = append(got, p) })
+	for range 3 {
+		clock = clock.Add(30 * time.Millisecond)
+		m.add(50_000_000)
+	}
+	m.finish()
+	end := got[len(got)-1]
+	if math.Abs(end.Rate-150e6/0.09) > 1 || !strings.HasSuffix(end.String(), " · 1.7 GB/s") {
+		t.Fatalf("final report = %+v (%q), want the average rate of 150 MB in 90 ms", end, end.String())
 	}
 }
