@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,6 +94,15 @@ func parseTranscribed(t testing.TB, out string) []transcribed {
 		res = append(res, r)
 	}
 	return res
+}
+
+// lastLines is the end of a long output, n lines at most.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("(%d lines before)", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // hostHasAVX2 says whether this machine's CPU has AVX2 (Linux /proc/cpuinfo).
@@ -188,9 +198,11 @@ func TestWineEngine(t *testing.T) {
 		}
 		linux := parseTranscribed(t, string(out))
 		// Windows: the installed app and its ct2engine.dll (ruy), under wine.
-		r := w.runFor(t, 15*time.Minute, []string{"WHISPERKEY_VAD_DIR=" + winPath(noVAD)}, exe, args(winPath(model), winFiles)...)
+		// --verbose and wine's own error channel: a run that dies then
+		// says where (the engine worker's lines, wine's err: lines).
+		r := w.runFor(t, 15*time.Minute, []string{"WHISPERKEY_VAD_DIR=" + winPath(noVAD), "WINEDEBUG=fixme-all"}, exe, append(args(winPath(model), winFiles), "--verbose")...)
 		if r.code != 0 {
-			t.Fatalf("wine transcribe: exit %d\n%s", r.code, r.stderr)
+			t.Fatalf("wine transcribe: exit %d after %d of %d clips\n%s", r.code, len(parseTranscribed(t, r.stdout)), len(clips), lastLines(r.stderr, 80))
 		}
 		wine := parseTranscribed(t, r.stdout)
 		if len(linux) != len(clips) || len(wine) != len(clips) {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -88,6 +89,7 @@ func (w *winePrefix) runFor(t testing.TB, limit time.Duration, env []string, exe
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	start := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var err error
@@ -98,7 +100,38 @@ func (w *winePrefix) runFor(t testing.TB, limit time.Duration, env []string, exe
 		<-done
 		t.Fatalf("wine %s %v did not finish within %v:\n%s%s", exe, args, limit, out.String(), errb.String())
 	}
-	return result{out.String(), errb.String(), exitStatus(t, err)}
+	r := result{out.String(), errb.String(), exitStatus(t, err)}
+	// A Windows program's own crash is an exit code; a Unix signal means
+	// something killed wine's process itself (the OOM killer, wineserver
+	// ending it, a crash wine could not turn into an exception): say which
+	// signal, when, and how far the program got, for the failure message.
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		r.stderr += fmt.Sprintf("\n[test] wine's process %d (%s) was killed by signal %d (%v) after %v; %d lines on stdout; %s\n",
+			cmd.Process.Pid, exe, ws.Signal(), ws.Signal(), time.Since(start).Round(time.Second),
+			strings.Count(r.stdout, "\n"), memoryNote())
+	}
+	return r
+}
+
+// memoryNote is the machine's memory now and whether the kernel's OOM
+// killer has acted since boot, for a process that died of a signal.
+func memoryNote() string {
+	var note []string
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "MemAvailable:") || strings.HasPrefix(l, "MemTotal:") {
+				note = append(note, strings.Join(strings.Fields(l), " "))
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/vmstat"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "oom_kill ") {
+				note = append(note, "oom_kill (since boot) "+strings.TrimPrefix(l, "oom_kill "))
+			}
+		}
+	}
+	return strings.Join(note, ", ")
 }
 
 // wait waits for every program in the prefix to end: NSIS installers and
