@@ -39,9 +39,9 @@ func openModel(ctx context.Context, spec engine.Spec, opt engine.Options, log *s
 	if _, err := ct2bin.Inspect(spec.ModelDir); err != nil {
 		return nil, err
 	}
-	tok, err := whisper.LoadTokenizer(spec.ModelDir)
+	tok, err := whisper.LoadTokenizer(spec.ModelDir) // says the model and the fix
 	if err != nil {
-		return nil, fmt.Errorf("load tokenizer: %w", err)
+		return nil, err
 	}
 	c, err := engine.Start(ctx, spec, opt, log)
 	if err != nil {

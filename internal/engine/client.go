@@ -98,6 +98,12 @@ type Client struct {
 	ready   Ready
 	crashes []time.Time
 	closed  bool
+	// worked holds the ops some worker of this client answered on the
+	// model; bad, once set, is why the model is not run again: a worker
+	// crashed on its own while loading it or on an op it had never
+	// answered (modelCrashedLocked).
+	worked map[string]bool
+	bad    error
 	// encoded is the window whose encoder output the current worker holds
 	// (0: none), and encodedAt its features: a request for the same window
 	// with the same features sends none, so a window's ~1 MB crosses the
@@ -245,6 +251,9 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 		if c.closed {
 			return ErrClosed
 		}
+		if c.bad != nil {
+			return c.bad
+		}
 		if c.w == nil {
 			if err := c.startLocked(ctx); err != nil {
 				return err
@@ -273,6 +282,10 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 			if len(payload) > 0 {
 				c.encoded, c.encodedAt = req.Window, &payload[0]
 			}
+			if c.worked == nil {
+				c.worked = map[string]bool{}
+			}
+			c.worked[req.Op] = true
 			if out == nil {
 				return nil
 			}
@@ -291,7 +304,10 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 		}
 		dead := c.w
 		crash = err
-		c.stopLocked()
+		c.stopLocked() // waits for the process: its exit status is known
+		if !hung && !c.worked[req.Op] && crashedOnItsOwn(dead.cmd.ProcessState) {
+			return c.modelCrashedLocked(req.Op, dead)
+		}
 		if hung {
 			c.log.Warn("engine worker did not answer in time; killed it, restarting and re-sending the request",
 				"op", req.Op, "timeout", c.opt.RequestTimeout, "pid", dead.cmd.Process.Pid)
@@ -303,6 +319,30 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 			return err
 		}
 	}
+}
+
+// ErrModelCrashed: a worker crashed on its own (a segfault or an abort, not
+// a kill from outside) while loading the model or the first time it was
+// asked for something, so the model is taken as the cause: the client
+// refuses every later request with this error instead of crashing again.
+// A crash after the model has answered that kind of request, or a kill, is
+// retried as before.
+var ErrModelCrashed = errors.New("model crashed the engine worker")
+
+// modelCrashedLocked marks the model bad after dead crashed on op, and says
+// so in words a remote client may see too (the model's folder name, no path).
+func (c *Client) modelCrashedLocked(op string, dead *proc) error {
+	what := map[string]string{"open": "loaded", "detect": "detected a language with", "generate": "decoded audio with", "align": "timed words with"}[op]
+	if what == "" {
+		what = "ran " + op + " with"
+	}
+	model := filepath.Base(c.spec.ModelDir)
+	c.bad = fmt.Errorf("the model %q crashed the engine worker (%s) the first time the worker %s it on %s, so it is not run again: "+
+		"its files are damaged or forged — re-download it (whisperkey models pull NAME) or import it again (whisperkey models import PATH), or pick another model: %w",
+		model, dead.cmd.ProcessState, what, c.spec.Device, ErrModelCrashed)
+	c.log.Error("model crashed the engine worker; refusing it from now on", "model", c.spec.ModelDir, "op", op,
+		"exit", dead.cmd.ProcessState.String(), "stderr", dead.stderrTail())
+	return c.bad
 }
 
 // roundTripLocked sends req to the current worker under the request deadline.
@@ -364,6 +404,9 @@ func (c *Client) startLocked(ctx context.Context) error {
 		var le *LoadError
 		if errors.As(err, &le) {
 			return le
+		}
+		if ctx.Err() == nil && crashedOnItsOwn(p.cmd.ProcessState) {
+			return fmt.Errorf("%w (worker said: %s)", c.modelCrashedLocked("open", p), c.crashSummary(p, tail))
 		}
 		if tail != "" {
 			return fmt.Errorf("start engine worker: %w (worker said: %s)", err, c.crashSummary(p, tail))

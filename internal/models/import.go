@@ -19,6 +19,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
+	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 // importedDir holds imported models under the cache directory, one folder
@@ -76,7 +77,7 @@ func (c *Cache) Import(ctx context.Context, src, name string, progress func(Prog
 		if s, err = openFolder(src); err == nil {
 			// A folder is checked in place first (headers only, quick), so
 			// a broken one fails before gigabytes are copied.
-			if _, ierr := ct2bin.Inspect(src); ierr != nil {
+			if _, ierr := checkModel(src); ierr != nil {
 				err = &importError{msg: ierr.Error() + "; nothing was imported", err: ierr}
 			}
 		}
@@ -141,7 +142,7 @@ func (c *Cache) Import(ctx context.Context, src, name string, progress func(Prog
 	}
 	meter.finish()
 	// The copy is what will be loaded, so it is what is checked.
-	info, err := ct2bin.Inspect(tmp)
+	info, err := checkModel(tmp)
 	if err != nil {
 		return ImportResult{}, &importError{msg: fmt.Sprintf("%s; nothing was imported (copy or download the model again)", strings.ReplaceAll(err.Error(), tmp, s.where())), err: err}
 	}
@@ -155,6 +156,20 @@ func (c *Cache) Import(ctx context.Context, src, name string, progress func(Prog
 	done = true
 	log.Info("import done", "dir", dir, "bytes", total)
 	return ImportResult{Name: name, Dir: dir, Info: info, NoTokenizer: !fileExists(filepath.Join(dir, "tokenizer.json"))}, nil
+}
+
+// checkModel checks a model folder as loading it will use it: every
+// model.bin tensor against config.json and the vocabulary (ct2bin), and the
+// tokenizer, loaded once here rather than failing every transcription.
+func checkModel(dir string) (*ct2bin.Info, error) {
+	info, err := ct2bin.Inspect(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := whisper.LoadTokenizer(dir); err != nil {
+		return nil, err
+	}
+	return info, nil
 }
 
 // defaultImportName is a folder's name, or a zip's without its extension.
@@ -407,6 +422,9 @@ func openZip(p string) (*zipSource, error) {
 		if size < 0 || (f.CompressedSize64 > 0 && f.UncompressedSize64/f.CompressedSize64 > maxZipRatio) ||
 			(f.CompressedSize64 == 0 && f.UncompressedSize64 > 0) {
 			return nil, badImport("%s: the entry %q says it unpacks from %d to %d bytes, which no model file does: the archive is damaged or crafted; nothing was imported, make a new zip of the model folder", p, f.Name, f.CompressedSize64, f.UncompressedSize64)
+		}
+		if err := ct2bin.CheckFileSize(n, size); err != nil {
+			return nil, badImport("%s: the entry %q unpacks to %d bytes, more than the %d any Whisper model's %s is: the archive is damaged or crafted; nothing was imported, make a new zip of the model folder", p, f.Name, size, ct2bin.MaxFileSize(n), n)
 		}
 		s.fs = append(s.fs, importFile{name: n, size: size, open: f.Open, zipped: true})
 	}

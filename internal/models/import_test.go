@@ -307,6 +307,16 @@ func TestImportRefusesBadInput(t *testing.T) {
 		CRC32: crc32.ChecksumIEEE(modelBin[:1000]), CompressedSize64: uint64(deflated.Len()), UncompressedSize64: 1000}, body: deflated.Bytes()}}, rest...)...)
 	bomb := mkzip("bomb.zip", append([]zipEntry{{raw: &zip.FileHeader{Name: "model.bin", Method: zip.Deflate,
 		CRC32: 1, CompressedSize64: uint64(deflated.Len()), UncompressedSize64: 1 << 40}, body: deflated.Bytes()}}, rest...)...)
+	brokenTok := copyDir("broken-tokenizer", func(dir string) {
+		if err := os.Truncate(filepath.Join(dir, "tokenizer.json"), 1000); err != nil {
+			t.Fatal(err)
+		}
+	})
+	brokenTokZip := filepath.Join(tmp, "broken-tokenizer.zip")
+	zipFolder(t, brokenTok, "broken-tokenizer/", brokenTokZip)
+	// Stored, so no ratio gives it away: only the cap on tokenizer.json does.
+	hugeTok := mkzip("huge-tokenizer.zip", append([]zipEntry{{name: "model.bin", body: modelBin}, {raw: &zip.FileHeader{Name: "tokenizer.json", Method: zip.Store,
+		CompressedSize64: 40 << 20, UncompressedSize64: 40 << 20}, body: []byte("{}")}}, rest...)...)
 	twice := mkzip("twice.zip", append([]zipEntry{{name: "model.bin", body: modelBin}, {name: "model.bin", body: []byte("x")}}, rest...)...)
 	twoModels := mkzip("two.zip", append([]zipEntry{{name: "a/model.bin", body: modelBin}, {name: "b/model.bin", body: modelBin}}, rest...)...)
 
@@ -328,6 +338,9 @@ func TestImportRefusesBadInput(t *testing.T) {
 		{"link in a zip", link, "", ErrBadImport, []string{"symbolic link"}},
 		{"size smaller than the data", lie, "", ErrBadImport, []string{lie, "model.bin", "does not unpack to what its header says", "damaged or crafted"}},
 		{"zip bomb ratio", bomb, "", ErrBadImport, []string{"model.bin", "1099511627776 bytes", "damaged or crafted"}},
+		{"broken tokenizer.json", brokenTok, "", ErrBadImport, []string{filepath.Join(brokenTok, "tokenizer.json"), "tokenizer.json is damaged", "re-download", "nothing was imported"}},
+		{"broken tokenizer.json in a zip", brokenTokZip, "", ErrBadImport, []string{filepath.Join(brokenTokZip, "broken-tokenizer", "tokenizer.json"), "tokenizer.json is damaged", "nothing was imported"}},
+		{"tokenizer.json over its cap in a zip", hugeTok, "", ErrBadImport, []string{`"tokenizer.json" unpacks to 41943040 bytes, more than the 33554432`, "damaged or crafted"}},
 		{"one name twice in a zip", twice, "", ErrBadImport, []string{`holds "model.bin" twice`, "damaged or crafted"}},
 		{"two models in a zip", twoModels, "", ErrBadImport, []string{"more than one model.bin", "a, b"}},
 		{"folder of something else", other, "", ErrBadImport, []string{other, "no model.bin", "not a CTranslate2 Whisper model"}},

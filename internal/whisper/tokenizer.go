@@ -117,14 +117,22 @@ func LoadTokenizer(modelDir string) (*Tokenizer, error) {
 	case errors.Is(bpe.err, fs.ErrNotExist):
 		// Decoding needs only the vocabulary; Encode reports the gap.
 	case bpe.err != nil:
-		return nil, fmt.Errorf("load tokenizer %s: %w", modelDir, bpe.err)
+		return nil, tokenizerJSONErr(modelDir, bpe.err)
 	default:
 		if t.enc, err = bpe.f.encoder(vocab, t.ids); err != nil {
-			return nil, fmt.Errorf("load tokenizer %s: %w", modelDir, err)
+			return nil, tokenizerJSONErr(modelDir, err)
 		}
 	}
 	t.suppress = t.buildSuppressTokens()
 	return t, nil
+}
+
+// tokenizerJSONErr is a tokenizer.json that cannot be used, with the fix.
+func tokenizerJSONErr(modelDir string, err error) error {
+	if errors.Is(err, ct2bin.ErrInvalidModel) { // says its fix already
+		return fmt.Errorf("load tokenizer %s: %w", modelDir, err)
+	}
+	return fmt.Errorf("load tokenizer %s: %w: the model's tokenizer.json is damaged or not this model's — re-download the model, or copy its tokenizer.json again", modelDir, err)
 }
 
 // EOT is the <|endoftext|> id; every id at or above it is special.

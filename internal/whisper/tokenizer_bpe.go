@@ -2,11 +2,12 @@ package whisper
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 )
 
 // bpeEncoder is tokenizer.json's byte-level BPE model plus its added tokens.
@@ -42,7 +43,7 @@ type bpeFile struct {
 // It uses a small dedicated scanner because this 4 MB file is read at every
 // start and encoding/json is several times slower on it.
 func parseBPEFile(path string) (*bpeFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := ct2bin.ReadModelFile(path) // at most ct2bin.MaxTokenizerJSON
 	if err != nil {
 		return nil, err
 	}

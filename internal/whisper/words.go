@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 	"github.com/whisperkey/whisperkey/internal/wire"
 )
 
@@ -77,7 +77,7 @@ func (t *Transcriber) wordsUnavailable() error {
 // which faster-whisper's rules were not tuned for, so such a model gets no
 // word timestamps rather than poor ones.
 func CheckAlignmentHeads(modelDir string) error {
-	b, err := os.ReadFile(filepath.Join(modelDir, "config.json"))
+	b, err := ct2bin.ReadModelFile(filepath.Join(modelDir, "config.json"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read the model's config: %w", err)
 	}

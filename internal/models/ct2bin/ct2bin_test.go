@@ -108,6 +108,18 @@ func TestInspectInvalid(t *testing.T) {
 			check(t, os.WriteFile(p, b, 0o644))
 		}
 	}
+	forge := func(f ct2bintest.Forgery) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) { check(t, ct2bintest.Forge(dir, ct2bintest.TinyOptions{}, f)) }
+	}
+	editVar := func(name string, edit func(v *ct2bintest.Variable)) func(t *testing.T, dir string) {
+		return rewriteModel(func(v []ct2bintest.Variable, _ map[string]string) []ct2bintest.Variable {
+			edit(&v[slices.IndexFunc(v, func(v ct2bintest.Variable) bool { return v.Name == name })])
+			return v
+		})
+	}
+	config := func(extra string) func(t *testing.T, dir string) {
+		return write("config.json", `{"lang_ids":[266,267,268,269,270],"suppress_ids":[1],"suppress_ids_begin":[220]`+extra+`}`)
+	}
 	// The first variable is decoder/activation: name at 26, rank 47, dtype 48, byte count 49.
 	tests := []struct {
 		name  string
@@ -190,6 +202,51 @@ func TestInspectInvalid(t *testing.T) {
 			v[slices.Index(v, "<|notimestamps|>")] = "x"
 			return v
 		}), want: []string{`lacks the special token "<|notimestamps|>"`}},
+		// Issue 50: what CTranslate2 indexes or multiplies unchecked, and files over their caps.
+		{name: "forged: " + string(ct2bintest.AlignmentHeadsPastLayers), setup: forge(ct2bintest.AlignmentHeadsPastLayers),
+			want: []string{"alignment_heads holds [1073741824, 0], but the model's decoder has layers 0-1 and heads 0-1", "re-download"}},
+		{name: "forged: " + string(ct2bintest.ProjectionShape), setup: forge(ct2bintest.ProjectionShape),
+			want: []string{`variable "decoder/projection/weight" has shape [890 64]`, "call for [1780 64]"}},
+		{name: "forged: " + string(ct2bintest.SwappedShapes), setup: forge(ct2bintest.SwappedShapes),
+			want: []string{`variable "decoder/layer_0/ffn/linear_0/weight" has shape [64 256]`, "call for [256 64]"}},
+		{name: "forged: " + string(ct2bintest.ConfigInvalidUTF8), setup: forge(ct2bintest.ConfigInvalidUTF8),
+			want: []string{"config.json holds bytes that are not UTF-8 (at byte 13), which CTranslate2 cannot read"}},
+		{name: "forged: " + string(ct2bintest.NMels240), setup: forge(ct2bintest.NMels240),
+			want: []string{"takes 240 mel bins, but Whisper models take 80 (tiny to large-v2) or 128"}},
+		{name: "alignment head past the heads", setup: config(`,"alignment_heads":[[1,2]]`), want: []string{"holds [1, 2], but the model's decoder has layers 0-1 and heads 0-1"}},
+		{name: "alignment head not a pair", setup: config(`,"alignment_heads":[[1]]`), want: []string{"alignment_heads holds [1], not a [layer, head] pair"}},
+		{name: "alignment head twice", setup: config(`,"alignment_heads":[[1,0],[1,0]]`), want: []string{"alignment_heads holds [1, 0] twice"}},
+		{name: "alignment heads not numbers", setup: config(`,"alignment_heads":"all"`), want: []string{"alignment_heads is not a list"}},
+		{name: "suppressed id past the vocabulary", setup: write("config.json", `{"alignment_heads":[],"lang_ids":[266],"suppress_ids":[1780],"suppress_ids_begin":[]}`),
+			want: []string{"suppress_ids holds 1780, outside the vocabulary of 1780 tokens"}},
+		{name: "suppressed id negative", setup: write("config.json", `{"alignment_heads":[],"lang_ids":[266],"suppress_ids":[],"suppress_ids_begin":[-1]}`),
+			want: []string{"suppress_ids_begin holds -1"}},
+		{name: "lone UTF-16 surrogate", setup: config(`,"alignment_heads":[],"note":"\ud800x"`), want: []string{`holds \uD800, half of a UTF-16 pair, alone`}},
+		{name: "low surrogate first", setup: config(`,"alignment_heads":[],"note":"\udc00\ud800"`), want: []string{`holds \uDC00`}},
+		{name: "config.json over its cap", setup: func(t *testing.T, dir string) { check(t, os.Truncate(filepath.Join(dir, "config.json"), 2<<20)) },
+			want: []string{"config.json is 2.0 MiB, more than the 1.0 MiB any Whisper model's config.json is", "re-download"}},
+		{name: "vocabulary.json over its cap", setup: func(t *testing.T, dir string) { check(t, os.Truncate(filepath.Join(dir, "vocabulary.json"), 4<<30)) },
+			want: []string{"vocabulary.json is 4.0 GiB, more than the 16.0 MiB"}},
+		{name: "vocabulary.json not UTF-8", setup: write("vocabulary.json", "[\"\xff\"]"), want: []string{"vocabulary.json holds bytes that are not UTF-8 (at byte 2)"}},
+		{name: "alignment layer past the layers", setup: editVar("decoder/alignment_layer", func(v *ct2bintest.Variable) { v.Data = []byte{2, 0} }),
+			want: []string{"decoder/alignment_layer is 2, outside the decoder's 2 layers"}},
+		{name: "more alignment heads than heads", setup: editVar("decoder/alignment_heads", func(v *ct2bintest.Variable) { v.Data = []byte{3, 0} }),
+			want: []string{"decoder/alignment_heads is 3, but the decoder has 2 heads"}},
+		{name: "int8 weight without its scale", setup: editVar("encoder/layer_0/ffn/linear_1/weight", func(v *ct2bintest.Variable) {
+			v.DType, v.Data = ct2bin.Int8, v.Data[:len(v.Data)/4]
+		}), want: []string{`the int8 weight "encoder/layer_0/ffn/linear_1/weight" has no "encoder/layer_0/ffn/linear_1/weight_scale"`}},
+		{name: "few decoder positions", setup: editVar("decoder/position_encodings/encodings", func(v *ct2bintest.Variable) {
+			v.Shape, v.Data = []int{100, 64}, v.Data[:100*64*4]
+		}), want: []string{`"decoder/position_encodings/encodings" has shape [100 64], but a Whisper model needs [at least 448, d_model 64]`}},
+		{name: "a missing decoder layer", setup: rewriteModel(func(v []ct2bintest.Variable, _ map[string]string) []ct2bintest.Variable {
+			for i := range v {
+				v[i].Name = strings.Replace(v[i].Name, "decoder/layer_1/", "decoder/layer_2/", 1)
+			}
+			return v
+		}), want: []string{`lacks variable "decoder/layer_1/self_attention/layer_norm/gamma"`}},
+		{name: "a bias of the wrong shape", setup: editVar("decoder/layer_1/attention/linear_1/bias", func(v *ct2bintest.Variable) {
+			v.Shape, v.Data = []int{64}, v.Data[:64*4]
+		}), want: []string{`"decoder/layer_1/attention/linear_1/bias" has shape [64]`, "call for [128]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -215,6 +272,37 @@ func TestInspectInvalid(t *testing.T) {
 				if !strings.Contains(msg, w) {
 					t.Errorf("error %q lacks %q", msg, w)
 				}
+			}
+		})
+	}
+}
+
+// What CTranslate2 takes passes: a UTF-16 pair, escaped backslashes, an
+// int8 weight with its scale, every head of every decoder layer.
+func TestInspectAccepts(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+	}{
+		{"a UTF-16 pair", func(t *testing.T, dir string) {
+			check(t, os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"note":"\\ud800 \ud83d\ude00","alignment_heads":[[0,0],[0,1],[1,0],[1,1]],"lang_ids":[266],"suppress_ids":[0,1779],"suppress_ids_begin":[]}`), 0o644))
+		}},
+		{"an int8 weight with its scale", func(t *testing.T, dir string) {
+			vars, aliases := ct2bintest.Variables(ct2bintest.TinyOptions{})
+			i := slices.IndexFunc(vars, func(v ct2bintest.Variable) bool { return v.Name == "encoder/conv1/weight" })
+			vars[i].DType, vars[i].Data = ct2bin.Int8, vars[i].Data[:len(vars[i].Data)/4]
+			vars = append(vars, ct2bintest.Variable{Name: "encoder/conv1/weight_scale", Shape: []int{64}, DType: ct2bin.Float32, Data: make([]byte, 64*4)})
+			var buf bytes.Buffer
+			check(t, ct2bintest.WriteModel(&buf, vars, aliases))
+			check(t, os.WriteFile(filepath.Join(dir, "model.bin"), buf.Bytes(), 0o644))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := tiny(t, ct2bintest.TinyOptions{})
+			tt.setup(t, dir)
+			if _, err := ct2bin.Inspect(dir); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}

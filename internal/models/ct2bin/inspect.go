@@ -11,7 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // ErrInvalidModel is wrapped by every error Inspect returns for a directory that is not a
@@ -71,7 +74,7 @@ func Inspect(modelDir string) (*Info, error) {
 		return nil, err
 	}
 	cpath := filepath.Join(modelDir, "config.json")
-	langIDs, err := checkConfig(cpath)
+	cfg, err := checkConfig(cpath)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +94,10 @@ func Inspect(modelDir string) (*Info, error) {
 		return nil, invalid(nil, "%s has neither <|nospeech|> nor <|nocaptions|> — re-download the model", vpath)
 	}
 	info.Multilingual = slices.Contains(vocab, "")
-	if err := checkLangIDs(cpath, langIDs, vocab, info.Multilingual); err != nil {
+	if err := checkLangIDs(cpath, cfg.LangIDs, vocab, info.Multilingual); err != nil {
+		return nil, err
+	}
+	if err := cfg.check(cpath, info); err != nil {
 		return nil, err
 	}
 	return info, nil
@@ -308,7 +314,7 @@ func readModelBin(dir string) (*Info, error) {
 	for name := range vars {
 		var side string
 		var i int
-		if _, err := fmt.Sscanf(strings.ReplaceAll(name, "/", " "), "%s layer_%d", &side, &i); err == nil {
+		if _, err := fmt.Sscanf(strings.ReplaceAll(name, "/", " "), "%s layer_%d", &side, &i); err == nil && i >= 0 {
 			if side == "encoder" {
 				info.EncoderLayers = max(info.EncoderLayers, i+1)
 			} else if side == "decoder" {
@@ -316,18 +322,136 @@ func readModelBin(dir string) (*Info, error) {
 			}
 		}
 	}
+	if info.NMels != 80 && info.NMels != 128 {
+		return nil, invalid(nil, "%s: encoder/conv1/weight takes %d mel bins, but Whisper models take 80 (tiny to large-v2) or 128 (large-v3, turbo): the file is damaged or not a Whisper model — re-download or reconvert it", path, info.NMels)
+	}
+	if err := checkShapes(path, vars, aliases, info); err != nil {
+		return nil, err
+	}
 	return info, nil
 }
 
-// checkConfig checks config.json has the keys CTranslate2 needs and returns its lang_ids.
-func checkConfig(path string) (json.RawMessage, error) {
+// config is the part of config.json CTranslate2 acts on.
+type config struct {
+	AlignmentHeads   [][]int         `json:"alignment_heads"`
+	LangIDs          json.RawMessage `json:"lang_ids"`
+	SuppressIDs      []int           `json:"suppress_ids"`
+	SuppressIDsBegin []int           `json:"suppress_ids_begin"`
+}
+
+// checkShapes holds every tensor CTranslate2's Whisper model uses to the
+// shape d_model, the mel bins, the vocabulary and the layers call for: the
+// library multiplies them unchecked, so a wrong one crashes the worker (a
+// projection of the wrong shape aborts every decode) or silently computes
+// noise (a transposed square-free weight). Biases, layer-norm betas and the
+// projection bias are optional to CTranslate2 and checked when present.
+func checkShapes(path string, vars map[string]varInfo, aliases map[string]string, info *Info) error {
+	get := func(name string) (varInfo, bool) {
+		if t, ok := aliases[name]; ok {
+			name = t
+		}
+		v, ok := vars[name]
+		return v, ok
+	}
+	if info.EncoderLayers < 1 || info.DecoderLayers < 1 || info.EncoderLayers+info.DecoderLayers > len(vars) {
+		return invalid(nil, "%s has %d encoder and %d decoder layers; a Whisper model has at least one of each — re-download or reconvert it", path, info.EncoderLayers, info.DecoderLayers)
+	}
+	ffn, ok := get("encoder/layer_0/ffn/linear_0/weight")
+	if !ok || len(ffn.shape) != 2 || ffn.shape[0] < 1 {
+		return invalid(nil, "%s lacks a 2-D encoder/layer_0/ffn/linear_0/weight, so it is not a complete Whisper model — re-download or reconvert it", path)
+	}
+	d, f, v := info.DModel, ffn.shape[0], info.VocabSize
+	type want struct {
+		name     string
+		shape    []int
+		optional bool
+	}
+	var ws []want
+	add := func(name string, optional bool, shape ...int) { ws = append(ws, want{name, shape, optional}) }
+	norm := func(p string) { add(p+"/gamma", false, d); add(p+"/beta", true, d) }
+	linear := func(p string, out, in int) { add(p+"/weight", false, out, in); add(p+"/bias", true, out) }
+	layer := func(p string, cross bool) {
+		norm(p + "self_attention/layer_norm")
+		linear(p+"self_attention/linear_0", 3*d, d)
+		linear(p+"self_attention/linear_1", d, d)
+		if cross {
+			norm(p + "attention/layer_norm")
+			linear(p+"attention/linear_0", d, d)
+			linear(p+"attention/linear_1", 2*d, d)
+			linear(p+"attention/linear_2", d, d)
+		}
+		norm(p + "ffn/layer_norm")
+		linear(p+"ffn/linear_0", f, d)
+		linear(p+"ffn/linear_1", d, f)
+	}
+	add("encoder/conv1/weight", false, d, info.NMels, 3)
+	add("encoder/conv1/bias", true, d)
+	add("encoder/conv2/weight", false, d, d, 3)
+	add("encoder/conv2/bias", true, d)
+	norm("encoder/layer_norm")
+	for i := range info.EncoderLayers {
+		layer(fmt.Sprintf("encoder/layer_%d/", i), false)
+	}
+	add("decoder/embeddings/weight", false, v, d)
+	add("decoder/projection/weight", false, v, d)
+	add("decoder/projection/bias", true, v)
+	norm("decoder/layer_norm")
+	for i := range info.DecoderLayers {
+		layer(fmt.Sprintf("decoder/layer_%d/", i), true)
+	}
+	for _, w := range ws {
+		got, ok := get(w.name)
+		switch {
+		case !ok && w.optional:
+		case !ok:
+			return invalid(nil, "%s lacks variable %q, so it is not a complete Whisper model — re-download or reconvert it", path, w.name)
+		case !slices.Equal(got.shape, w.shape):
+			return invalid(nil, "%s: variable %q has shape %v, but d_model %d, %d mel bins, a feed-forward width of %d and %d tokens call for %v: the file is damaged or forged — re-download or reconvert the model",
+				path, w.name, got.shape, d, info.NMels, f, v, w.shape)
+		}
+		if s, ok := get(w.name + "_scale"); ok && len(s.shape) != 0 && !slices.Equal(s.shape, w.shape[:1]) {
+			return invalid(nil, "%s: variable %q has shape %v, but its weight has %d rows — re-download or reconvert the model", path, w.name+"_scale", s.shape, w.shape[0])
+		} else if !ok && (got.dtype == Int8 || got.dtype == Int16) {
+			return invalid(nil, "%s: the %s weight %q has no %q to scale it — re-download or reconvert the model", path, got.dtype, w.name, w.name+"_scale")
+		}
+	}
+	// The encoder sees 30 s as 1500 positions and the decoder writes up to
+	// 448 tokens: fewer position encodings fail decoding partway.
+	for _, p := range []struct {
+		name string
+		rows int
+	}{{"encoder/position_encodings/encodings", 1500}, {"decoder/position_encodings/encodings", 448}} {
+		if got, _ := get(p.name); got.shape[0] < p.rows || got.shape[1] != d {
+			return invalid(nil, "%s: variable %q has shape %v, but a Whisper model needs [at least %d, d_model %d] — re-download or reconvert the model", path, p.name, got.shape, p.rows, d)
+		}
+	}
+	// The decoder's own alignment defaults index its layers and heads unchecked too.
+	nd, h := int64(info.DecoderLayers), int64(info.Heads)
+	if l, ok := get("decoder/alignment_layer"); ok && (len(l.shape) != 0 || l.scalar < -nd || l.scalar >= nd) {
+		return invalid(nil, "%s: decoder/alignment_layer is %d, outside the decoder's %d layers — re-download or reconvert the model", path, l.scalar, nd)
+	}
+	if a, ok := get("decoder/alignment_heads"); ok && (len(a.shape) != 0 || a.scalar < 0 || a.scalar > h) {
+		return invalid(nil, "%s: decoder/alignment_heads is %d, but the decoder has %d heads — re-download or reconvert the model", path, a.scalar, h)
+	}
+	return nil
+}
+
+// checkConfig checks config.json is what CTranslate2's JSON reader takes
+// and has the keys it needs, and returns them.
+func checkConfig(path string) (*config, error) {
 	// CTranslate2 reads these without checking; a missing one fails only at transcription time.
 	keys := []string{"alignment_heads", "lang_ids", "suppress_ids", "suppress_ids_begin"}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	b, err := ReadModelFile(path)
+	if isNotExist(err) {
 		return nil, invalid(err, "model directory %s has no config.json — re-download the model (CTranslate2 reads %s from it)", filepath.Dir(path), strings.Join(keys, ", "))
+	} else if errors.Is(err, ErrInvalidModel) {
+		return nil, err
 	} else if err != nil {
 		return nil, invalid(err, "cannot read config.json: %v", err)
+	}
+	if err := strictText(b); err != nil {
+		// encoding/json would take these; CTranslate2's reader fails the load on them.
+		return nil, invalid(err, "%s %v, which CTranslate2 cannot read — re-download the model", path, err)
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -338,7 +462,95 @@ func checkConfig(path string) (json.RawMessage, error) {
 			return nil, invalid(nil, "%s lacks %q, which CTranslate2 needs to transcribe — reconvert the model with a current ct2-transformers-converter", path, k)
 		}
 	}
-	return m["lang_ids"], nil
+	var c config
+	for _, k := range []struct {
+		key string
+		dst any
+	}{{"alignment_heads", &c.AlignmentHeads}, {"suppress_ids", &c.SuppressIDs}, {"suppress_ids_begin", &c.SuppressIDsBegin}} {
+		if err := json.Unmarshal(m[k.key], k.dst); err != nil {
+			return nil, invalid(err, "%s: %s is not a list of token ids or [layer, head] pairs as CTranslate2 needs (%.40s) — re-download the model", path, k.key, m[k.key])
+		}
+	}
+	c.LangIDs = m["lang_ids"]
+	return &c, nil
+}
+
+// check holds the config's ids to the model's shape: CTranslate2 indexes
+// with them unchecked, so one out of range crashes the worker (alignment
+// heads past the decoder's layers segfault every word-timestamp request).
+func (c *config) check(path string, info *Info) error {
+	seen := map[[2]int]bool{}
+	for _, lh := range c.AlignmentHeads {
+		if len(lh) != 2 {
+			return invalid(nil, "%s: alignment_heads holds %v, not a [layer, head] pair — re-download the model", path, lh)
+		}
+		if lh[0] < 0 || lh[0] >= info.DecoderLayers || lh[1] < 0 || lh[1] >= info.Heads {
+			return invalid(nil, "%s: alignment_heads holds [%d, %d], but the model's decoder has layers 0-%d and heads 0-%d: the config is damaged or not this model's — re-download the model",
+				path, lh[0], lh[1], info.DecoderLayers-1, info.Heads-1)
+		}
+		if seen[[2]int(lh)] {
+			return invalid(nil, "%s: alignment_heads holds [%d, %d] twice — re-download the model", path, lh[0], lh[1])
+		}
+		seen[[2]int(lh)] = true
+	}
+	for _, l := range []struct {
+		key string
+		ids []int
+	}{{"suppress_ids", c.SuppressIDs}, {"suppress_ids_begin", c.SuppressIDsBegin}} {
+		for _, id := range l.ids {
+			if id < 0 || id >= info.VocabSize {
+				return invalid(nil, "%s: %s holds %d, outside the vocabulary of %d tokens — re-download the model", path, l.key, id, info.VocabSize)
+			}
+		}
+	}
+	return nil
+}
+
+// strictText reports what in JSON text b CTranslate2's reader (nlohmann
+// JSON) refuses and encoding/json silently replaces: bytes that are not
+// UTF-8, and \u escapes of lone UTF-16 surrogates.
+func strictText(b []byte) error {
+	if !utf8.Valid(b) {
+		i := 0
+		for i < len(b) {
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			i += n
+		}
+		return fmt.Errorf("holds bytes that are not UTF-8 (at byte %d)", i)
+	}
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		if b[i+1] != 'u' {
+			i++ // an escaped character, maybe a backslash
+			continue
+		}
+		r, ok := hex4(b[i+2:])
+		if !ok || !utf16.IsSurrogate(r) {
+			continue
+		}
+		lo, ok := rune(0), false
+		if len(b) >= i+12 && b[i+6] == '\\' && b[i+7] == 'u' {
+			lo, ok = hex4(b[i+8:])
+		}
+		if r >= 0xDC00 || !ok || lo < 0xDC00 || lo > 0xDFFF {
+			return fmt.Errorf("holds \\u%04X, half of a UTF-16 pair, alone (at byte %d)", r, i)
+		}
+		i += 11
+	}
+	return nil
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b[:4]), 16, 16)
+	return rune(n), err == nil
 }
 
 // checkLangIDs checks that lang_ids lists language tokens of the vocabulary:
@@ -374,20 +586,27 @@ func ReadVocabulary(dir string) ([]string, error) {
 // readVocabulary is ReadVocabulary, and the path of the file it read.
 func readVocabulary(dir string) ([]string, string, error) {
 	path := filepath.Join(dir, "vocabulary.json")
-	b, err := os.ReadFile(path)
+	b, err := ReadModelFile(path)
 	if err == nil {
+		if err := strictText(b); err != nil {
+			return nil, path, invalid(err, "%s %v, which CTranslate2 cannot read — re-download the model", path, err)
+		}
 		var v []string
 		if err := json.Unmarshal(b, &v); err != nil {
 			return nil, path, invalid(err, "%s is not a JSON array of strings (%v) — re-download the model", path, err)
 		}
 		return v, path, nil
+	} else if errors.Is(err, ErrInvalidModel) {
+		return nil, path, err
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, path, invalid(err, "cannot read vocabulary: %v", err)
 	}
 	path = filepath.Join(dir, "vocabulary.txt")
-	b, err = os.ReadFile(path)
+	b, err = ReadModelFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, path, invalid(err, "model directory %s has no vocabulary.json (or vocabulary.txt) — re-download the model", dir)
+	} else if errors.Is(err, ErrInvalidModel) {
+		return nil, path, err
 	} else if err != nil {
 		return nil, path, invalid(err, "cannot read vocabulary: %v", err)
 	}
