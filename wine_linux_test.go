@@ -109,8 +109,28 @@ func (w *winePrefix) runFor(t testing.TB, limit time.Duration, env []string, exe
 		r.stderr += fmt.Sprintf("\n[test] wine's process %d (%s) was killed by signal %d (%v) after %v; %d lines on stdout; %s\n",
 			cmd.Process.Pid, exe, ws.Signal(), ws.Signal(), time.Since(start).Round(time.Second),
 			strings.Count(r.stdout, "\n"), memoryNote())
+		r.stderr += kernelLines(cmd.Process.Pid)
 	}
 	return r
+}
+
+// kernelLines is what the kernel's log says of pid (a segfault, an OOM
+// kill), where this machine lets dmesg read it.
+func kernelLines(pid int) string {
+	out, err := exec.Command("dmesg").Output()
+	if err != nil {
+		return fmt.Sprintf("[test] no kernel log: dmesg: %v\n", err)
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, fmt.Sprintf("[%d]", pid)) || strings.Contains(l, fmt.Sprintf("pid=%d,", pid)) || strings.Contains(l, fmt.Sprintf("process %d ", pid)) {
+			b.WriteString("[kernel] " + l + "\n")
+		}
+	}
+	if b.Len() == 0 {
+		return fmt.Sprintf("[test] the kernel's log says nothing of pid %d (no segfault or OOM kill logged)\n", pid)
+	}
+	return b.String()
 }
 
 // memoryNote is the machine's memory now and whether the kernel's OOM
