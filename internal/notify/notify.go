@@ -197,10 +197,10 @@ func NothingHeard() Message {
 func ConfigProblem(detail string, rejected bool) Message {
 	if rejected {
 		return Message{Kind: KindConfig, Summary: "Config file not applied", Unthrottled: true,
-			Body: detail + ". WhisperKey keeps the last good settings until the file is fixed and saved."}
+			Body: detail + "\nWhisperKey keeps the last good settings until the file is fixed and saved."}
 	}
 	return Message{Kind: KindConfig, Summary: "Config file has an unknown key", Unthrottled: true,
-		Body: detail + ". The rest of the file is in use; fix the key and save the file."}
+		Body: detail + "\nThe rest of the file is in use; fix the key and save the file."}
 }
 
 // TextNotPasted says the target never read the clipboard, so the text waits there.
