@@ -134,7 +134,6 @@ func TestConfigTypoShownUntilFixed(t *testing.T) {
 	a.waitIcon(t, func(ic []byte) bool { return bytes.Equal(ic, idle) }, "the idle icon")
 }
 
-
 func writeConfig(t testing.TB, path, body string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
