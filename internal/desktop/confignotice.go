@@ -85,8 +85,10 @@ func (n configNotice) items() []tray.Item {
 
 // noteConfig takes the problems of the config's last load, err and warns,
 // for the tray, and tells them in a notification once: not again while the
-// file stays the same, again once it was fixed and breaks anew. Called from
-// the run loop.
+// file stays the same, again at once when it was fixed and breaks anew or
+// is rejected now. A file that goes from one problem to another of its kind
+// (an editor saving as the key is typed) is told at the notifier's usual
+// pace. Called from the run loop.
 func (d *desk) noteConfig(err error, warns []config.Warning) {
 	n := configProblems(err, warns)
 	if !n.active() {
@@ -96,9 +98,12 @@ func (d *desk) noteConfig(err error, warns []config.Warning) {
 		d.cfgNotice, d.cfgTold = n, ""
 		return
 	}
+	was := d.cfgNotice
 	d.cfgNotice = n
 	if told := strings.Join(n.lines, "\n"); told != d.cfgTold {
+		m := notify.ConfigProblem(strings.Join(n.lines, "; "), n.state == tray.StateError)
+		m.Unthrottled = !was.active() || (n.state == tray.StateError && was.state != tray.StateError)
 		d.cfgTold = told
-		d.tell(notify.ConfigProblem(strings.Join(n.lines, "; "), n.state == tray.StateError))
+		d.tell(m)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/notify"
 	"github.com/whisperkey/whisperkey/internal/tray"
 )
 
@@ -95,5 +96,52 @@ func TestConfigLinesFitTheMenu(t *testing.T) {
 	items := n.items()
 	if len(items) != tray.MaxConfigLines || items[len(items)-1].Label != "…and 4 more: open the config file" {
 		t.Errorf("items = %+v", items)
+	}
+}
+
+// messages keeps the notifications it is given.
+type messages struct{ got []notify.Message }
+
+func (n *messages) Notify(m notify.Message) bool { n.got = append(n.got, m); return true }
+func (n *messages) Close() error                 { return nil }
+
+// A problem after a good file, or a file rejected now, is told at once; a
+// file going from one typo to another (an editor saving while the key is
+// typed) is told at the notifier's pace.
+func TestConfigProblemPace(t *testing.T) {
+	d := testDesk(t, "http://127.0.0.1:1")
+	store, err := config.New(filepath.Join(t.TempDir(), "config.yaml"), config.Options{}, testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	d.store = store
+	note := &messages{}
+	d.feedback.note = note
+	typo := func(key string) []config.Warning {
+		return []config.Warning{{File: "config.yaml", Line: 3, Key: key, Unknown: true}}
+	}
+	rejected := &config.Error{File: "config.yaml", Line: 1, Key: "paste", Value: "x", Allowed: "paste, clipboard", Fix: "set paste to one of them"}
+	steps := []struct {
+		name  string
+		err   error
+		warns []config.Warning
+		at    bool // told at once
+	}{
+		{"a typo in a good file", nil, typo("audio.pre_r"), true},
+		{"the typo goes on", nil, typo("audio.pre_rol"), false},
+		{"and a value is rejected", rejected, typo("audio.pre_rol"), true},
+		{"fixed", nil, nil, false},
+		{"broken anew", nil, typo("audio.pre_rol"), true},
+	}
+	told := 0
+	for _, s := range steps {
+		d.noteConfig(s.err, s.warns)
+		if s.warns == nil {
+			continue
+		}
+		if told++; len(note.got) != told || note.got[told-1].Unthrottled != s.at {
+			t.Fatalf("%s: %d notifications, the last unthrottled: %v; want %d, %v", s.name, len(note.got), len(note.got) > 0 && note.got[len(note.got)-1].Unthrottled, told, s.at)
+		}
 	}
 }

@@ -196,10 +196,10 @@ func NothingHeard() Message {
 // naming the line and key; rejected says the file is not in use at all.
 func ConfigProblem(detail string, rejected bool) Message {
 	if rejected {
-		return Message{Kind: KindConfig, Summary: "Config file not applied", Unthrottled: true,
+		return Message{Kind: KindConfig, Summary: "Config file not applied",
 			Body: detail + "\nWhisperKey keeps the last good settings until the file is fixed and saved."}
 	}
-	return Message{Kind: KindConfig, Summary: "Config file has an unknown key", Unthrottled: true,
+	return Message{Kind: KindConfig, Summary: "Config file has an unknown key",
 		Body: detail + "\nThe rest of the file is in use; fix the key and save the file."}
 }
 

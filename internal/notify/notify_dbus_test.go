@@ -133,6 +133,11 @@ func TestMessagesReachTheServer(t *testing.T) {
 	}
 }
 
+func unthrottled(m notify.Message) notify.Message {
+	m.Unthrottled = true
+	return m
+}
+
 func TestRateLimitPerKind(t *testing.T) {
 	leaks := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, leaks) }) // after the server connection closes
@@ -154,7 +159,8 @@ func TestRateLimitPerKind(t *testing.T) {
 		{notify.MicrophoneBack(""), true}, // another kind is not held back
 		{notify.EngineCrashed(""), true},
 		{notify.ConfigProblem("config.yaml:3: unknown key", false), true},
-		{notify.ConfigProblem("config.yaml:3: unknown key", false), true}, // the desk tells each problem once itself
+		{notify.ConfigProblem("config.yaml:3: unknown key", false), false},
+		{unthrottled(notify.ConfigProblem("config.yaml:3: unknown key", false)), true}, // its caller tells each problem once itself
 	}
 	for i, s := range steps {
 		if got := n.Notify(s.msg); got != s.want {
