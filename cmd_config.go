@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
@@ -20,9 +21,9 @@ func configOptions() config.Options {
 
 func runConfig(args []string, stdout, stderr io.Writer) error {
 	var path string
-	if len(args) == 2 && args[0] == "validate" {
+	if file, rest, ok := validateFile(args); ok {
 		// validate FILE checks that file, say a config before it is installed.
-		path, args = args[1], args[:1]
+		path, args = file, rest
 		if st, err := os.Stat(path); err != nil || st.IsDir() {
 			return usageError{fmt.Sprintf("config validate %s: no such file; give the path of a config file", path)}
 		}
@@ -36,6 +37,26 @@ func runConfig(args []string, stdout, stderr io.Writer) error {
 	opts := configOptions()
 	opts.CheckVocabulary = func(cfg config.Config) []string { return vocabularyWarnings(context.Background(), cfg) }
 	return cliStatus(config.RunCLI(args, stdout, stderr, path, opts))
+}
+
+// validateFile takes the FILE out of `config validate [--allow-unknown]
+// FILE`, in either order; ok is false when no file is named.
+func validateFile(args []string) (file string, rest []string, ok bool) {
+	if len(args) < 2 || len(args) > 3 || args[0] != "validate" {
+		return "", args, false
+	}
+	rest = []string{"validate"}
+	for _, a := range args[1:] {
+		switch {
+		case strings.HasPrefix(a, "-"):
+			rest = append(rest, a) // RunCLI knows the flag, or says how it is used
+		case file == "":
+			file = a
+		default:
+			return "", args, false // two files: RunCLI prints the usage
+		}
+	}
+	return file, rest, file != ""
 }
 
 // vocabularyWarnings names, for the config's vocabulary and each profile's,

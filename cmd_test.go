@@ -56,6 +56,13 @@ func TestConfigValidateFile(t *testing.T) {
 		{"bad value, named with its line", []string{"validate", write("bad.yaml", "model: base\nsounds: maybe\n")}, 1, "", "bad.yaml:2"},
 		{"missing file", []string{"validate", filepath.Join(dir, "nope.yaml")}, 2, "", "nope.yaml: no such file"},
 		{"the installed config without FILE", []string{"validate"}, 0, "ok\n", ""},
+		// A misspelt key does nothing, so it fails validation unless allowed.
+		{"unknown key", []string{"validate", write("typo.yaml", "audio:\n  pre_rol: false\n")}, 1, "",
+			`typo.yaml:2: unknown key "audio.pre_rol" is ignored; did you mean "audio.pre_roll"?`},
+		{"unknown key allowed", []string{"validate", "--allow-unknown", filepath.Join(dir, "typo.yaml")}, 0, "ok\n", "audio.pre_rol"},
+		{"unknown key allowed, flag after FILE", []string{"validate", filepath.Join(dir, "typo.yaml"), "--allow-unknown"}, 0, "ok\n", "audio.pre_rol"},
+		{"unknown flag", []string{"validate", "--allow-unknwn", filepath.Join(dir, "typo.yaml")}, 2, "", "unknown flag --allow-unknwn"},
+		{"two files", []string{"validate", filepath.Join(dir, "good.yaml"), filepath.Join(dir, "typo.yaml")}, 2, "", "usage:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

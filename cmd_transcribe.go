@@ -65,7 +65,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	fs.StringVar(&o.apiKey, "api-key", envOr("WHISPERKEY_REMOTE_API_KEY", ""), "bearer token for --remote (default $WHISPERKEY_REMOTE_API_KEY)")
 	fs.StringVar(&o.remoteModel, "remote-model", "whisper-1", "model name sent to --remote")
 	fs.BoolVar(&o.fullWindow, "full-window", false, "always decode 30-s windows, as faster-whisper does (the default on a GPU)")
-	fs.BoolVar(&o.shortWindow, "short-window", false, "decode recordings under 10 s on a window fitted to the speech (the default on the CPU: faster; may change a word)")
+	fs.BoolVar(&o.shortWindow, "short-window", false, fmt.Sprintf("decode recordings up to %d s on a window fitted to the speech (the default on the CPU: faster; may change a word)", whisper.ShortWindowLimit))
 	fs.DurationVar(&o.maxAudio, "max-audio", transcribeMaxAudio, "longest audio per file, up to 24h; a longer file is refused before the model loads")
 	o.words.register(fs)
 	fs.Usage = func() {

@@ -17,6 +17,8 @@ const (
 	StateTranscribing State = "transcribing"
 	StateError        State = "error"
 	StateLoading      State = "loading"
+	// StateWarning: working, but something needs the user (an unknown key in the config file).
+	StateWarning State = "warning"
 )
 
 // Feedback sounds.
@@ -40,7 +42,7 @@ func Icon(state State) []byte {
 
 func icon(goos string, state State) []byte {
 	switch state {
-	case StateIdle, StateRecording, StateTranscribing, StateError, StateLoading:
+	case StateIdle, StateRecording, StateTranscribing, StateError, StateLoading, StateWarning:
 	default:
 		return nil
 	}

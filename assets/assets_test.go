@@ -10,7 +10,7 @@ import (
 )
 
 func TestIcon(t *testing.T) {
-	states := []State{StateIdle, StateRecording, StateTranscribing, StateError, StateLoading}
+	states := []State{StateIdle, StateRecording, StateTranscribing, StateError, StateLoading, StateWarning}
 	tests := []struct {
 		name string
 		goos string

@@ -109,6 +109,8 @@ func icons() []icon {
 		{"transcribing", with(disc(color.NRGBA{0xf2, 0xa3, 0x1b, 0xff}), layer{dots(), ink})},
 		{"error", with(disc(color.NRGBA{0xb3, 0x26, 0x1e, 0xff}), layer{exclamation(), white})},
 		{"loading", with(disc(blue), layer{downloadArrow(), white})},
+		// Warning (a config key ignored) is yellow with a dark mark: not the error's red.
+		{"warning", with(disc(color.NRGBA{0xf0, 0xc8, 0x1e, 0xff}), layer{exclamation(), ink})},
 		{"app", with(disc(blue), layer{mic(), white})},
 	}
 }

@@ -62,6 +62,8 @@ type Transcript struct {
 	// Reused counts the 30-s windows of a long recording that an early
 	// transcription decoded during the hold and this one did not decode again.
 	Reused int
+	// Language is the language code the text was transcribed in ("en").
+	Language string
 }
 
 // Chooser names the profile of a dictation when its key goes down (the
@@ -186,6 +188,8 @@ type Event struct {
 	// Recording on; Raw, Cleanup and Notice come from its Transcript.
 	Profile              string
 	Raw, Cleanup, Notice string
+	// Language is the dictation's language code, from its Transcript.
+	Language string
 	// Action is what the event's work was: a dictation, or a command on the
 	// last one (PasteAgain, Undo), asked by a hotkey, the tray or the voice.
 	Action Action
@@ -579,7 +583,7 @@ func (a *App) finish(ctx context.Context, j job) {
 		return
 	}
 	t.Features, t.Engine, t.Cleanup, t.Early, t.Wasted, t.Reused = tr.Features, tr.Engine, tr.Cleaning, tr.Early, tr.Wasted, tr.Reused
-	done := Event{Profile: j.profile, Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice}
+	done := Event{Profile: j.profile, Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice, Language: tr.Language}
 	if tr.Text == "" {
 		a.mu.Lock()
 		a.state = Idle

@@ -66,7 +66,7 @@ type EngineReport struct {
 	Model       engine.ModelInfo      `json:"model"`
 	Devices     []engine.DeviceReport `json:"devices"`
 	LoadMillis  int64                 `json:"load_ms"`
-	// Window is the window dictations under 10 s are decoded on, "short"
+	// Window is the window short dictations (whisper.ShortWindowLimit) are decoded on, "short"
 	// or "full", as decoding.short_window resolves on this device; "" when
 	// the caller did not say.
 	Window string `json:"window,omitempty"`
@@ -207,7 +207,7 @@ func (r DoctorReport) Print(w io.Writer) {
 			}
 		}
 		if e.Window != "" {
-			fmt.Fprintf(w, "  window for dictations under 10 s: %s (decoding.short_window)\n", e.Window)
+			fmt.Fprintf(w, "  window for dictations up to %d s: %s (decoding.short_window)\n", whisper.ShortWindowLimit, e.Window)
 		}
 	}
 	if s := r.SelfTest; s != nil {

@@ -24,6 +24,9 @@ type ModelChoice struct {
 	Dir string
 	// Auto: picked for the hardware because the config says auto.
 	Auto bool
+	// Wanted is the model auto picked for the hardware when Name is a
+	// downloaded one standing in for it (Wanted is not downloaded); "" otherwise.
+	Wanted string
 	// Report is the GPU detection auto was picked by, for Options.Report, so
 	// that loading the model does not probe the GPUs a second time.
 	Report *gpu.Report
@@ -77,7 +80,7 @@ func resolveAuto(ctx context.Context, cache *models.Cache, opt Options, log *slo
 	}
 	if alt, ok := downloadedFallback(cache.List(), want); ok {
 		log.Info("the model for this hardware is not downloaded; using one that is", "wanted", want, "using", alt.Name)
-		return ModelChoice{Name: alt.Name, Dir: alt.Path, Auto: true, Report: &report}, nil
+		return ModelChoice{Name: alt.Name, Dir: alt.Path, Auto: true, Wanted: want, Report: &report}, nil
 	}
 	return c, err
 }

@@ -6,19 +6,33 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
 
-const cliUsage = `usage: whisperkey config path|show|validate [FILE]
+const cliUsage = `usage: whisperkey config path|show|validate [--allow-unknown] [FILE]
   path      print where the config file is
   show      print the settings in effect: the file, defaults for what it leaves out, and WHISPERKEY_* overrides
-  validate  check the file (or FILE); print "ok" or each problem and exit 1`
+  validate  check the file (or FILE); print "ok", or each problem and exit 1.
+            An unknown key is a problem (a misspelt key does nothing);
+            --allow-unknown only warns about it`
+
+// AllowUnknownFlag makes validate accept unknown keys, warning about them.
+const AllowUnknownFlag = "--allow-unknown"
 
 // RunCLI runs "whisperkey config ARGS" for the file at path and returns the exit
-// code: 0 ok, 1 invalid config, 2 usage error.
+// code: 0 ok, 1 invalid config or an unknown key, 2 usage error.
 func RunCLI(args []string, stdout, stderr io.Writer, path string, opts Options) int {
+	allowUnknown := false
+	if len(args) == 2 && args[0] == "validate" && (args[1] == AllowUnknownFlag || args[1] == AllowUnknownFlag[1:]) {
+		allowUnknown, args = true, args[:1]
+	}
+	if len(args) == 2 && args[0] == "validate" && strings.HasPrefix(args[1], "-") {
+		fmt.Fprintf(stderr, "config validate: unknown flag %s (its one flag is %s)\n%s\n", args[1], AllowUnknownFlag, cliUsage)
+		return 2
+	}
 	if len(args) != 1 {
 		fmt.Fprintln(stderr, cliUsage)
 		return 2
@@ -44,6 +58,11 @@ func RunCLI(args []string, stdout, stderr io.Writer, path string, opts Options) 
 		return 1
 	}
 	if args[0] == "validate" {
+		if hasUnknown(warns) && !allowUnknown {
+			fmt.Fprintf(stderr, "an unknown key is ignored, so its line does nothing: correct or delete it "+
+				"(docs/configuration.md lists the keys), or pass %s to accept unknown keys\n", AllowUnknownFlag)
+			return 1
+		}
 		if opts.CheckVocabulary != nil {
 			for _, w := range opts.CheckVocabulary(cfg) {
 				fmt.Fprintln(stderr, "warning: "+w)
@@ -63,6 +82,11 @@ func RunCLI(args []string, stdout, stderr io.Writer, path string, opts Options) 
 	}
 	_, _ = stdout.Write(out)
 	return 0
+}
+
+// hasUnknown reports a key in warns that the app does not know.
+func hasUnknown(warns []Warning) bool {
+	return slices.ContainsFunc(warns, func(w Warning) bool { return w.Unknown })
 }
 
 // effectiveYAML writes every key of c in file order, marking values set by the environment.

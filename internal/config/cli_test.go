@@ -21,8 +21,15 @@ func TestRunCLI(t *testing.T) {
 		noStdout bool
 	}{
 		{name: "path", args: []string{"path"}, path: good, stdout: []string{good + "\n"}},
-		{name: "validate ok with a warning", args: []string{"validate"}, path: good,
+		{name: "validate ok", args: []string{"validate"}, path: writeConfig(t, "model: small\n"), stdout: []string{"ok\n"}},
+		{name: "validate fails on an unknown key", args: []string{"validate"}, path: good, code: 1, noStdout: true,
+			stderr: []string{`warning: ` + good + `:2: unknown key "modle" is ignored; did you mean "model"?`, "--allow-unknown"}},
+		{name: "validate allows an unknown key with the flag", args: []string{"validate", "--allow-unknown"}, path: good,
 			stdout: []string{"ok\n"}, stderr: []string{`warning: ` + good + `:2: unknown key "modle" is ignored; did you mean "model"?`}},
+		{name: "an old name is not an unknown key", args: []string{"validate"}, path: writeConfig(t, "initial_prompt: Hi.\n"),
+			stdout: []string{"ok\n"}, stderr: []string{`key "initial_prompt" is now called`}},
+		{name: "the flag only belongs to validate", args: []string{"show", "--allow-unknown"}, path: good, code: 2, noStdout: true,
+			stderr: []string{"usage: whisperkey config"}},
 		{name: "validate without a file", args: []string{"validate"}, path: missing, stdout: []string{"ok (" + missing + " does not exist; the defaults apply)"}},
 		{name: "validate invalid", args: []string{"validate"}, path: bad, code: 1, noStdout: true,
 			stderr: []string{bad + `:1: key "device": "gpu" is not allowed (allowed: auto, cpu, cuda, rocm)`}},

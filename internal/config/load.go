@@ -62,13 +62,17 @@ func (e *Error) Error() string {
 // Is makes every *Error match ErrInvalid.
 func (e *Error) Is(target error) bool { return target == ErrInvalid }
 
-// Warning is a key the app does not know; it is ignored.
+// Warning is a key the app does not know, which is ignored, or a known key
+// under its old name.
 type Warning struct {
 	File       string
 	Line       int
 	Key        string
 	Suggestion string // the known key it most likely meant, or ""
 	Note       string // set for a known key that is deprecated: what to do instead
+	// Unknown: the key is not one of the app's, so its line does nothing
+	// (with Note: the count of more such keys).
+	Unknown bool
 }
 
 func (w Warning) String() string {
@@ -283,14 +287,14 @@ func walk(path string, doc *yaml.Node) (map[string]loc, []Warning, []error) {
 				locs[key] = loc{line: v.Line, text: nodeText(v)}
 			case !isGroup:
 				if unknown++; unknown <= maxUnknownWarnings {
-					warns = append(warns, Warning{File: path, Line: k.Line, Key: key, Suggestion: suggestFor(key, v)})
+					warns = append(warns, Warning{File: path, Line: k.Line, Key: key, Suggestion: suggestFor(key, v), Unknown: true})
 				}
 			}
 		}
 	}
 	visit(root, "")
 	if unknown > maxUnknownWarnings {
-		warns = append(warns, Warning{File: path, Line: root.Line,
+		warns = append(warns, Warning{File: path, Line: root.Line, Unknown: true,
 			Note: fmt.Sprintf("%d more unknown keys are ignored; docs/configuration.md lists the keys", unknown-maxUnknownWarnings)})
 	}
 	return locs, warns, errs

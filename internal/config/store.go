@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -165,14 +166,16 @@ func (s *Store) reload() {
 // commit swaps in cfg (unless err) and tells subscribers; s.mu is held.
 func (s *Store) commit(cfg Config, warns []Warning, err error) {
 	old := s.Current()
-	hadErr := s.err != nil
+	hadErr, oldWarns := s.err != nil, s.warnings
 	s.err, s.warnings = err, warns
 	s.logResult(err, warns)
 	if err != nil {
 		s.notify(Change{Old: old, New: old, Err: err, Warnings: warns})
 		return
 	}
-	if cfg == old && !hadErr { // e.g. our own Set seen again by the watcher
+	// Our own Set seen again by the watcher is no news; a key misspelt or
+	// fixed is, although the settings are the same (the key is ignored).
+	if cfg == old && !hadErr && slices.Equal(oldWarns, warns) {
 		return
 	}
 	s.cur.Store(&cfg)

@@ -141,6 +141,30 @@ func TestBadEditKeepsLastGoodConfig(t *testing.T) {
 	}
 }
 
+// A misspelt key changes no setting, yet subscribers hear of it (the app
+// shows it) and of its fix.
+func TestUnknownKeyIsAChange(t *testing.T) {
+	path := exampleFile(t)
+	s := newStore(t, path)
+	ch := watch(t, s)
+	good := s.Current()
+
+	replaceInFile(t, path, "\n  pre_roll: true", "\n  pre_rol: false")
+	c := nextChange(t, ch, func(c Change) bool { return len(c.Warnings) > 0 })
+	if w := c.Warnings[0]; w.Key != "audio.pre_rol" || w.Suggestion != "audio.pre_roll" || w.Line == 0 || c.Err != nil {
+		t.Errorf("warning = %+v (err %v), want audio.pre_rol on its line with the suggestion audio.pre_roll", w, c.Err)
+	}
+	if c.New != good || c.NeedsEngineRestart || len(s.Warnings()) != 1 {
+		t.Errorf("an ignored key changed the settings: %+v", c)
+	}
+
+	replaceInFile(t, path, "\n  pre_rol: false", "\n  pre_roll: true")
+	c = nextChange(t, ch, func(c Change) bool { return len(c.Warnings) == 0 })
+	if c.Err != nil || c.New != good || len(s.Warnings()) != 0 {
+		t.Errorf("after the fix: %+v, warnings %v", c, s.Warnings())
+	}
+}
+
 func TestInvalidFileAtStartUsesDefaults(t *testing.T) {
 	s := newStore(t, writeConfig(t, "device: gpu\nmodle: x\n"))
 	if s.Current() != Defaults() || !errors.Is(s.Err(), ErrInvalid) || len(s.Warnings()) != 1 {

@@ -136,6 +136,13 @@ type desk struct {
 	checks     sync.WaitGroup  // resume checks in flight; Run waits for them
 	hotkeyTold map[string]bool // hotkey problems already notified
 	vocabTold  string          // the vocabulary notice last given, so it is given once
+	// cfgNotice is the config file's problems, shown until it is fixed;
+	// cfgTold the problems last notified, so one broken file is told once.
+	cfgNotice configNotice
+	cfgTold   string
+	// autoNote says which model auto chose and why, for the Model menu and
+	// the ready line ("" when the config names a model).
+	autoNote string
 	// lastEntry is the Recent entry of the last text pasted, which an undo
 	// marks; "" when the last paste was a paste again.
 	lastEntry string
@@ -218,6 +225,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	}
 	d.startFeedback(cfg)
 	defer d.closeFeedback() // before the recorder closes: the level ticker reads it
+	d.noteConfig(store.Err(), store.Warnings())
 
 	d.svc = backend.NewEmpty(d.backendOptions(cfg), d.log)
 	defer d.svc.Close()
@@ -313,7 +321,13 @@ func (d *desk) Play(name string) {
 	}
 }
 
+// status shows state and text in the tray. While the config file has
+// problems an idle state shows them instead: whatever is ready again, the
+// file is still wrong. Only the run loop shows idle states.
 func (d *desk) status(state tray.State, text string) {
+	if state == tray.StateIdle && d.cfgNotice.active() {
+		state, text = d.cfgNotice.state, d.cfgNotice.headline()+" · "+text
+	}
 	d.log.Info("status", "state", state, "text", text)
 	d.tray.SetState(state, text)
 }

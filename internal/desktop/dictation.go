@@ -104,7 +104,7 @@ func (d *transcriber) transcribe(ctx context.Context, samples []float32, trim di
 		return app.Transcript{}, err
 	}
 	return app.Transcript{Text: tr.Text, Raw: tr.Raw, Features: tr.Result.Timings.Features, Engine: tr.Result.Timings.Engine,
-		Cleanup: tr.Cleanup, Notice: tr.Notice, Cleaning: tr.Cleaning, Reused: tr.Result.Reused}, nil
+		Cleanup: tr.Cleanup, Notice: tr.Notice, Cleaning: tr.Cleaning, Reused: tr.Result.Reused, Language: tr.Result.Language}, nil
 }
 
 // forProfile is the settings of the profile called name; the config's own

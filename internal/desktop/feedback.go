@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -273,6 +274,20 @@ func (d *desk) recentItems() []tray.Item {
 		}
 	}
 	return items
+}
+
+// recentLanguages are the languages of the Recent dictations, newest first, once each.
+func (d *desk) recentLanguages() []string {
+	if d.feedback.recent == nil {
+		return nil
+	}
+	var codes []string
+	for _, e := range d.feedback.recent.Entries() {
+		if e.Language != "" && !slices.Contains(codes, e.Language) {
+			codes = append(codes, e.Language)
+		}
+	}
+	return codes
 }
 
 // loginToggle is the "Start at login" checkbox as the system has it now.

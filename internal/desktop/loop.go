@@ -9,6 +9,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/notify"
@@ -217,6 +218,10 @@ func (d *desk) onAction(ctx context.Context, a tray.Action) {
 	}
 	switch a.Kind {
 	case tray.SelectModel:
+		if a.Value == choice.ModelAuto {
+			set(config.KeyModel, choice.ModelAuto) // the load says what auto chose
+			return
+		}
 		if _, ok := d.models.Resolve(a.Value); !ok {
 			d.pull(ctx, a.Value)
 			d.refreshMenu()

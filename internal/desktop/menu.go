@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
@@ -10,6 +11,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/tray"
+	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 // menuState is everything the tray menu shows.
@@ -34,13 +36,20 @@ type menuState struct {
 	login  tray.Toggle
 	// profiles is the Profiles submenu (profiles.go).
 	profiles []tray.Item
+	// auto says which model the config's model: auto chose and why; "" before a load.
+	auto string
+	// recentLanguages are the languages of the recent dictations, newest first.
+	recentLanguages []string
+	// configLines are the config file's problems (confignotice.go).
+	configLines []tray.Item
 }
 
 // refreshMenu rebuilds the tray's submenus from the registry, the engine's
 // report and the config.
 func (d *desk) refreshMenu() {
 	st := menuState{cfg: d.store.Current(), models: d.models.List(), model: d.modelName, pulling: d.pulling,
-		recent: d.recentItems(), login: d.loginToggle(), profiles: d.profileItems()}
+		recent: d.recentItems(), login: d.loginToggle(), profiles: d.profileItems(), auto: d.autoNote,
+		recentLanguages: d.recentLanguages(), configLines: d.cfgNotice.items()}
 	if l := d.svc.Current(); l != nil {
 		st.gpus, st.computeTypes, st.languages = l.Report.GPUs, l.ComputeTypes(), l.Languages()
 	}
@@ -58,25 +67,32 @@ func (d *desk) refreshMenu() {
 func buildMenu(st menuState) tray.Menu {
 	cfg := st.cfg
 	var m tray.Menu
+	// With model: auto only Auto is checked; its label names the model in use.
+	auto := cfg.Engine.Model == choice.ModelAuto || cfg.Engine.Model == ""
 	for _, e := range st.models {
 		label := e.Name
 		switch {
 		case e.Name == st.model && st.missing:
-			label = fmt.Sprintf("%s (%s)", retryLabel(e.Name), sizeText(e.Size))
+			label = fmt.Sprintf("%s (%s)", retryLabel(e.Name), models.FormatSize(e.Size))
 		case st.pulling[e.Name]:
 			label = e.Name + " (downloading…)"
 		case !e.Downloaded:
-			label = fmt.Sprintf("%s (%s, download)", e.Name, sizeText(e.Size))
+			label = fmt.Sprintf("%s (%s, download)", e.Name, models.FormatSize(e.Size))
 		}
-		m.Models = append(m.Models, tray.Item{ID: e.Name, Label: label, Checked: e.Name == st.model && !st.missing})
+		m.Models = append(m.Models, tray.Item{ID: e.Name, Label: label, Checked: e.Name == st.model && !st.missing && !auto})
 	}
 	if st.model != "" && !containsID(m.Models, st.model) {
 		label := modelName(st.model)
 		if st.missing {
 			label = retryLabel(label)
 		}
-		m.Models = append([]tray.Item{{ID: st.model, Label: label, Checked: !st.missing}}, m.Models...)
+		m.Models = append([]tray.Item{{ID: st.model, Label: label, Checked: !st.missing && !auto}}, m.Models...)
 	}
+	autoLabel := "Auto: the model for this computer"
+	if st.auto != "" {
+		autoLabel = "Auto: " + st.auto
+	}
+	m.Models = append([]tray.Item{{ID: choice.ModelAuto, Label: autoLabel, Checked: auto && !st.missing}}, m.Models...)
 
 	m.Devices = []tray.Item{{ID: config.DeviceAuto, Label: "Auto", Checked: cfg.Engine.Device == config.DeviceAuto}}
 	for _, g := range st.gpus {
@@ -93,10 +109,7 @@ func buildMenu(st menuState) tray.Menu {
 		m.ComputeTypes = append(m.ComputeTypes, tray.Item{ID: t, Label: t, Checked: cfg.Engine.ComputeType == t})
 	}
 
-	m.Languages = []tray.Item{{ID: "auto", Label: "Detect automatically", Checked: cfg.Decode.Language == "auto" || cfg.Decode.Language == ""}}
-	for _, code := range st.languages {
-		m.Languages = append(m.Languages, tray.Item{ID: code, Label: code, Checked: cfg.Decode.Language == code})
-	}
+	m.Languages, m.MoreLanguages = languageItems(cfg.Decode.Language, st.languages, st.recentLanguages)
 
 	if st.inputs != nil {
 		m.InputDevices = []tray.Item{{ID: "", Label: "System default", Checked: cfg.Audio.InputDevice == ""}}
@@ -111,7 +124,7 @@ func buildMenu(st menuState) tray.Menu {
 		{choice.Clipboard, "Clipboard only"}, {choice.Type, "Type as keystrokes"}} {
 		m.PasteModes = append(m.PasteModes, tray.Item{ID: string(p.mode), Label: p.label, Checked: cfg.Paste == p.mode})
 	}
-	m.Recent, m.StartAtLogin, m.Profiles = st.recent, st.login, st.profiles
+	m.Recent, m.StartAtLogin, m.Profiles, m.ConfigLines = st.recent, st.login, st.profiles, st.configLines
 	m.Commands = commandItems(cfg)
 	return m
 }
@@ -157,6 +170,37 @@ func commandItems(cfg config.Config) []tray.Item {
 	return []tray.Item{{ID: "undo", Label: undo}, {ID: "paste-again", Label: again}, {ID: "edit", Label: edit}}
 }
 
+// languageItems are the Language menu: detection, the configured language
+// and those of the recent dictations first, as far as the menu has room,
+// then the rest of the model's languages, by name, in More languages.
+func languageItems(configured string, languages, recent []string) (top, more []tray.Item) {
+	if len(languages) == 0 {
+		return []tray.Item{{ID: "auto", Label: "Detect automatically", Checked: configured == "auto" || configured == ""}}, nil
+	}
+	item := func(code string) tray.Item {
+		return tray.Item{ID: code, Label: fmt.Sprintf("%s (%s)", whisper.LanguageTitle(code), code), Checked: code == configured}
+	}
+	top = []tray.Item{{ID: "auto", Label: "Detect automatically", Checked: configured == "auto" || configured == ""}}
+	known := map[string]bool{}
+	for _, code := range languages {
+		known[code] = true
+	}
+	shown := map[string]bool{}
+	for _, code := range append([]string{configured}, recent...) {
+		if known[code] && !shown[code] && len(top) < tray.MaxLanguages {
+			shown[code] = true
+			top = append(top, item(code))
+		}
+	}
+	for _, code := range languages {
+		if !shown[code] {
+			more = append(more, item(code))
+		}
+	}
+	slices.SortStableFunc(more, func(a, b tray.Item) int { return strings.Compare(a.Label, b.Label) })
+	return top, more
+}
+
 func containsID(items []tray.Item, id string) bool {
 	for _, it := range items {
 		if it.ID == id {
@@ -164,11 +208,4 @@ func containsID(items []tray.Item, id string) bool {
 		}
 	}
 	return false
-}
-
-func sizeText(b int64) string {
-	if b >= 1<<30 {
-		return fmt.Sprintf("%.1f GB", float64(b)/(1<<30))
-	}
-	return fmt.Sprintf("%d MB", b>>20)
 }

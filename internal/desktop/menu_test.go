@@ -1,6 +1,8 @@
 package desktop
 
 import (
+	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -38,10 +40,15 @@ func TestBuildMenu(t *testing.T) {
 		return out
 	}
 	cfg := config.Defaults()
+	cfg.Engine.Model = "base"
+	auto := config.Defaults()
 	onCPU := cfg
 	onCPU.Engine.Device, onCPU.Engine.ComputeType, onCPU.Decode.Language, onCPU.Paste = "cpu", "int8", "de", choice.Clipboard
 	onCPU.Audio.InputDevice = "USB mic"
+	folder := cfg
+	folder.Engine.Model = "/models/whisper-small"
 	rtx := gpu.GPU{Vendor: gpu.NVIDIA, Name: "NVIDIA GeForce RTX 3060"}
+	const moreLanguages = tray.ActionKind(-1) // the Language menu's More languages submenu
 
 	tests := []struct {
 		name string
@@ -54,10 +61,12 @@ func TestBuildMenu(t *testing.T) {
 				gpus: []gpu.GPU{rtx}, computeTypes: []string{"int8", "float32"}, languages: []string{"en", "de"},
 				inputs: []audio.Device{{Name: "Built-in"}}},
 			want: map[tray.ActionKind]string{
-				tray.SelectModel:       "tiny=tiny (74 MB, download) | tiny.en=tiny.en | base=base* | base.en=base.en (141 MB, download)",
+				tray.SelectModel: "auto=Auto: the model for this computer | tiny=tiny (78.0 MB, download) | tiny.en=tiny.en | base=base* | " +
+					"base.en=base.en (148.0 MB, download)",
 				tray.SelectDevice:      "auto=Auto* | cuda=" + rtx.Label() + " | cpu=CPU",
 				tray.SelectComputeType: "auto=auto* | int8=int8 | float32=float32",
-				tray.SelectLanguage:    "auto=Detect automatically* | en=en | de=de",
+				tray.SelectLanguage:    "auto=Detect automatically*",
+				moreLanguages:          "en=English (en) | de=German (de)",
 				tray.SelectInputDevice: "=System default* | Built-in=Built-in",
 				tray.SelectPasteMode:   "paste=Paste at the cursor* | paste-enter=Paste and press Enter | clipboard=Clipboard only | type=Type as keystrokes",
 			},
@@ -69,16 +78,18 @@ func TestBuildMenu(t *testing.T) {
 			want: map[tray.ActionKind]string{
 				tray.SelectDevice:      "auto=Auto | cpu=CPU*",
 				tray.SelectComputeType: "auto=auto | int8=int8*",
-				tray.SelectLanguage:    "auto=Detect automatically | en=en | de=de*",
+				tray.SelectLanguage:    "auto=Detect automatically | de=German (de)*",
+				moreLanguages:          "en=English (en)",
 				tray.SelectInputDevice: "=System default | Built-in=Built-in | USB mic=USB mic*",
 				tray.SelectPasteMode:   "paste=Paste at the cursor | paste-enter=Paste and press Enter | clipboard=Clipboard only* | type=Type as keystrokes",
 			},
 		},
 		{
 			name: "first run offline: no model, the wanted one offers a retry",
-			st:   menuState{cfg: cfg, models: registry(), model: "base.en", missing: true},
+			st:   menuState{cfg: auto, models: registry(), model: "base.en", missing: true, auto: "base.en, not downloaded yet"},
 			want: map[tray.ActionKind]string{
-				tray.SelectModel:       "tiny=tiny (74 MB, download) | tiny.en=tiny.en (74 MB, download) | base=base (141 MB, download) | base.en=base.en — retry download (141 MB)",
+				tray.SelectModel: "auto=Auto: base.en, not downloaded yet | tiny=tiny (78.0 MB, download) | tiny.en=tiny.en (78.0 MB, download) | " +
+					"base=base (148.0 MB, download) | base.en=base.en — retry download (148.0 MB)",
 				tray.SelectDevice:      "auto=Auto* | cpu=CPU",
 				tray.SelectComputeType: "auto=auto*",
 				tray.SelectLanguage:    "auto=Detect automatically*",
@@ -89,14 +100,39 @@ func TestBuildMenu(t *testing.T) {
 			name: "a download in progress says so",
 			st:   menuState{cfg: cfg, models: registry("base"), model: "base", pulling: map[string]bool{"tiny": true}},
 			want: map[tray.ActionKind]string{
-				tray.SelectModel: "tiny=tiny (downloading…) | tiny.en=tiny.en (74 MB, download) | base=base* | base.en=base.en (141 MB, download)",
+				tray.SelectModel: "auto=Auto: the model for this computer | tiny=tiny (downloading…) | tiny.en=tiny.en (78.0 MB, download) | base=base* | " +
+					"base.en=base.en (148.0 MB, download)",
 			},
 		},
 		{
 			name: "a model folder is listed first, by its name",
-			st:   menuState{cfg: cfg, models: registry("base"), model: "/models/whisper-small"},
+			st:   menuState{cfg: folder, models: registry("base"), model: "/models/whisper-small"},
 			want: map[tray.ActionKind]string{
-				tray.SelectModel: "/models/whisper-small=whisper-small* | tiny=tiny (74 MB, download) | tiny.en=tiny.en (74 MB, download) | base=base | base.en=base.en (141 MB, download)",
+				tray.SelectModel: "auto=Auto: the model for this computer | /models/whisper-small=whisper-small* | tiny=tiny (78.0 MB, download) | " +
+					"tiny.en=tiny.en (78.0 MB, download) | base=base | base.en=base.en (148.0 MB, download)",
+			},
+		},
+		{
+			// model: auto checks Auto alone, which names the model it chose and why.
+			name: "auto names what it chose",
+			st: menuState{cfg: auto, models: registry("base"), model: "base", auto: "base (base.en not downloaded; base found)",
+				languages: []string{"en", "de", "fr", "af"}, recentLanguages: []string{"fr", "xx", "en", "fr"}},
+			want: map[tray.ActionKind]string{
+				tray.SelectModel: "auto=Auto: base (base.en not downloaded; base found)* | tiny=tiny (78.0 MB, download) | " +
+					"tiny.en=tiny.en (78.0 MB, download) | base=base | base.en=base.en (148.0 MB, download)",
+				// The recent dictations' languages first, newest first, once each
+				// and only the model's; the rest by name.
+				tray.SelectLanguage: "auto=Detect automatically* | fr=French (fr) | en=English (en)",
+				moreLanguages:       "af=Afrikaans (af) | de=German (de)",
+			},
+		},
+		{
+			name: "the configured language comes first, then the recent ones",
+			st: menuState{cfg: onCPU, models: registry("base"), model: "base", languages: []string{"en", "de", "fr", "af"},
+				recentLanguages: []string{"fr", "de"}},
+			want: map[tray.ActionKind]string{
+				tray.SelectLanguage: "auto=Detect automatically | de=German (de)* | fr=French (fr)",
+				moreLanguages:       "af=Afrikaans (af) | en=English (en)",
 			},
 		},
 	}
@@ -105,7 +141,7 @@ func TestBuildMenu(t *testing.T) {
 			m := buildMenu(tt.st)
 			got := map[tray.ActionKind][]tray.Item{tray.SelectModel: m.Models, tray.SelectDevice: m.Devices,
 				tray.SelectComputeType: m.ComputeTypes, tray.SelectLanguage: m.Languages,
-				tray.SelectInputDevice: m.InputDevices, tray.SelectPasteMode: m.PasteModes}
+				tray.SelectInputDevice: m.InputDevices, tray.SelectPasteMode: m.PasteModes, moreLanguages: m.MoreLanguages}
 			for kind, want := range tt.want {
 				if g := labels(got[kind]); g != want {
 					t.Errorf("%s:\n got %s\nwant %s", kind, g, want)
@@ -167,5 +203,44 @@ func TestLiveTail(t *testing.T) {
 		if got := liveTail(tt.text, 28); got != tt.want {
 			t.Errorf("liveTail(%q) = %q, want %q", tt.text, got, tt.want)
 		}
+	}
+}
+
+// The Model menu gives each model the size `whisperkey models list` shows:
+// one function renders both.
+func TestModelSizeAsModelsList(t *testing.T) {
+	cache, err := models.New(models.Options{Dir: t.TempDir()}, testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list, stderr bytes.Buffer
+	if code := models.RunCLI(t.Context(), []string{"list"}, &list, &stderr, cache); code != 0 {
+		t.Fatalf("models list: exit %d: %s", code, stderr.String())
+	}
+	listed := map[string]string{} // name → SIZE column, without the "~" of a model not downloaded
+	for _, line := range strings.Split(list.String(), "\n")[1:] {
+		if f := regexp.MustCompile(`^(\S+)\s+~?(\S+ [kMG]?B)\s`).FindStringSubmatch(line); f != nil {
+			listed[f[1]] = f[2]
+		}
+	}
+	m := buildMenu(menuState{cfg: config.Defaults(), models: cache.List()})
+	for _, e := range cache.List() {
+		size, ok := listed[e.Name]
+		if !ok {
+			t.Errorf("models list has no size for %s:\n%s", e.Name, list.String())
+			continue
+		}
+		var label string
+		for _, it := range m.Models {
+			if it.ID == e.Name {
+				label = it.Label
+			}
+		}
+		if want := e.Name + " (" + size + ", download)"; label != want {
+			t.Errorf("Model menu says %q, want %q as models list has it", label, want)
+		}
+	}
+	if len(listed) < len(models.Registry()) {
+		t.Errorf("models list shows %d sizes, want one for each of the %d built-in models", len(listed), len(models.Registry()))
 	}
 }

@@ -60,6 +60,10 @@ type loaded struct {
 	err     error
 	missing bool // not downloaded: the loop starts the download
 	took    time.Duration
+	// auto: the config's model: auto chose name; wanted is the model it
+	// picked for the hardware when name stands in for it (not downloaded).
+	auto   bool
+	wanted string
 }
 
 // requestLoad has the loader load the model cfg names, beside the run loop,
@@ -123,7 +127,7 @@ func (d *desk) load(ctx context.Context, job loadJob) loaded {
 	start := time.Now()
 	opt := d.backendOptions(job.cfg)
 	choice, err := backend.ResolveModel(ctx, job.cfg.Engine.Model, d.models, opt, d.log)
-	r := loaded{job: job, name: choice.Name, dir: choice.Dir, err: err}
+	r := loaded{job: job, name: choice.Name, dir: choice.Dir, err: err, auto: choice.Auto, wanted: choice.Wanted}
 	if errors.Is(err, backend.ErrModelMissing) {
 		r.missing = true
 		return r
@@ -151,7 +155,7 @@ func (d *desk) onLoaded(ctx context.Context, r loaded) {
 	var suffix string
 	switch {
 	case r.missing:
-		d.modelName, d.modelErr = r.name, r.err
+		d.modelName, d.modelErr, d.autoNote = r.name, r.err, autoNote(r)
 		if r.job.cfg.Remote.URL != "" {
 			// Dictation goes to the server; a local fallback is not worth a
 			// download the user did not ask for (and may not be able to run).
@@ -169,11 +173,14 @@ func (d *desk) onLoaded(ctx context.Context, r loaded) {
 		}
 		// Otherwise the previous model is back and modelName still names it.
 	default:
-		d.modelName, d.modelErr = r.name, nil
+		d.modelName, d.modelErr, d.autoNote = r.name, nil, autoNote(r)
 		d.checkGPUUsed(r.job.cfg)
 		d.checkVocabulary()
 		if r.job.timed {
 			suffix = fmt.Sprintf(" (loaded in %.1f s)", r.took.Seconds())
+		}
+		if r.auto {
+			suffix += " · Using " + modelName(r.name) + " (" + autoWhy(r) + ")"
 		}
 	}
 	d.settleGate()
@@ -182,6 +189,27 @@ func (d *desk) onLoaded(ctx context.Context, r loaded) {
 	if r.err != nil && d.modelErr == nil && !r.missing {
 		d.status(tray.StateError, r.err.Error()) // after the ready line, so it stays visible
 	}
+}
+
+// autoNote is what the Model menu's Auto item says auto chose for r, a
+// load that succeeded or found its model missing; "" when r's config names
+// a model.
+func autoNote(r loaded) string {
+	if !r.auto {
+		return ""
+	}
+	if r.missing {
+		return r.name + ", not downloaded yet"
+	}
+	return modelName(r.name) + " (" + autoWhy(r) + ")"
+}
+
+// autoWhy says why auto chose r's model.
+func autoWhy(r loaded) string {
+	if r.wanted != "" {
+		return r.wanted + " not downloaded; " + r.name + " found"
+	}
+	return "the model for this computer"
 }
 
 // waitingText is what the tray says while a dictation waits for the model.

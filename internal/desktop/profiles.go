@@ -87,7 +87,7 @@ func (d *desk) rememberDictation(e app.Event) {
 		return
 	}
 	entry, err := d.feedback.recent.AddEntry(history.Entry{Text: e.Text, At: time.Now(), Raw: e.Raw,
-		Profile: e.Profile, Cleanup: e.Cleanup})
+		Profile: e.Profile, Cleanup: e.Cleanup, Language: e.Language})
 	if err != nil {
 		d.log.Warn("could not keep the dictation on disk", "err", err)
 	}

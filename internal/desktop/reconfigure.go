@@ -69,8 +69,10 @@ func reconfigure(from, to config.Config, p parts) error {
 // onConfigChange applies a new config: the parts reconfigure themselves, and
 // the engine loads another model or device when those changed.
 func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
-	if ch.Err != nil {
-		d.status(tray.StateError, ch.Err.Error())
+	d.noteConfig(ch.Err, ch.Warnings)
+	if ch.Err != nil { // the last good config stays; the tray says why
+		d.refreshMenu()
+		d.showReady("")
 		return
 	}
 	cfg := ch.New

@@ -36,6 +36,8 @@ type Entry struct {
 	Cleanup string `json:"cleanup,omitempty"`
 	// Undone: the dictation was taken back out of its window (undo).
 	Undone bool `json:"undone,omitempty"`
+	// Language is the language code it was transcribed in ("": not known).
+	Language string `json:"language,omitempty"`
 }
 
 // RawSuffix marks the ID of an entry's text as heard in the Recent menu.

@@ -80,7 +80,7 @@ func cliList(stdout io.Writer, c *Cache) error {
 	for _, e := range c.List() {
 		size, down, path := "-", "no", "-"
 		if e.Size > 0 {
-			size = fmtBytes(e.Size)
+			size = FormatSize(e.Size)
 			if !e.Downloaded {
 				size = "~" + size
 			}

@@ -133,7 +133,7 @@ func (c *Cache) checkSpace(what string, need int64) error {
 	}
 	if uint64(need)+spaceMargin > free {
 		return fmt.Errorf("not enough disk space to %s into %s: it needs %s (plus %s to spare), only %s is free; free some space or set another models directory: %w",
-			what, c.opts.Dir, fmtBytes(need), fmtBytes(spaceMargin), fmtBytes(int64(free)), ErrNoSpace)
+			what, c.opts.Dir, FormatSize(need), FormatSize(spaceMargin), FormatSize(int64(free)), ErrNoSpace)
 	}
 	return nil
 }

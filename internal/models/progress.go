@@ -84,8 +84,9 @@ func byteUnit(n int64) (div float64, unit string, prec int) {
 	}
 }
 
-// fmtBytes renders a size for messages and the model list.
-func fmtBytes(n int64) string {
+// FormatSize renders a size for messages, the model list and the tray's
+// Model menu, so that each shows a model's size alike ("78.0 MB").
+func FormatSize(n int64) string {
 	div, unit, prec := byteUnit(n)
 	return fmt.Sprintf("%.*f %s", prec, float64(n)/div, unit)
 }

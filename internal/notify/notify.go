@@ -29,6 +29,7 @@ const (
 	KindNotRunning
 	KindRecording    // the indicator's stand-in where no layer surface can show (GNOME)
 	KindNothingHeard // likewise; it replaces the recording notice on screen
+	KindConfig       // the config file has an unknown key or was rejected
 )
 
 func (k Kind) String() string {
@@ -67,6 +68,8 @@ func (k Kind) String() string {
 		return "recording"
 	case KindNothingHeard:
 		return "nothing-heard"
+	case KindConfig:
+		return "config"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -80,6 +83,10 @@ type Message struct {
 	// Transient: gone once it has shown, not kept in the desktop's list of
 	// notifications (a state that is over in seconds).
 	Transient bool
+	// Unthrottled: shown even within Interval of the last of its kind,
+	// because the caller tells each distinct problem once itself (a config
+	// file fixed and broken again within seconds is news again).
+	Unthrottled bool
 }
 
 // MicrophoneLost says the input device went away; device may be empty.
@@ -185,6 +192,17 @@ func NothingHeard() Message {
 	return Message{Kind: KindNothingHeard, Summary: "Nothing heard", Body: "The recording held no speech; nothing was pasted.", Transient: true}
 }
 
+// ConfigProblem says the config file has problems: detail lists them, each
+// naming the line and key; rejected says the file is not in use at all.
+func ConfigProblem(detail string, rejected bool) Message {
+	if rejected {
+		return Message{Kind: KindConfig, Summary: "Config file not applied",
+			Body: detail + "\nWhisperKey keeps the last good settings until the file is fixed and saved."}
+	}
+	return Message{Kind: KindConfig, Summary: "Config file has an unknown key",
+		Body: detail + "\nThe rest of the file is in use; fix the key and save the file."}
+}
+
 // TextNotPasted says the target never read the clipboard, so the text waits there.
 func TextNotPasted() Message {
 	return Message{Kind: KindNotPasted, Summary: "Text not pasted",
@@ -261,7 +279,7 @@ func (n *Notifier) Notify(m Message) bool {
 		return false
 	}
 	now := time.Now()
-	if t, ok := n.last[m.Kind]; ok && now.Sub(t) < n.cfg.Interval {
+	if t, ok := n.last[m.Kind]; ok && now.Sub(t) < n.cfg.Interval && !m.Unthrottled {
 		n.log.Debug("notification rate-limited", "kind", m.Kind)
 		return false
 	}

@@ -133,6 +133,11 @@ func TestMessagesReachTheServer(t *testing.T) {
 	}
 }
 
+func unthrottled(m notify.Message) notify.Message {
+	m.Unthrottled = true
+	return m
+}
+
 func TestRateLimitPerKind(t *testing.T) {
 	leaks := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, leaks) }) // after the server connection closes
@@ -153,21 +158,24 @@ func TestRateLimitPerKind(t *testing.T) {
 		{notify.MicrophoneLost(""), false},
 		{notify.MicrophoneBack(""), true}, // another kind is not held back
 		{notify.EngineCrashed(""), true},
+		{notify.ConfigProblem("config.yaml:3: unknown key", false), true},
+		{notify.ConfigProblem("config.yaml:3: unknown key", false), false},
+		{unthrottled(notify.ConfigProblem("config.yaml:3: unknown key", false)), true}, // its caller tells each problem once itself
 	}
 	for i, s := range steps {
 		if got := n.Notify(s.msg); got != s.want {
 			t.Errorf("step %d (%s): shown = %v, want %v", i, s.msg.Kind, got, s.want)
 		}
 	}
-	if got := len(srv.received()); got != 3 {
-		t.Errorf("server received %d calls, want 3", got)
+	if got := len(srv.received()); got != 5 {
+		t.Errorf("server received %d calls, want 5", got)
 	}
 	time.Sleep(interval + 50*time.Millisecond)
 	if !n.Notify(notify.MicrophoneLost("")) {
 		t.Error("microphone lost after the interval was held back")
 	}
-	if got := len(srv.received()); got != 4 {
-		t.Errorf("server received %d calls, want 4", got)
+	if got := len(srv.received()); got != 6 {
+		t.Errorf("server received %d calls, want 6", got)
 	}
 }
 

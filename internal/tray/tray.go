@@ -26,6 +26,7 @@ const (
 	StateTranscribing = assets.StateTranscribing
 	StateError        = assets.StateError
 	StateLoading      = assets.StateLoading // loading or downloading a model
+	StateWarning      = assets.StateWarning // working, but the config file has a key it ignores
 )
 
 // ActionKind says what the user picked in the menu.
@@ -128,7 +129,23 @@ type Menu struct {
 	// Commands lists the voice commands and their hotkeys as set now;
 	// choosing one sends ShowCommands.
 	Commands []Item
+	// ConfigLines are shown under the status line while the config file has
+	// problems, one a line (at most MaxConfigLines); choosing one sends
+	// OpenConfig.
+	ConfigLines []Item
+	// MoreLanguages fills the "More languages" submenu at the end of the
+	// Language menu, which shows at most MaxLanguages of Languages;
+	// choosing one sends SelectLanguage.
+	MoreLanguages []Item
 }
+
+// The menu has room for so many config lines and top Language items:
+// systray only appends items, so those that must come before others are
+// made when the menu is built.
+const (
+	MaxConfigLines = 4
+	MaxLanguages   = 8
+)
 
 // Toggle is an on/off menu item.
 type Toggle struct {
@@ -252,14 +269,20 @@ type Tray struct {
 	shownTooltip string
 	statusItem   *systray.MenuItem
 	groups       map[ActionKind]*group
-	login        *slot // the "Start at login" checkbox
+	lines        *group // the config lines under the status
+	login        *slot  // the "Start at login" checkbox
 }
 
 type group struct {
 	kind    ActionKind
-	parent  *systray.MenuItem
+	parent  *systray.MenuItem // nil for the config lines, which are not a submenu
 	visible bool
 	slots   []*slot
+	// limit, when set, is how many items the group shows: its slots were
+	// made with the menu, and no more can be put before what follows them.
+	limit int
+	// more is the Language menu's "More languages" submenu.
+	more *group
 }
 
 // slot is a pre-created submenu item that shows the list entry at its
@@ -354,9 +377,17 @@ func (t *Tray) build() {
 	t.statusItem = systray.AddMenuItem(t.cfg.Title, "")
 	t.statusItem.Disable()
 	t.shownStatus = t.cfg.Title
+	t.lines = &group{kind: OpenConfig, limit: MaxConfigLines}
+	t.lines.slots = t.hiddenSlots(MaxConfigLines, func() *systray.MenuItem { return systray.AddMenuItem("", "") })
 	systray.AddSeparator()
 	for _, s := range submenus() {
-		t.groups[s.kind] = &group{kind: s.kind, parent: systray.AddMenuItem(s.title, ""), visible: true}
+		g := &group{kind: s.kind, parent: systray.AddMenuItem(s.title, ""), visible: true}
+		if s.kind == SelectLanguage {
+			g.limit = MaxLanguages
+			g.slots = t.hiddenSlots(MaxLanguages, func() *systray.MenuItem { return g.parent.AddSubMenuItemCheckbox("", "", false) })
+			g.more = &group{kind: SelectLanguage, parent: g.parent.AddSubMenuItem("More languages", ""), visible: true}
+		}
+		t.groups[s.kind] = g
 	}
 	systray.AddSeparator()
 	t.login = &slot{item: systray.AddMenuItemCheckbox("Start at login", "", false), visible: true}
@@ -390,6 +421,19 @@ func (t *Tray) closedOutside() {
 		case <-t.stop:
 		}
 	}()
+}
+
+// hiddenSlots makes n hidden items with add, for a group whose place in the
+// menu is fixed when it is built. Call with t.mu held.
+func (t *Tray) hiddenSlots(n int, add func() *systray.MenuItem) []*slot {
+	var out []*slot
+	for range n {
+		sl := &slot{item: add()}
+		sl.item.Hide()
+		out = append(out, sl)
+		t.watch(sl)
+	}
+	return out
 }
 
 func (t *Tray) watchFixed(item *systray.MenuItem, kind ActionKind) {
@@ -499,41 +543,55 @@ func (m Menu) clone() Menu {
 	c := func(items []Item) []Item { return append([]Item(nil), items...) }
 	return Menu{Models: c(m.Models), Devices: c(m.Devices), ComputeTypes: c(m.ComputeTypes), Languages: c(m.Languages),
 		InputDevices: c(m.InputDevices), PasteModes: c(m.PasteModes), Recent: c(m.Recent), StartAtLogin: m.StartAtLogin,
-		Profiles: c(m.Profiles)}
+		Profiles: c(m.Profiles), Commands: c(m.Commands), ConfigLines: c(m.ConfigLines), MoreLanguages: c(m.MoreLanguages)}
 }
 
 func (t *Tray) applyMenu() {
 	for _, s := range submenus() {
 		g := t.groups[s.kind]
-		items := t.menu.list(s.kind)
-		for len(g.slots) < len(items) {
-			it := items[len(g.slots)]
-			sl := &slot{item: g.parent.AddSubMenuItemCheckbox(menuLabel(it.Label), "", it.Checked), shown: Item{Label: it.Label, Checked: it.Checked}, visible: true}
-			g.slots = append(g.slots, sl)
-			t.watch(sl)
-		}
-		for i, sl := range g.slots {
-			if i >= len(items) {
-				if sl.visible {
-					sl.action.Store(nil)
-					sl.item.Hide()
-					sl.visible = false
-				}
-				continue
-			}
-			t.showItem(g.kind, sl, items[i])
-		}
-		// An empty submenu would open to nothing; hide it.
-		if want := len(items) > 0; want != g.visible {
-			if want {
-				g.parent.Show()
-			} else {
-				g.parent.Hide()
-			}
-			g.visible = want
+		t.applyGroup(g, t.menu.list(s.kind))
+		if g.more != nil {
+			t.applyGroup(g.more, t.menu.MoreLanguages)
 		}
 	}
+	t.applyGroup(t.lines, t.menu.ConfigLines)
 	t.applyLogin()
+}
+
+// applyGroup shows items in g's slots, making slots as the list grows
+// unless g has a limit, and hides g's submenu when it would be empty.
+func (t *Tray) applyGroup(g *group, items []Item) {
+	if g.limit > 0 && len(items) > g.limit {
+		t.log.Warn("more menu items than the menu has room for; the last are not shown", "kind", g.kind, "items", len(items), "room", g.limit)
+		items = items[:g.limit]
+	}
+	for len(g.slots) < len(items) {
+		it := items[len(g.slots)]
+		sl := &slot{item: g.parent.AddSubMenuItemCheckbox(menuLabel(it.Label), "", it.Checked), shown: Item{Label: it.Label, Checked: it.Checked}, visible: true}
+		g.slots = append(g.slots, sl)
+		t.watch(sl)
+	}
+	for i, sl := range g.slots {
+		if i >= len(items) {
+			if sl.visible {
+				sl.action.Store(nil)
+				sl.item.Hide()
+				sl.visible = false
+			}
+			continue
+		}
+		t.showItem(g.kind, sl, items[i])
+	}
+	// An empty submenu would open to nothing; hide it.
+	want := len(items) > 0 || (g.more != nil && len(t.menu.MoreLanguages) > 0)
+	if g.parent != nil && want != g.visible {
+		if want {
+			g.parent.Show()
+		} else {
+			g.parent.Hide()
+		}
+		g.visible = want
+	}
 }
 
 // applyLogin shows the "Start at login" checkbox as t.menu says; a click asks for the opposite.

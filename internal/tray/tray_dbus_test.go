@@ -276,6 +276,59 @@ func TestTrayOverDBus(t *testing.T) {
 		}
 	})
 
+	// The config lines sit under the status line, before the submenus, and
+	// open the config file; the Language menu ends in its More languages
+	// submenu however its top grows.
+	t.Run("config lines and more languages", func(t *testing.T) {
+		mm := menu("base.en", "cpu")
+		mm.ConfigLines = []tray.Item{{Label: `config.yaml:3: unknown key "audio.pre_rol" is ignored; did you mean "audio.pre_roll"?`}}
+		mm.Languages = []tray.Item{{ID: "auto", Label: "Detect automatically"}, {ID: "de", Label: "German (de)", Checked: true}}
+		mm.MoreLanguages = []tray.Item{{ID: "af", Label: "Afrikaans (af)"}, {ID: "sq", Label: "Albanian (sq)"}}
+		tr.SetMenu(mm)
+		root := layout(t, m)
+		if got := root.Labels(); len(got) < 3 || got[1] != mm.ConfigLines[0].Label || got[2] != "Model" {
+			t.Errorf("top level = %q, want the config line second, before Model", got)
+		}
+		want := []string{"Detect automatically", "German (de)", "More languages"}
+		if got := find(t, root, "Language").Labels(); !reflect.DeepEqual(got, want) {
+			t.Errorf("Language = %q, want %q", got, want)
+		}
+		mm.Languages = append(mm.Languages, tray.Item{ID: "en", Label: "English (en)"})
+		tr.SetMenu(mm)
+		root = layout(t, m)
+		want = []string{"Detect automatically", "German (de)", "English (en)", "More languages"}
+		if got := find(t, root, "Language").Labels(); !reflect.DeepEqual(got, want) {
+			t.Errorf("Language after it grew = %q, want %q", got, want)
+		}
+		if got := find(t, root, "Language", "More languages").Labels(); !reflect.DeepEqual(got, []string{"Afrikaans (af)", "Albanian (sq)"}) {
+			t.Errorf("More languages = %q", got)
+		}
+		for _, c := range []struct {
+			path []string
+			want tray.Action
+		}{
+			{[]string{mm.ConfigLines[0].Label}, tray.Action{Kind: tray.OpenConfig}},
+			{[]string{"Language", "More languages", "Albanian (sq)"}, tray.Action{Kind: tray.SelectLanguage, Value: "sq"}},
+			{[]string{"Language", "English (en)"}, tray.Action{Kind: tray.SelectLanguage, Value: "en"}},
+		} {
+			if err := m.Click(c.path...); err != nil {
+				t.Fatal(err)
+			}
+			if got := next(t, tr); got != c.want {
+				t.Errorf("click %q: action = %+v, want %+v", c.path, got, c.want)
+			}
+		}
+		mm.ConfigLines, mm.MoreLanguages = nil, nil
+		tr.SetMenu(mm)
+		root = layout(t, m)
+		if got := root.Labels(); got[1] != "Model" {
+			t.Errorf("top level after the fix = %q, want no config line", got)
+		}
+		if _, err := root.Find("Language", "More languages"); err == nil {
+			t.Error("an empty More languages submenu is shown")
+		}
+	})
+
 	t.Run("state sets icon, title and tooltip", func(t *testing.T) {
 		idle, err := m.Icon()
 		if err != nil {

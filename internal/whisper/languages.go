@@ -40,6 +40,21 @@ func LanguageCode(s string) (string, bool) {
 	return "", false
 }
 
+// LanguageTitle is the English name of a language code as a menu shows it,
+// each word capitalised ("de" → "German", "ht" → "Haitian Creole"); an
+// unknown code is returned as it is.
+func LanguageTitle(code string) string {
+	n, ok := languageNames[code]
+	if !ok {
+		return code
+	}
+	words := strings.Fields(n)
+	for i, w := range words {
+		words[i] = strings.ToUpper(w[:1]) + w[1:] // the names are ASCII
+	}
+	return strings.Join(words, " ")
+}
+
 // LanguageName is the English name of a language code, as OpenAI's
 // verbose_json answers write it ("en" → "english"); an unknown code is
 // returned as it is.

@@ -58,8 +58,13 @@ type shortWindow struct {
 	maxBandDrop float64
 }
 
+// ShortWindowLimit is the longest recording the short window decodes, in
+// seconds (shortWindow.maxFrames); every text that names the limit is
+// made from it or checked against it.
+const ShortWindowLimit = 18
+
 var defaultShortWindow = shortWindow{
-	maxFrames:       1800,
+	maxFrames:       ShortWindowLimit * SampleRate / HopLength,
 	floorFrames:     1000,
 	marginFrames:    300,
 	maxCompression:  2.0,
