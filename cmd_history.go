@@ -6,10 +6,13 @@ import (
 	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/history"
+	"github.com/whisperkey/whisperkey/internal/textproc"
 )
 
 // runHistory prints the dictations kept on disk (history.keep_on_disk), oldest first
-// so the newest ends next to the prompt.
+// so the newest ends next to the prompt: the ones the app keeps, each on one
+// line of plain text (the file may hold anything, and the terminal would
+// run its escape sequences).
 func runHistory(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		return usageError{"whisperkey history takes no arguments"}
@@ -32,14 +35,14 @@ func runHistory(args []string, stdout, stderr io.Writer) error {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		tags := ""
-		if e.Profile != "" || e.Cleanup != "" {
-			tags = "[" + strings.Trim(e.Profile+", "+e.Cleanup, ", ") + "]  "
+		if profile, cleanup := textproc.Sanitize(e.Profile), textproc.Sanitize(e.Cleanup); profile != "" || cleanup != "" {
+			tags = "[" + strings.Trim(profile+", "+cleanup, ", ") + "]  "
 		}
-		if _, err := fmt.Fprintf(stdout, "%s  %s%s\n", e.At.Local().Format("2006-01-02 15:04:05"), tags, e.Text); err != nil {
+		if _, err := fmt.Fprintf(stdout, "%s  %s%s\n", e.At.Local().Format("2006-01-02 15:04:05"), tags, textproc.Sanitize(e.Text)); err != nil {
 			return err
 		}
-		if e.Raw != "" {
-			if _, err := fmt.Fprintf(stdout, "                     as heard: %s\n", e.Raw); err != nil {
+		if raw := textproc.Sanitize(e.Raw); raw != "" {
+			if _, err := fmt.Fprintf(stdout, "                     as heard: %s\n", raw); err != nil {
 				return err
 			}
 		}

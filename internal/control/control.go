@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/textproc"
 )
 
 // Handler is what the server drives: the record hotkey of the running app.
@@ -30,6 +32,8 @@ var (
 	// ErrUnsafeDir means the socket's folder is not ours alone, so another
 	// user could listen in our place or drive our app.
 	ErrUnsafeDir = errors.New("the control socket's folder is not private")
+	// ErrForeignPeer means another user's process listens on the socket.
+	ErrForeignPeer = errors.New("the control socket is served by another user")
 )
 
 // SocketPath is the control socket: in the per-user runtime folder when
@@ -53,20 +57,64 @@ func privateDir(dir string) error {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
+	if err := checkDir(dir, os.Getuid()); err != nil {
+		if errors.Is(err, ErrUnsafeDir) {
+			return err
+		}
 		return fmt.Errorf("check %s: %w", dir, err)
 	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%w: %s is not a folder (a link?); remove it and start WhisperKey again", ErrUnsafeDir, dir)
+	return nil
+}
+
+// checkDir says whether dir is a folder only uid may enter: a real folder
+// (not a link), owned by uid, with no access for group or others. Where
+// the OS keeps no owner, only the kind and the mode are checked. An error
+// that is not ErrUnsafeDir is Lstat's (fs.ErrNotExist: no folder).
+//
+// Both sides check: the app before it listens there, `ptt` before it
+// sends there. A folder in the shared temp dir may have been made first
+// by another user, who would then receive the commands and answer them.
+func checkDir(dir string, uid int) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
 	}
-	if owner, ok := ownerOf(fi); ok && owner != os.Getuid() {
-		return fmt.Errorf("%w: %s belongs to uid %d; remove it and start WhisperKey again", ErrUnsafeDir, dir, owner)
+	owner, known := ownerOf(fi)
+	who := "owner unknown"
+	if known {
+		who = fmt.Sprintf("owner uid %d", owner)
 	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%w: %s has mode %v; run chmod 700 %s", ErrUnsafeDir, dir, fi.Mode().Perm(), dir)
+	mode := fi.Mode().Perm()
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %s is %s (%s, mode %04o), not a folder; remove it and start WhisperKey again",
+			ErrUnsafeDir, dir, kindOf(fi.Mode()), who, mode)
+	case known && owner != uid:
+		return fmt.Errorf("%w: %s belongs to uid %d (mode %04o), not to uid %d who runs WhisperKey, so another user "+
+			"could receive your commands there; remove it (as root: rm -r %s) and start WhisperKey again, "+
+			"or set XDG_RUNTIME_DIR to your private runtime folder", ErrUnsafeDir, dir, owner, mode, uid, dir)
+	case mode&0o077 != 0:
+		return fmt.Errorf("%w: %s (%s) has mode %04o, which lets other users in; run chmod 700 %s and start WhisperKey again",
+			ErrUnsafeDir, dir, who, mode, dir)
 	}
 	return nil
+}
+
+// kindOf names a file's type for a message.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsRegular():
+		return "a file"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a folder"
 }
 
 // Server answers commands on the socket until Close.
@@ -161,9 +209,14 @@ func (s *Server) serve(c *net.UnixConn) {
 		s.mu.Unlock()
 		c.Close()
 	}()
-	if uid, ok := peerUID(c); ok && uid != os.Getuid() {
+	uid, err := peerUID(c)
+	switch {
+	case err == nil && uid != os.Getuid():
 		s.log.Warn("control connection from another user refused", "uid", uid)
 		fmt.Fprintf(c, "error: uid %d may not drive this app\n", uid)
+		return
+	case err != nil && !errors.Is(err, errors.ErrUnsupported):
+		s.log.Warn("control connection refused: its user is unknown", "err", err)
 		return
 	}
 	sc := bufio.NewScanner(c)
@@ -189,9 +242,21 @@ func (s *Server) serve(c *net.UnixConn) {
 	}
 }
 
+// maxReply bounds an answer: the app's are one short line, and a
+// stranger's must not fill the memory of `ptt`.
+const maxReply = 4096
+
 // Send asks the app listening at path to run cmd and waits for its answer.
-// An app that is not running is ErrNotRunning, with what to do.
+// An app that is not running is ErrNotRunning, with what to do. Before it
+// sends anything it checks that the socket's folder is ours alone
+// (ErrUnsafeDir) and, where the OS tells, that the process listening runs
+// as us (ErrForeignPeer). The app's answer comes back as plain text.
 func Send(ctx context.Context, path string, cmd hotkey.Command) error {
+	if err := checkDir(filepath.Dir(path), os.Getuid()); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w (no control socket at %s): start it with `whisperkey run` or from your desktop's menu, then press the key again", ErrNotRunning, path)
+	} else if err != nil {
+		return fmt.Errorf("WhisperKey's control socket %s was not used: %w", path, err)
+	}
 	d := net.Dialer{Timeout: 2 * time.Second}
 	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
@@ -206,6 +271,16 @@ func Send(ctx context.Context, path string, cmd hotkey.Command) error {
 		return fmt.Errorf("connect to the control socket %s: %w", path, err)
 	}
 	defer c.Close()
+	if uc, ok := c.(*net.UnixConn); ok {
+		uid, err := peerUID(uc)
+		switch {
+		case err == nil && uid != os.Getuid():
+			return fmt.Errorf("%w: uid %d listens on %s, not uid %d who runs `ptt`, and nothing was sent to it; "+
+				"remove the socket (as root: rm %s) and start WhisperKey again", ErrForeignPeer, uid, path, os.Getuid(), path)
+		case err != nil && !errors.Is(err, errors.ErrUnsupported):
+			return fmt.Errorf("check who listens on the control socket %s: %w", path, err)
+		}
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.SetDeadline(dl)
 	} else {
@@ -214,11 +289,15 @@ func Send(ctx context.Context, path string, cmd hotkey.Command) error {
 	if _, err := fmt.Fprintf(c, "ptt %s\n", cmd); err != nil {
 		return fmt.Errorf("send to %s: %w", path, err)
 	}
-	line, err := bufio.NewReader(c).ReadString('\n')
+	line, err := bufio.NewReader(io.LimitReader(c, maxReply)).ReadString('\n')
 	if err != nil {
+		if len(line) >= maxReply {
+			return fmt.Errorf("the answer on %s is longer than %d bytes, which WhisperKey never sends; is something else listening there?", path, maxReply)
+		}
 		return fmt.Errorf("no answer from WhisperKey on %s: %w", path, err)
 	}
-	line = strings.TrimSpace(line)
+	// What comes back is printed on the user's terminal: words only.
+	line = textproc.Sanitize(line)
 	if msg, bad := strings.CutPrefix(line, "error: "); bad {
 		return fmt.Errorf("WhisperKey refused %q: %s", cmd, msg)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -218,4 +219,158 @@ func TestSocketPath(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestCheckDir(t *testing.T) {
+	me := os.Getuid()
+	tests := []struct {
+		name  string
+		make  func(t *testing.T, dir string) // makes dir
+		uid   int                            // who asks
+		isErr error                          // nil: private
+		want  []string                       // in the error
+	}{
+		{"private", mkdir(0o700), me, nil, nil},
+		{"missing", func(*testing.T, string) {}, me, fs.ErrNotExist, nil},
+		{"others may enter", mkdir(0o755), me, ErrUnsafeDir, []string{"mode 0755", "lets other users in", "chmod 700"}},
+		{"group may enter", mkdir(0o710), me, ErrUnsafeDir, []string{"mode 0710", "chmod 700"}},
+		{"anyone may write", mkdir(0o777), me, ErrUnsafeDir, []string{"mode 0777"}},
+		{"another user's", mkdir(0o700), me + 1, ErrUnsafeDir,
+			[]string{fmt.Sprintf("belongs to uid %d (mode 0700)", me), fmt.Sprintf("not to uid %d", me+1), "rm -r", "XDG_RUNTIME_DIR"}},
+		{"another user's, open to all", mkdir(0o777), me + 1, ErrUnsafeDir, []string{fmt.Sprintf("belongs to uid %d (mode 0777)", me)}},
+		{"a link to a private folder", func(t *testing.T, dir string) {
+			real := dir + ".real"
+			mkdir(0o700)(t, real)
+			if err := os.Symlink(real, dir); err != nil {
+				t.Fatal(err)
+			}
+		}, me, ErrUnsafeDir, []string{"is a symbolic link", fmt.Sprintf("owner uid %d", me), "not a folder", "remove it"}},
+		{"a file", func(t *testing.T, dir string) {
+			if err := os.WriteFile(dir, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, me, ErrUnsafeDir, []string{"is a file", "mode 0600", "not a folder"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "whisperkey-1")
+			tt.make(t, dir)
+			err := checkDir(dir, tt.uid)
+			if tt.isErr == nil {
+				if err != nil {
+					t.Fatalf("checkDir = %v, want a private folder", err)
+				}
+				return
+			}
+			if !errors.Is(err, tt.isErr) {
+				t.Fatalf("checkDir = %v, want %v", err, tt.isErr)
+			}
+			for _, w := range append(tt.want, dir) {
+				if tt.isErr == ErrUnsafeDir && !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// mkdir makes the folder with exactly mode, whatever the umask.
+func mkdir(mode os.FileMode) func(*testing.T, string) {
+	return func(t *testing.T, dir string) {
+		t.Helper()
+		if err := os.Mkdir(dir, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Send checks the folder before it connects: whoever listens in a folder
+// others may enter receives nothing.
+func TestSendRefusesAnUnsafeFolder(t *testing.T) {
+	path := sockPath(t)
+	got := make(chan string, 1)
+	planted(t, path, func(c net.Conn) {
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		got <- line
+	})
+	if err := os.Chmod(filepath.Dir(path), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	err := Send(context.Background(), path, hotkey.CommandPress)
+	if !errors.Is(err, ErrUnsafeDir) || !strings.Contains(err.Error(), "mode 0777") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("Send through a 0777 folder = %v, want ErrUnsafeDir naming the socket and the mode", err)
+	}
+	select {
+	case line := <-got:
+		t.Fatalf("the planted listener received %q", line)
+	default:
+	}
+}
+
+// An answer is printed on the user's terminal: Send gives it back as plain
+// text, and a flood without an end of line is cut off.
+func TestSendAnswersArePlainText(t *testing.T) {
+	tests := []struct {
+		name, reply string
+		want        []string
+	}{
+		{"escapes in an error", "error: \x1b]0;owned\x07\x1b[2J\x1b[31mred\x1b[0m \u009b1mbold\r\x07 done\n",
+			[]string{`WhisperKey refused "press": red bold done`}},
+		{"escapes in another answer", "\x1b[1Aok\x1b[K?\n", []string{`unexpected answer`, `"ok?"`}},
+		{"a flood", strings.Repeat("A", 1<<20), []string{"longer than 4096 bytes"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := sockPath(t)
+			if err := privateDir(filepath.Dir(path)); err != nil {
+				t.Fatal(err)
+			}
+			planted(t, path, func(c net.Conn) {
+				_, _ = bufio.NewReader(c).ReadString('\n')
+				_, _ = c.Write([]byte(tt.reply))
+			})
+			err := Send(context.Background(), path, hotkey.CommandPress)
+			if err == nil {
+				t.Fatal("Send took the answer as ok")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if strings.ContainsFunc(err.Error(), func(r rune) bool { return r < 0x20 || r >= 0x7f && r < 0xa0 }) {
+				t.Errorf("error %q has control characters", err)
+			}
+		})
+	}
+}
+
+// planted listens at path as a stranger would and serves each connection
+// with serve, until the test ends.
+func planted(t *testing.T, path string, serve func(net.Conn)) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			serve(c)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
 }

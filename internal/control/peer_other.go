@@ -3,11 +3,9 @@
 package control
 
 import (
-	"io/fs"
+	"errors"
 	"net"
 )
 
 // peerUID: elsewhere the private folder alone keeps other users out.
-func peerUID(*net.UnixConn) (int, bool) { return 0, false }
-
-func ownerOf(fs.FileInfo) (int, bool) { return 0, false }
+func peerUID(*net.UnixConn) (int, error) { return 0, errors.ErrUnsupported }

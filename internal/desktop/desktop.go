@@ -146,6 +146,9 @@ type desk struct {
 	// lastEntry is the Recent entry of the last text pasted, which an undo
 	// marks; "" when the last paste was a paste again.
 	lastEntry string
+	// controlNote, when set, says why `whisperkey ptt` cannot reach this
+	// app; it follows every idle status, as the log alone is not read.
+	controlNote string
 }
 
 // Run is the tray app: it loads the model, listens to the hotkeys and
@@ -211,6 +214,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	if d.opt.ControlSocket != "" {
 		if srv, err := control.Listen(d.opt.ControlSocket, pttHandler{d.listener}, log); err != nil {
 			d.log.Warn("no control socket; `whisperkey ptt` cannot reach this app", "err", err)
+			d.controlNote = "no control socket, `whisperkey ptt` cannot reach this app: " + err.Error()
 		} else {
 			defer srv.Close()
 			d.log.Info("control socket ready", "path", srv.Path())
@@ -337,6 +341,9 @@ func (d *desk) showReady(suffix string) {
 	if d.opt.SessionNote != "" {
 		suffix += " · " + d.opt.SessionNote
 	}
+	if d.controlNote != "" {
+		suffix += " · " + d.controlNote
+	}
 	if d.modelPending() && d.dictation.status() == "" {
 		return // "Loading …" or the download's progress stays until the model is there
 	}
@@ -348,7 +355,11 @@ func (d *desk) showReady(suffix string) {
 		return
 	}
 	if d.modelErr != nil {
-		d.status(tray.StateError, missingModelText(d.modelName, d.modelErr, d.modelHelp()))
+		text := missingModelText(d.modelName, d.modelErr, d.modelHelp())
+		if d.controlNote != "" {
+			text += " · " + d.controlNote
+		}
+		d.status(tray.StateError, text)
 		return
 	}
 	d.status(tray.StateIdle, readyText(d.svc.Current(), d.modelName)+suffix)

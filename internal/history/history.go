@@ -1,9 +1,11 @@
 package history
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -11,8 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // FileName is the history file inside the state directory.
@@ -23,6 +27,18 @@ const DefaultMax = 20
 
 // LabelLength is how many characters of a dictation a menu label shows.
 const LabelLength = 40
+
+// MaxTextBytes bounds an entry's text, and its text as heard, as kept here:
+// more than Whisper writes for the longest recording audio.max_duration
+// allows (an hour: 120 windows of at most 224 tokens, about 110 KB). A
+// longer one is kept cut, ending in "…"; what was pasted is not changed.
+const MaxTextBytes = 128 << 10
+
+// MaxFileBytes bounds the history file. DefaultMax entries of MaxTextBytes
+// twice over (text and as heard) are 5 MiB; write keeps the file under the
+// cap by leaving out the oldest entries that do not fit, so a larger file
+// is not WhisperKey's and Read refuses it.
+const MaxFileBytes = 8 << 20
 
 // Entry is one dictation.
 type Entry struct {
@@ -86,12 +102,6 @@ type History struct {
 	seq     uint64  // the last ID handed out
 }
 
-// file is the on-disk form.
-type file struct {
-	Version int     `json:"version"`
-	Entries []Entry `json:"entries"`
-}
-
 // New returns a History; with cfg.File set it starts with what the file holds. A
 // missing file is an empty history; an unreadable one is an error naming it.
 func New(cfg Config, log *slog.Logger) (*History, error) {
@@ -102,12 +112,9 @@ func New(cfg Config, log *slog.Logger) (*History, error) {
 	if cfg.File == "" {
 		return h, nil
 	}
-	entries, err := Read(cfg.File)
+	entries, err := read(cfg.File, cfg.Max)
 	if err != nil {
 		return nil, err
-	}
-	if len(entries) > cfg.Max {
-		entries = entries[:cfg.Max]
 	}
 	h.entries = entries
 	for _, e := range entries {
@@ -140,6 +147,7 @@ func (h *History) AddEntry(e Entry) (Entry, error) {
 	if strings.TrimSpace(e.Text) == "" {
 		return Entry{}, nil
 	}
+	e.Text, e.Raw = cut(e.Text, MaxTextBytes), cut(e.Raw, MaxTextBytes)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seq++
@@ -198,27 +206,154 @@ func (h *History) MarkUndone(id string) error {
 	return nil
 }
 
-// Read returns the entries kept in the file at path, newest first; a missing file holds none.
-func Read(path string) ([]Entry, error) {
-	b, err := os.ReadFile(path)
+// cut shortens s to at most n bytes at a character's start, ending in "…"
+// when it was cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	end := n - len("…")
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end] + "…"
+}
+
+// Read returns the entries the app keeps from the file at path: the newest
+// DefaultMax, newest first. A missing file holds none. It reads a regular
+// file (or a link to one) of at most MaxFileBytes only: a FIFO would block,
+// a device or a huge file would never end or fill the memory.
+func Read(path string) ([]Entry, error) { return read(path, DefaultMax) }
+
+// read is Read keeping the newest max entries.
+func read(path string, max int) ([]Entry, error) {
+	// O_NONBLOCK: opening a FIFO with no writer returns at once, to be refused.
+	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the dictation history: %w", err)
 	}
-	var f file
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read the dictation history: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read the dictation history %s: it is not a regular file (%s), and WhisperKey keeps it as one; "+
+			"move it away to start a new history", path, kind(st.Mode()))
+	}
+	tooBig := func() error {
+		return fmt.Errorf("read the dictation history %s: it is larger than %d MiB, which WhisperKey never writes "+
+			"(it keeps %d dictations of at most %d KiB); move it away to start a new history", path, MaxFileBytes>>20, DefaultMax, MaxTextBytes>>10)
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, tooBig()
+	}
+	b, err := io.ReadAll(io.LimitReader(fh, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the dictation history %s: %w", path, err)
+	}
+	if len(b) > MaxFileBytes { // it grew while read
+		return nil, tooBig()
+	}
+	f := struct {
+		Entries newest `json:"entries"`
+	}{Entries: newest{max: max}}
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("read the dictation history %s: %v; delete the file to start afresh", path, err)
 	}
-	return f.Entries, nil
+	return f.Entries.list, nil
+}
+
+// newest decodes the file's list of entries, newest first, keeping the
+// first max: the others cost no memory beyond the file's bytes.
+type newest struct {
+	max  int
+	list []Entry
+}
+
+func (n *newest) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	if err != nil || tok == nil { // null: no entries
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return fmt.Errorf("entries is %v, not a list", tok)
+	}
+	for dec.More() {
+		if len(n.list) == n.max {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return err
+			}
+			continue
+		}
+		var e Entry
+		if err := dec.Decode(&e); err != nil {
+			return err
+		}
+		n.list = append(n.list, e)
+	}
+	_, err = dec.Token()
+	return err
+}
+
+// kind names a file's type for a message.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a folder"
+	}
+	return m.Type().String()
+}
+
+// encode is the file's form of entries (newest first): {"version": 1,
+// "entries": [...]} as json.MarshalIndent lays it out, with the newest entries that fit in
+// MaxFileBytes. Only text that JSON escapes six times over (such as "<")
+// makes DefaultMax entries too long; the oldest are then left out, so that
+// Read takes the file.
+func encode(entries []Entry) ([]byte, error) {
+	const head, tail = "{\n  \"version\": 1,\n  \"entries\": [", "\n  ]\n}\n"
+	var b bytes.Buffer
+	b.WriteString(head)
+	for i, e := range entries {
+		eb, err := json.MarshalIndent(e, "    ", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("encode the dictation history: %w", err)
+		}
+		if b.Len()+len(",\n    ")+len(eb)+len(tail) > MaxFileBytes {
+			break
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    ")
+		b.Write(eb)
+	}
+	if b.Len() == len(head) {
+		b.WriteString("]\n}\n")
+	} else {
+		b.WriteString(tail)
+	}
+	return b.Bytes(), nil
 }
 
 // write replaces the file atomically, readable by the user only: dictations are private.
 func write(path string, entries []Entry) error {
-	b, err := json.MarshalIndent(file{Version: 1, Entries: entries}, "", "  ")
+	b, err := encode(entries)
 	if err != nil {
-		return fmt.Errorf("encode the dictation history: %w", err)
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("create the folder for the dictation history: %w", err)
@@ -228,7 +363,7 @@ func write(path string, entries []Entry) error {
 		return fmt.Errorf("write the dictation history: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
+	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write the dictation history: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/whisperkey/whisperkey/internal/history"
 )
@@ -166,5 +167,152 @@ func TestMarkUndone(t *testing.T) {
 	}
 	if l := got[0].Label(); l != "(undone) Scratch this one." {
 		t.Fatalf("label %q", l)
+	}
+}
+
+// What the app writes at its largest it reads back: DefaultMax entries of
+// MaxTextBytes, text and as heard, and texts that JSON escapes six times
+// over, for which the oldest entries are left out of the file.
+func TestTheFileStaysUnderItsCap(t *testing.T) {
+	tests := []struct {
+		name     string
+		text     string // repeated to the length of an entry
+		wantKept int    // entries the file keeps
+	}{
+		{"longest texts", "Longest dictation ü. ", history.DefaultMax},
+		{"texts JSON escapes", "<&>", 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := history.Path(t.TempDir())
+			h, err := history.New(history.Config{File: path}, quiet())
+			if err != nil {
+				t.Fatal(err)
+			}
+			long := strings.Repeat(tt.text, history.MaxTextBytes/len(tt.text)+10)
+			for i := range history.DefaultMax {
+				if _, err := h.AddEntry(history.Entry{Text: fmt.Sprint(i, long), Raw: long, At: time.Now()}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e := h.Entries()[0]
+			if len(e.Text) > history.MaxTextBytes || len(e.Raw) > history.MaxTextBytes ||
+				!strings.HasSuffix(e.Text, "…") || !utf8.ValidString(e.Text) || !strings.HasPrefix(e.Text, "19") {
+				t.Errorf("a long text is kept as %d bytes ending %q, valid UTF-8: %v; want at most %d ending in …",
+					len(e.Text), e.Text[len(e.Text)-8:], utf8.ValidString(e.Text), history.MaxTextBytes)
+			}
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Size() > history.MaxFileBytes {
+				t.Errorf("the file is %d bytes, over the cap of %d", st.Size(), history.MaxFileBytes)
+			}
+			read, err := history.Read(path)
+			if err != nil {
+				t.Fatalf("Read of what the app wrote: %v", err)
+			}
+			if len(read) != tt.wantKept || read[0].Text != e.Text {
+				t.Errorf("the file holds %d entries (newest %.10q), want the newest %d", len(read), read[0].Text, tt.wantKept)
+			}
+		})
+	}
+}
+
+// A file holds more entries than the app keeps only if something else wrote
+// it: the newest DefaultMax are read, or Max.
+func TestReadKeepsTheNewest(t *testing.T) {
+	path := history.Path(t.TempDir())
+	var b strings.Builder
+	b.WriteString(`{"version": 1, "entries": [`)
+	for i := 1500; i >= 1; i-- {
+		fmt.Fprintf(&b, `{"id": "%d", "text": "dictation %d", "at": "2026-01-02T03:04:05Z"}`, i, i)
+		if i > 1 {
+			b.WriteByte(',')
+		}
+	}
+	b.WriteString("]}\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read, err := history.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read) != history.DefaultMax || read[0].Text != "dictation 1500" || read[19].Text != "dictation 1481" {
+		t.Fatalf("Read: %d entries, %q … %q; want the newest 20, dictation 1500 … 1481", len(read), read[0].Text, read[len(read)-1].Text)
+	}
+	h, err := history.New(history.Config{File: path, Max: 5}, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Entries(); len(got) != 5 || got[4].Text != "dictation 1496" {
+		t.Fatalf("New with Max 5 kept %d entries: %+v", len(got), got)
+	}
+	if e, _ := h.Add("next", time.Now()); e.ID != "1501" {
+		t.Errorf("the next ID is %q, want 1501", e.ID)
+	}
+}
+
+// A history file that is not one is refused at once, saying what it is and
+// what to do; the file is left as it is.
+func TestReadRefusesWhatIsNotAHistory(t *testing.T) {
+	tests := []struct {
+		name string
+		make func(t *testing.T, path string)
+		want []string
+	}{
+		{"a folder", func(t *testing.T, path string) {
+			if err := os.Mkdir(path, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"not a regular file (a folder)", "move it away"}},
+		{"over the cap", func(t *testing.T, path string) {
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := f.Truncate(history.MaxFileBytes + 1); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"larger than 8 MiB", "keeps 20 dictations of at most 128 KiB", "move it away"}},
+		{"entries not a list", func(t *testing.T, path string) {
+			if err := os.WriteFile(path, []byte(`{"entries": {"a": 1}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"not a list", "delete the file"}},
+	}
+	tests = append(tests, unixOnly...)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := history.Path(t.TempDir())
+			tt.make(t, path)
+			before, err := os.Lstat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := history.New(history.Config{File: path}, quiet())
+				done <- err
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("reading the history still runs after 30 s")
+			}
+			if err == nil {
+				t.Fatal("New took it as a history")
+			}
+			for _, w := range append(tt.want, path) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if after, err := os.Lstat(path); err != nil || after.Mode() != before.Mode() || after.Size() != before.Size() {
+				t.Errorf("the file changed: %v", err)
+			}
+		})
 	}
 }

@@ -15,6 +15,10 @@ const App = "app"
 // ErrAlreadyRunning means another process holds the guard of the same name.
 var ErrAlreadyRunning = errors.New("another WhisperKey is already running")
 
+// ErrNotOurs means the guard's lock file is another user's, or no file: in
+// the shared temp dir a stranger may have made it first.
+var ErrNotOurs = errors.New("the single-instance lock file is not ours")
+
 // mutexName is the Windows mutex for name. "Local\" scopes it to the login
 // session, so two users on one machine each get their own app; a backslash
 // after the prefix would be read as another namespace, so it is replaced.
