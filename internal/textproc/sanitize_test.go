@@ -182,3 +182,18 @@ func TestDictatedBreaks(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSanitizeLines is the output step's cost per text: a plain
+// dictation (the common case, no copy) and a hostile one of the same size.
+func BenchmarkSanitizeLines(b *testing.B) {
+	plain := strings.Repeat("The coffee machine on the second floor is broken again.\n", 8)
+	hostile := strings.Repeat("\x1b]0;pwned\aThe coffee\u200b machine\u202e on the\r second floor\x1b[2J is broken again.\r\n", 8)
+	for _, tc := range []struct{ name, text string }{{"plain", plain}, {"hostile", hostile}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			for b.Loop() {
+				textproc.SanitizeLines(tc.text)
+			}
+		})
+	}
+}
