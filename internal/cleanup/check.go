@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/whisperkey/whisperkey/internal/textproc"
 )
 
 var (
@@ -27,12 +29,18 @@ var fillers = map[string]bool{"um": true, "uh": true, "erm": true, "er": true, "
 	"the": true, "and": true, "a": true, "an": true, "to": true, "of": true, "i": true}
 
 // Check strips the wrapping a chat model adds around a rewrite (a code fence,
-// a "Here is the text:" line, quotes) and tells whether what is left is a
-// rewrite of raw: not empty, not a refusal, not much longer or shorter, in the
-// same script, and made mostly of raw's words. On error the caller keeps raw.
-func Check(raw, answer string) (string, error) {
+// a "Here is the text:" line, quotes) and the controls (textproc.SanitizeLines),
+// and tells whether what is left is a rewrite of raw as instruction (the
+// mode's) asks: not empty, not a refusal, not much longer or shorter, in the
+// same script with no word mixing scripts, no line break raw did not dictate
+// unless instruction asks for lines, and made mostly of raw's words. On error
+// the caller keeps raw.
+func Check(raw, instruction, answer string) (string, error) {
 	s, err := unwrap(raw, answer)
 	if err != nil {
+		return "", err
+	}
+	if err := checkBreaks(raw, instruction, s, "dictated"); err != nil {
 		return "", err
 	}
 	rn, an := utf8.RuneCountInString(strings.TrimSpace(raw)), utf8.RuneCountInString(s)
@@ -44,6 +52,9 @@ func Check(raw, answer string) (string, error) {
 	}
 	if rs, as := script(raw), script(s); rs != as && rs != "" && as != "" {
 		return "", fmt.Errorf("%w: it was in another script (%s, dictated %s)", ErrNotRewrite, as, rs)
+	}
+	if err := checkScripts(raw, s, true); err != nil {
+		return "", err
 	}
 	rw, aw := words(raw), words(s)
 	if len(aw) >= 3 && shared(aw, rw) < 0.5 {
@@ -58,7 +69,9 @@ func Check(raw, answer string) (string, error) {
 // unwrap is strip's answer, or why it is no text at all: empty, or a
 // refusal (unless raw, the text to rewrite, reads like one itself).
 func unwrap(raw, answer string) (string, error) {
-	s := strip(raw, answer)
+	// The checks judge what would be pasted (output.Paster sanitizes the
+	// same way): an escape sequence is no word, and its payload is gone.
+	s := strip(raw, textproc.SanitizeLines(answer))
 	switch {
 	case s == "":
 		return "", fmt.Errorf("%w: it was empty", ErrNotRewrite)

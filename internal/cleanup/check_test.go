@@ -5,6 +5,13 @@ import (
 	"testing"
 )
 
+// The built-in modes' instructions, as far as the checks read them: clean
+// asks for no lines, list does (internal/dictation checks the real ones).
+const (
+	cleanMode = "Rewrite the user's dictated text: remove filler words, false starts and repetitions; fix punctuation."
+	listMode  = "Rewrite the user's dictated text. When the speaker enumerates items, write them as a list with one item per line."
+)
+
 func TestCheck(t *testing.T) {
 	const raw = "um so I think we should uh meet on Tuesday"
 	tests := []struct {
@@ -27,7 +34,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Check(raw, tt.answer)
+			got, err := Check(raw, cleanMode, tt.answer)
 			if tt.want == "" {
 				if !errors.Is(err, ErrNotRewrite) {
 					t.Errorf("Check(%q) = %q, %v; want ErrNotRewrite", tt.answer, got, err)
@@ -43,16 +50,76 @@ func TestCheck(t *testing.T) {
 
 func TestCheckKeepsListsAndOtherLanguagesAsDictated(t *testing.T) {
 	tests := []struct{ raw, answer string }{
-		{"we need eggs milk and bread", "We need:\n- eggs\n- milk\n- bread"},
 		{"äh ich glaube wir sollten uns am Dienstag treffen", "Ich glaube, wir sollten uns am Dienstag treffen."},
 		{"えーと火曜日に会いましょう", "火曜日に会いましょう。"},
 		{"ok", "OK."},
 		{"here is my plan colon we ship on Friday", "Here is my plan: we ship on Friday."},
 	}
 	for _, tt := range tests {
-		if got, err := Check(tt.raw, tt.answer); err != nil || got != tt.answer {
+		if got, err := Check(tt.raw, cleanMode, tt.answer); err != nil || got != tt.answer {
 			t.Errorf("Check(%q, %q) = %q, %v; want the answer kept", tt.raw, tt.answer, got, err)
 		}
+	}
+	list := "We need:\n- eggs\n- milk\n- bread"
+	if got, err := Check("we need eggs milk and bread", listMode, list); err != nil || got != list {
+		t.Errorf("list mode: Check = %q, %v; want the list kept", got, err)
+	}
+}
+
+// TestCheckHostile: what a hostile or confused chat server answers to a
+// cleanup is judged as it would be pasted. Controls are gone from the text
+// kept; a line break the speaker did not dictate (an Enter under paste: type)
+// and a look-alike letter from another script inside a word are refused, as
+// the other refusals are; dictated line breaks and text in several scripts,
+// as spoken, pass.
+func TestCheckHostile(t *testing.T) {
+	tests := []struct {
+		name, raw, mode, answer string
+		want                    string // "" when the answer must be refused
+	}{
+		{"escapes, BEL, bidi, zero-width and CR-LF are no words", "go forward ten meters", cleanMode,
+			"\x1b]0;pwned\aGo forward\u200b ten\u202e meters.\x1b[2J\a\r\n", "Go forward ten meters."},
+		{"an OSC's payload is not text", "go forward ten meters", cleanMode,
+			"Go forward ten meters.\x1b]0;rm -rf ~\a", "Go forward ten meters."},
+		{"an added line with a command", "go forward ten meters", cleanMode, "Go forward ten meters.\nrm -rf ~", ""},
+		{"an added CR-LF", "go forward ten meters", cleanMode, "Go forward\r\nten meters.", ""},
+		{"a line break kept where the text had one", "first line\nsecond line", cleanMode, "First line.\nSecond line.",
+			"First line.\nSecond line."},
+		{"a spoken new line written as one", "dear Sam new line thanks for the notes", cleanMode,
+			"Dear Sam,\nthanks for the notes.", "Dear Sam,\nthanks for the notes."},
+		{"a spoken new paragraph written as two", "dear Sam new paragraph thanks for the notes", cleanMode,
+			"Dear Sam,\n\nthanks for the notes.", "Dear Sam,\n\nthanks for the notes."},
+		{"one more break than dictated", "dear Sam new line thanks for the notes", cleanMode,
+			"Dear Sam,\nthanks for the notes.\nsudo reboot", ""},
+		{"a list mode writes lines", "we need eggs milk and bread", listMode, "- eggs\n- milk\n- bread", "- eggs\n- milk\n- bread"},
+		{"Cyrillic о inside a Latin word", "go forward ten meters", cleanMode, "Go f\u043erward ten meters.", ""},
+		{"Greek ο inside a Latin word", "pay the invoice now", cleanMode, "Pay the inv\u03bfice now.", ""},
+		{"a whole look-alike word in Cyrillic", "log in to paypal today", cleanMode,
+			"Log in to \u0440\u0430\u0443\u0440\u0430l today.", ""},
+		{"a Cyrillic word in a Latin dictation", "send the file today", cleanMode, "Send the file today, \u0434\u0430.", ""},
+		{"a mixed word as heard is kept", "the m\u0438x was heard", cleanMode, "The m\u0438x was heard.", "The m\u0438x was heard."},
+		{"Russian and English as dictated", "I said привет to Olga and она ответила hello", cleanMode,
+			"I said «привет» to Olga, and она ответила «hello».", "I said «привет» to Olga, and она ответила «hello»."},
+		{"Japanese with a Latin word", "えーとTシャツを火曜日に買いましょう", cleanMode, "Tシャツを火曜日に買いましょう。", "Tシャツを火曜日に買いましょう。"},
+		{"Korean with Han", "음 韓國語 공부를 합시다", cleanMode, "韓國語 공부를 합시다.", "韓國語 공부를 합시다."},
+		{"Greek as dictated", "καλημέρα σε όλους εεε", cleanMode, "Καλημέρα σε όλους.", "Καλημέρα σε όλους."},
+		{"emoji and accents", "thats great 🎉 see you at the café", cleanMode, "That's great 🎉 See you at the café.",
+			"That's great 🎉 See you at the café."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Check(tt.raw, tt.mode, tt.answer)
+			if tt.want == "" {
+				if !errors.Is(err, ErrNotRewrite) {
+					t.Fatalf("Check(%q, %q) = %q, %v; want ErrNotRewrite", tt.raw, tt.answer, got, err)
+				}
+				t.Logf("refused: %v", err)
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("Check(%q, %q) = %q, %v; want %q", tt.raw, tt.answer, got, err, tt.want)
+			}
+		})
 	}
 }
 

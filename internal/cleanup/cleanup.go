@@ -150,7 +150,7 @@ func (c *Client) Rewrite(ctx context.Context, instruction, text string) Result {
 	answer, err := c.ask(ctx, instruction, text)
 	res := Result{Text: text, Took: time.Since(start)}
 	if err == nil {
-		answer, err = Check(text, answer)
+		answer, err = Check(text, instruction, answer)
 	}
 	if err != nil {
 		res.Err = err

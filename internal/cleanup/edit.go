@@ -25,7 +25,7 @@ func (c *Client) Edit(ctx context.Context, instruction, text string) Result {
 	if text == "" {
 		answer, err = c.ask(ctx, "Write what the user asks for. Reply with that text only: no greeting, no comments.", instruction)
 		if err == nil {
-			answer, err = checkInsert(answer)
+			answer, err = checkInsert(instruction, answer)
 		}
 	} else {
 		answer, err = c.ask(ctx, "Rewrite the user's text as this instruction says: "+instruction+
@@ -47,10 +47,12 @@ func (c *Client) Edit(ctx context.Context, instruction, text string) Result {
 
 // CheckEdit strips the wrapping a chat model adds around its answer and tells
 // whether what is left is text's edit as instruction asked: not empty, not a
-// refusal, not far longer, and, unless a translation was asked for, in the
-// same script and keeping a fair share of text's words. An unrelated reply
-// (a chat answer, another paragraph) fails the last check; a rewrite that
-// changes more words than a cleanup may (more formal, a list) passes.
+// refusal, not far longer, no word mixing scripts, no line break text does
+// not have unless instruction asks for lines (a list), and, unless a
+// translation was asked for, in the same script and keeping a fair share of
+// text's words. An unrelated reply (a chat answer, another paragraph) fails
+// the last check; a rewrite that changes more words than a cleanup may (more
+// formal, a list) passes.
 func CheckEdit(text, instruction, answer string) (string, error) {
 	s, err := unwrap(text, answer)
 	if err != nil {
@@ -60,8 +62,14 @@ func CheckEdit(text, instruction, answer string) (string, error) {
 	if an > 3*tn+200 {
 		return "", fmt.Errorf("%w: it was %d characters for %d selected", ErrNotRewrite, an, tn)
 	}
+	if err := checkBreaks(text, instruction, s, "selected"); err != nil {
+		return "", err
+	}
 	if translation.MatchString(instruction) {
-		return s, nil
+		return s, checkScripts(text, s, false)
+	}
+	if err := checkScripts(text, s, true); err != nil {
+		return "", err
 	}
 	if ts, as := script(text), script(s); ts != as && ts != "" && as != "" {
 		return "", fmt.Errorf("%w: it was in another script (%s, selected %s)", ErrNotRewrite, as, ts)
@@ -73,12 +81,22 @@ func CheckEdit(text, instruction, answer string) (string, error) {
 }
 
 // checkInsert is the check of an answer to an instruction alone: there is
-// no text to compare it with, so only the wrapping, a refusal and a runaway
-// length are caught.
-func checkInsert(answer string) (string, error) {
+// no text to compare it with, so only the wrapping, a refusal, a runaway
+// length, line breaks the instruction did not ask for and a word mixing
+// scripts are caught.
+func checkInsert(instruction, answer string) (string, error) {
 	s, err := unwrap("", answer)
-	if err == nil && utf8.RuneCountInString(s) > 4000 {
+	if err != nil {
+		return "", err
+	}
+	if utf8.RuneCountInString(s) > 4000 {
 		return "", fmt.Errorf("%w: it was %d characters long", ErrNotRewrite, utf8.RuneCountInString(s))
 	}
-	return s, err
+	if err := checkBreaks(instruction, instruction, s, "asked for"); err != nil {
+		return "", err
+	}
+	if err := checkScripts("", s, false); err != nil {
+		return "", err
+	}
+	return s, nil
 }

@@ -39,6 +39,16 @@ func TestCheckEdit(t *testing.T) {
 		{"a refusal", "make this more formal", "I'm sorry, but I can't help with that.", "", ErrRefused},
 		{"empty", "make this more formal", "  \n", "", ErrNotRewrite},
 		{"runs on", "make this more formal", strings.Repeat("The meeting is moved to Tuesday. ", 20), "", ErrNotRewrite},
+		{"controls stripped", "make this more formal", "\x1b]2;pwned\a\x1b[2JHello everyone\u200b, the meeting has been moved to Tuesday\u202e; please bring the slides.\a",
+			"Hello everyone, the meeting has been moved to Tuesday; please bring the slides.", nil},
+		{"a line break unasked", "make this more formal", "Hello everyone, the meeting has been moved to Tuesday; please bring the slides.\nrm -rf ~",
+			"", ErrNotRewrite},
+		{"a look-alike letter", "make this more formal", "Hello everyone, the meeting has been moved to Tu\u0435sday; please bring the slides.",
+			"", ErrNotRewrite},
+		{"a look-alike letter when translating", "translate to German", "Hallo zusammen, das Treffen ist auf Di\u0435nstag verschoben, bringt die Folien mit.",
+			"", ErrNotRewrite},
+		{"paragraphs asked for", "split this into two paragraphs", "Hello everyone, the meeting is moved to Tuesday.\n\nPlease bring the slides.",
+			"Hello everyone, the meeting is moved to Tuesday.\n\nPlease bring the slides.", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

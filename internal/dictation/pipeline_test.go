@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/whisperkey/whisperkey/internal/cleanup"
+	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
@@ -60,5 +62,21 @@ func TestEngineInput(t *testing.T) {
 				t.Error("the recording itself was written over")
 			}
 		})
+	}
+}
+
+// The built-in cleanup modes as the checks read them: only list's answer
+// may write line breaks nobody dictated (cleanup.Check refuses them in the
+// others: under paste: type each is an Enter).
+func TestBuiltinModesLines(t *testing.T) {
+	modes := config.Cleanup{}.CleanupModes()
+	for name, want := range map[string]bool{"clean": false, "formal": false, "list": true} {
+		instruction, ok := modes[name]
+		if !ok {
+			t.Fatalf("no built-in mode %q", name)
+		}
+		if got := cleanup.AsksForLines(instruction); got != want {
+			t.Errorf("mode %s: AsksForLines = %v, want %v (instruction %q)", name, got, want, instruction)
+		}
 	}
 }

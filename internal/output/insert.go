@@ -142,13 +142,15 @@ func (p *Paster) leaveOnClipboard(ctx context.Context, res Result, why error) (R
 }
 
 // Copy puts text on the clipboard and leaves it there, as the tray's Recent menu does
-// with an earlier dictation. The text is taken as is (no joining).
+// with an earlier dictation. The text is taken as is (no joining), but for what
+// clean strips.
 func (p *Paster) Copy(ctx context.Context, text string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return errors.New("output: paster closed")
 	}
+	text = p.clean(text)
 	if _, err := p.os.write(ctx, text, false); err != nil {
 		return fmt.Errorf("put the text on the clipboard: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/whisperkey/whisperkey/internal/choice"
+	"github.com/whisperkey/whisperkey/internal/textproc"
 )
 
 var (
@@ -181,13 +182,15 @@ func (p *Paster) Close() error {
 // on the clipboard and gets ErrNotRead. The type mode sends the text as keystrokes. Whisper's leading
 // space is trimmed, and a space is added when the text continues the previous dictation
 // (see Joiner). It returns ErrTargetElevated or ErrNoPaste, with the text left on the
-// clipboard, when the keystroke cannot reach the target.
+// clipboard, when the keystroke cannot reach the target. Whatever produced text,
+// it goes out as plain characters (see clean).
 func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return Result{}, errors.New("output: paster closed")
 	}
+	text = p.clean(text)
 	target, blocked, err := p.os.target()
 	if err != nil {
 		p.log.Debug("cannot identify the focused window", "err", err)
@@ -280,6 +283,20 @@ func (p *Paster) Output(ctx context.Context, text string, opt Options) (Result, 
 	}
 	res.Restored, res.OnClipboard = p.restore(ctx, saved, own)
 	return res, ctx.Err()
+}
+
+// clean is the one sanitising step of every text on its way to a window or
+// the clipboard (Output, Copy): the engines', a cleanup's or rewrite's
+// answer, a Recent entry, paste again. No escape sequence, control, bidi
+// override or invisible character gets through (textproc.SanitizeLines),
+// and a line feed is the only line break: under the type mode it is an
+// Enter, so the producers let one through only where the user dictated it.
+func (p *Paster) clean(text string) string {
+	out := textproc.SanitizeLines(text)
+	if len(out) != len(text) {
+		p.log.Info("control characters removed from the text", "bytes_in", len(text), "bytes_out", len(out))
+	}
+	return out
 }
 
 // restore puts the saved clipboard back unless another program wrote to it since our

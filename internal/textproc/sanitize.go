@@ -33,6 +33,14 @@ import (
 // settings (spoken punctuation, replacements), which run after this.
 func Sanitize(text string) string { return sanitize(text, false) }
 
+// SanitizeLines is Sanitize keeping line feeds, a CR-LF as one: the step
+// every text takes on its way into a window (output.Paster), whatever
+// produced it. A lone CR is no line break there: it becomes a space, as in
+// Sanitize. Which line feeds may reach it at all is up to the producers: the
+// engines' text has none, the text settings write them where the user said
+// "new line", and an AI answer that adds some is refused (internal/cleanup).
+func SanitizeLines(text string) string { return sanitize(text, true) }
+
 // sanitize is Sanitize, keeping line feeds (and a CR-LF as one) when keepLF
 // is set.
 func sanitize(text string, keepLF bool) string {

@@ -122,3 +122,78 @@ func TestApplySanitizesFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestSanitizeLines is the step at the output (output.Paster): what
+// Sanitize strips is stripped, and only a line feed (a CR-LF as one) stays
+// a line break; a lone CR, a tab and the Unicode separators do not.
+func TestSanitizeLines(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"plain", "Hello, world.", "Hello, world."},
+		{"empty", "", ""},
+		{"a dictated line break", "Dear Sam,\nthanks.", "Dear Sam,\nthanks."},
+		{"a paragraph", "One.\n\nTwo.", "One.\n\nTwo."},
+		{"a list", "- eggs\n- milk", "- eggs\n- milk"},
+		{"CR-LF is one line feed", "one\r\ntwo\r\n", "one\ntwo\n"},
+		{"a lone CR is a space", "rm -rf x\rls", "rm -rf x ls"},
+		{"a CR before the end", "make install\r", "make install"},
+		{"tab", "a\tb", "a b"},
+		{"VT, FF, NEL, separators", "a\vb\fc\u0085d\u2028e\u2029f", "a b c d e f"},
+		{"window title by OSC and BEL", "\x1b]0;pwned\aHello", "Hello"},
+		{"screen cleared", "Hello\x1b[2J\x1b[H there", "Hello there"},
+		{"C1 CSI and OSC", "\u009b2Jx\u009d0;t\u009cy", "xy"},
+		{"BEL, NUL, DEL, backspace", "be\a\x00l\bl\x7f", "bell"},
+		{"C1 controls", "a\u0080b\u0084c\u0099d", "abcd"},
+		{"bidi overrides", "\u202Aa\u202Bb\u202Cc\u202Dd\u202Ee", "abcde"},
+		{"bidi isolates", "\u2066a\u2067b\u2068c\u2069", "abc"},
+		{"zero-width space, word joiner, BOM", "pass\u200Bword\u2060s\uFEFF", "passwords"},
+		{"ZWNJ and ZWJ kept", "می\u200cخواهم 👩\u200d💻", "می\u200cخواهم 👩\u200d💻"},
+		{"scripts and emoji kept", "Ça va? 你好。Привет! Καλημέρα 🎉 שלום", "Ça va? 你好。Привет! Καλημέρα 🎉 שלום"},
+		{"line breaks around controls", "a\x1b[31m\nb\a\n", "a\nb\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := textproc.SanitizeLines(tc.in)
+			if got != tc.want {
+				t.Errorf("SanitizeLines(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			if again := textproc.SanitizeLines(got); again != got {
+				t.Errorf("not idempotent: SanitizeLines(%q) = %q", got, again)
+			}
+		})
+	}
+}
+
+func TestDictatedBreaks(t *testing.T) {
+	cases := []struct {
+		in   string
+		want int
+	}{
+		{"go forward ten meters", 0},
+		{"dear Sam new line thanks", 1},
+		{"dear Sam, New Line. thanks newline bye", 2},
+		{"intro new paragraph body", 2},
+		{"one\ntwo\r\nthree", 2},
+		{"the new lines of code", 0},
+		{"a new linen shirt", 0},
+	}
+	for _, tc := range cases {
+		if got := textproc.DictatedBreaks(tc.in); got != tc.want {
+			t.Errorf("DictatedBreaks(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+// BenchmarkSanitizeLines is the output step's cost per text: a plain
+// dictation (the common case, no copy) and a hostile one of the same size.
+func BenchmarkSanitizeLines(b *testing.B) {
+	plain := strings.Repeat("The coffee machine on the second floor is broken again.\n", 8)
+	hostile := strings.Repeat("\x1b]0;pwned\aThe coffee\u200b machine\u202e on the\r second floor\x1b[2J is broken again.\r\n", 8)
+	for _, tc := range []struct{ name, text string }{{"plain", plain}, {"hostile", hostile}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			for b.Loop() {
+				textproc.SanitizeLines(tc.text)
+			}
+		})
+	}
+}

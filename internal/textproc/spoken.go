@@ -137,3 +137,20 @@ func (w *writer) trimSpace() {
 	w.b.Reset()
 	w.b.WriteString(s)
 }
+
+// DictatedBreaks is how many line breaks text asks for: its own line feeds
+// and its spoken "new line" (one) and "new paragraph" (two) commands. An AI
+// cleanup may write that many in its answer and no more (internal/cleanup):
+// a line break the speaker never dictated is an Enter in a terminal.
+func DictatedBreaks(text string) int {
+	n := strings.Count(text, "\n")
+	for _, m := range spokenRE.FindAllStringSubmatch(text, -1) {
+		switch spokenCommand(strings.ToLower(strings.Join(strings.Fields(m[1]), " "))).kind {
+		case cmdNewLine:
+			n++
+		case cmdParagraph:
+			n += 2
+		}
+	}
+	return n
+}
