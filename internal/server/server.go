@@ -41,6 +41,10 @@ type Config struct {
 	// Model is the id GET /v1/models lists first; default "whisper-1".
 	// Requests may name any model: there is one engine, and clients hard-code names.
 	Model string
+	// Languages are the codes the model decodes in (backend.Loaded's
+	// DecodeLanguages); a request for another gets 400 before its upload is
+	// decoded. Nil stands for every Whisper language, and the engine decides.
+	Languages []string
 	// MaxUploadBytes caps a request body; default 25 MiB (OpenAI's limit).
 	MaxUploadBytes int64
 	// MaxAudio caps the audio's playing time; default 15 minutes.
@@ -695,6 +699,9 @@ func (s *Server) parseForm(r *http.Request, share int64) (*request, error) {
 	if !haveFile {
 		return nil, badRequest("file", "the form has no file field; send the audio as multipart field file (WAV, FLAC, MP3 or OGG)")
 	}
+	if req.language, err = whisper.ResolveLanguage(clip(req.language), s.cfg.Model, s.cfg.Languages); err != nil {
+		return nil, languageError(err)
+	}
 	if req.words && req.format != "verbose_json" {
 		// OpenAI refuses this too: only verbose_json has a place for words.
 		return nil, badRequest("timestamp_granularities", "timestamp_granularities[]=word needs response_format=verbose_json (got %s), the only format that carries words", req.format)
@@ -710,11 +717,7 @@ func (req *request) set(name, v string) error {
 		if v == "" || v == "auto" {
 			return nil
 		}
-		code, ok := whisper.LanguageCode(v)
-		if !ok {
-			return badRequest("language", "language %q is not a Whisper language; send an ISO-639-1 code such as en, de or fr, or leave it out to detect it", clip(v))
-		}
-		req.language = code
+		req.language = v // checked against the model's languages once the form is read
 	case "prompt":
 		req.prompt = v
 	case "vocabulary":
@@ -772,6 +775,12 @@ func (s *Server) decodeUpload(data []byte, name string) ([]float32, error) {
 	return samples, nil
 }
 
+// languageError is 400 for a language the model does not know: a client's
+// mistake, which OpenAI's clients must not retry as they retry a 5xx.
+func languageError(err error) *apiError {
+	return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "language", msg: err.Error(), code: "unsupported_language"}
+}
+
 // readError reports a failed upload: over the size limit is 413.
 func readError(param string, err error) error {
 	var mbe *http.MaxBytesError
@@ -815,6 +824,9 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 		writeError(w, 499, "request_cancelled", "", "the request was cancelled", "")
 	case errors.Is(err, whisper.ErrNoWordTimestamps):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "timestamp_granularities", err.Error(), "word_timestamps_unavailable")
+	case errors.Is(err, whisper.ErrUnknownLanguage):
+		// A server without Config.Languages learns it from the engine.
+		s.fail(w, languageError(err))
 	case errors.Is(err, whisper.ErrNoAudio):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "file", "the uploaded file holds no audio", "")
 	default:
