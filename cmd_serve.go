@@ -45,8 +45,9 @@ const maxUploadMB = 4096
 const maxUploadMemoryMB = 16 * maxUploadMB
 
 // maxAudioLimit bounds --max-audio: two hours are 440 MiB of 16 kHz samples
-// for each request being decoded or waiting for the engine, and a longer
-// recording is better split; a larger value would be no limit at all.
+// for each request being decoded or waiting for the engine, and a request
+// of two hours peaks at about 1.3 GiB (docs/serve.md, Memory); a longer
+// recording is better split, and a larger value would be no limit at all.
 const maxAudioLimit = 2 * time.Hour
 
 // listFlag is a flag that may be given several times or as a comma list.
@@ -166,7 +167,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	name := filepath.Base(modelDir) // the id GET /v1/models lists, such as whisper-base
 	srv, err := server.New(server.Config{
-		Addr: o.listen, APIKey: o.apiKey, InsecureNoAuth: o.insecureNoAuth, Model: name,
+		Addr: o.listen, APIKey: o.apiKey, InsecureNoAuth: o.insecureNoAuth, Model: name, Languages: m.DecodeLanguages(),
 		MaxUploadBytes: int64(o.maxUploadMB) << 20, UploadMemory: int64(o.uploadMemoryMB) << 20, MaxAudio: o.maxAudio, Queue: o.queue,
 		RequestTimeout: o.timeout, BeamSize: o.beamSize,
 		AllowedOrigins: o.allowOrigins, AllowedHosts: o.allowHosts,

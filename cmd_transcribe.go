@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -155,6 +156,10 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	defer m.Close()
+	// The server's rule and words (whisper.ResolveLanguage), before any file is decoded.
+	if set.Decode.Language, err = whisper.ResolveLanguage(set.Decode.Language, filepath.Base(modelDir), m.DecodeLanguages()); err != nil {
+		return usageError{err.Error()}
+	}
 	unmet := backend.UnmetRequest(c.Device, m)
 	if unmet != "" {
 		notice(unmet)

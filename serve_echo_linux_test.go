@@ -28,7 +28,7 @@ func longestRun(s string, b byte) int {
 
 // formRequest is a transcription request with the given fields and, when
 // file is not nil, a file.
-func formRequest(t *testing.T, url string, fields [][2]string, fileName string, file []byte) *http.Request {
+func formRequest(t testing.TB, url string, fields [][2]string, fileName string, file []byte) *http.Request {
 	t.Helper()
 	var b bytes.Buffer
 	mw := multipart.NewWriter(&b)
@@ -58,7 +58,7 @@ func formRequest(t *testing.T, url string, fields [][2]string, fileName string, 
 }
 
 // send does req and returns the status, headers and body.
-func send(t *testing.T, req *http.Request) (int, http.Header, string) {
+func send(t testing.TB, req *http.Request) (int, http.Header, string) {
 	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -95,7 +95,7 @@ func rssKiB(pid int) (int, error) { return testenv.ProcStatus(strconv.Itoa(pid),
 
 // samplePeakRSS samples pid's RSS every 100 ms until stop is called, which
 // returns the peak in KiB.
-func samplePeakRSS(t *testing.T, pid int) (stop func() int) {
+func samplePeakRSS(t testing.TB, pid int) (stop func() int) {
 	t.Helper()
 	peak, err := rssKiB(pid)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,6 +42,10 @@ type Config struct {
 	// Model is the id GET /v1/models lists first; default "whisper-1".
 	// Requests may name any model: there is one engine, and clients hard-code names.
 	Model string
+	// Languages are the codes the model decodes in (backend.Loaded's
+	// DecodeLanguages); a request for another gets 400 before its upload is
+	// decoded. Nil stands for every Whisper language, and the engine decides.
+	Languages []string
 	// MaxUploadBytes caps a request body; default 25 MiB (OpenAI's limit).
 	MaxUploadBytes int64
 	// MaxAudio caps the audio's playing time; default 15 minutes.
@@ -567,6 +572,13 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 	<-s.decode
 	req.upload = nil
 	release()
+	if len(req.samples) >= largeRequest || errors.Is(err, audio.ErrTooLong) {
+		// The decoder's blocks, as much as the samples again, are garbage
+		// now: returned before the features take their memory, the peak is
+		// lower; the rest goes once the request is answered.
+		debug.FreeOSMemory()
+		defer s.giveBack(req)
+	}
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -599,6 +611,20 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 	}
 	s.took(time.Since(start))
 	s.write(w, req, res)
+}
+
+// largeRequest is the audio, in samples, past which a request's memory is
+// returned to the system once it is answered (5 minutes: 19 MiB of samples,
+// and about three times that while decoded and transcribed). Go's collector
+// would keep it for minutes on an idle server, and so the RSS too.
+const largeRequest = 5 * 60 * audio.SampleRate
+
+// giveBack drops req's audio and returns the memory that no request holds
+// any more to the system; others in flight keep theirs.
+func (s *Server) giveBack(req *request) {
+	req.samples = nil
+	debug.FreeOSMemory()
+	s.log.Debug("returned a large request's memory")
 }
 
 // acquire waits for a place in sem, the decoders' or the engine's; when the
@@ -695,6 +721,9 @@ func (s *Server) parseForm(r *http.Request, share int64) (*request, error) {
 	if !haveFile {
 		return nil, badRequest("file", "the form has no file field; send the audio as multipart field file (WAV, FLAC, MP3 or OGG)")
 	}
+	if req.language, err = whisper.ResolveLanguage(clip(req.language), s.cfg.Model, s.cfg.Languages); err != nil {
+		return nil, languageError(err)
+	}
 	if req.words && req.format != "verbose_json" {
 		// OpenAI refuses this too: only verbose_json has a place for words.
 		return nil, badRequest("timestamp_granularities", "timestamp_granularities[]=word needs response_format=verbose_json (got %s), the only format that carries words", req.format)
@@ -710,11 +739,7 @@ func (req *request) set(name, v string) error {
 		if v == "" || v == "auto" {
 			return nil
 		}
-		code, ok := whisper.LanguageCode(v)
-		if !ok {
-			return badRequest("language", "language %q is not a Whisper language; send an ISO-639-1 code such as en, de or fr, or leave it out to detect it", clip(v))
-		}
-		req.language = code
+		req.language = v // checked against the model's languages once the form is read
 	case "prompt":
 		req.prompt = v
 	case "vocabulary":
@@ -772,6 +797,12 @@ func (s *Server) decodeUpload(data []byte, name string) ([]float32, error) {
 	return samples, nil
 }
 
+// languageError is 400 for a language the model does not know: a client's
+// mistake, which OpenAI's clients must not retry as they retry a 5xx.
+func languageError(err error) *apiError {
+	return &apiError{status: http.StatusBadRequest, typ: "invalid_request_error", param: "language", msg: err.Error(), code: "unsupported_language"}
+}
+
 // readError reports a failed upload: over the size limit is 413.
 func readError(param string, err error) error {
 	var mbe *http.MaxBytesError
@@ -815,6 +846,9 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 		writeError(w, 499, "request_cancelled", "", "the request was cancelled", "")
 	case errors.Is(err, whisper.ErrNoWordTimestamps):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "timestamp_granularities", err.Error(), "word_timestamps_unavailable")
+	case errors.Is(err, whisper.ErrUnknownLanguage):
+		// A server without Config.Languages learns it from the engine.
+		s.fail(w, languageError(err))
 	case errors.Is(err, whisper.ErrNoAudio):
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "file", "the uploaded file holds no audio", "")
 	default:

@@ -308,6 +308,8 @@ func TestBadRequestsKeepServing(t *testing.T) {
 		{"bad response_format", []part{file("s.wav", wav), {name: "response_format", data: []byte("xml")}}, "", false, 400, "response_format", "json, text"},
 		{"bad temperature", []part{file("s.wav", wav), {name: "temperature", data: []byte("hot")}}, "", false, 400, "temperature", "0 to 1"},
 		{"bad language", []part{file("s.wav", wav), {name: "language", data: []byte("klingon")}}, "", false, 400, "language", "ISO-639-1"},
+		// Without Config.Languages the engine decides, and its refusal is 400 too, not 500.
+		{"language the model lacks", []part{file("s.wav", wav), {name: "language", data: []byte("yue")}}, "", false, 400, "language", "does not know it"},
 		{"not multipart", nil, `{"file":"x"}`, false, 400, "", "multipart/form-data"},
 	}
 	for _, tc := range cases {

@@ -197,7 +197,7 @@ func LogMel(samples []float32, nMels int) (*Mel, error) {
 }
 
 func (e *extractor) logMel(samples []float32) *Mel {
-	padded := reflectPadded(samples)
+	padded := newPaddedAudio(samples)
 	frames := len(samples)/HopLength + 1
 	mel := &Mel{NMels: e.nMels, Frames: frames, Data: make([]float32, e.nMels*frames)}
 
@@ -225,13 +225,14 @@ func (e *extractor) logMel(samples []float32) *Mel {
 
 // frames fills log10 mel energies of frames [lo, hi) into mel and returns
 // their maximum.
-func (e *extractor) frames(mel *Mel, padded []float32, lo, hi int) float32 {
+func (e *extractor) frames(mel *Mel, padded paddedAudio, lo, hi int) float32 {
 	x := make([]float64, NFFT)
+	buf := make([]float32, NFFT)
 	pow := make([]float64, nFreqs)
 	spec := newSpectrum(NFFT)
 	top := float32(math.Inf(-1))
 	for f := lo; f < hi; f++ {
-		seg := padded[f*HopLength : f*HopLength+NFFT]
+		seg := padded.frame(f, buf)
 		for n, v := range seg {
 			x[n] = float64(v * e.window[n]) // float32 product, as numpy does
 		}
@@ -250,30 +251,48 @@ func (e *extractor) frames(mel *Mel, padded []float32, lo, hi int) float32 {
 	return top
 }
 
-// reflectPadded returns samples followed by padSamples zeros, extended by
+// paddedAudio is samples followed by padSamples zeros, extended by
 // reflectPad samples on each side with numpy's "reflect" mode (mirror without
-// repeating the edge, periodically when the pad exceeds the signal).
-func reflectPadded(samples []float32) []float32 {
-	l := len(samples) + padSamples
-	out := make([]float32, l+2*reflectPad)
-	copy(out[reflectPad:], samples)
-	period := 2 * (l - 1)
-	at := func(j int) float32 {
+// repeating the edge, periodically when the pad exceeds the signal), read in
+// place: a copy would hold the recording twice (440 MiB more for 2 h).
+type paddedAudio struct {
+	samples []float32
+	l       int // len(samples) + padSamples
+}
+
+func newPaddedAudio(samples []float32) paddedAudio {
+	return paddedAudio{samples: samples, l: len(samples) + padSamples}
+}
+
+// at is sample i of the padded signal, whose first reflectPad samples come
+// before samples[0].
+func (p paddedAudio) at(i int) float32 {
+	j := i - reflectPad // index into samples and their zeros
+	if j < 0 || j >= p.l {
+		period := 2 * (p.l - 1)
 		j %= period
 		if j < 0 {
 			j += period
 		}
-		if j >= l {
+		if j >= p.l {
 			j = period - j
 		}
-		if j < len(samples) {
-			return samples[j]
-		}
-		return 0
 	}
-	for j := 1; j <= reflectPad; j++ {
-		out[reflectPad-j] = at(-j)
-		out[reflectPad+l-1+j] = at(l - 1 + j)
+	if j < len(p.samples) {
+		return p.samples[j]
 	}
-	return out
+	return 0
+}
+
+// frame is the NFFT samples of frame f: a slice of samples where the frame
+// lies within them, else written into buf.
+func (p paddedAudio) frame(f int, buf []float32) []float32 {
+	start := f*HopLength - reflectPad
+	if start >= 0 && start+NFFT <= len(p.samples) {
+		return p.samples[start : start+NFFT]
+	}
+	for n := range buf[:NFFT] {
+		buf[n] = p.at(f*HopLength + n)
+	}
+	return buf[:NFFT]
 }

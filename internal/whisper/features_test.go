@@ -274,7 +274,7 @@ func TestLogMelConcurrentDeterministicNoLeak(t *testing.T) {
 	}
 	// The serial path (one worker) is the reference for the split.
 	e := extractor128()
-	padded := reflectPadded(samples)
+	padded := newPaddedAudio(samples)
 	serial := &Mel{NMels: 128, Frames: want.Frames, Data: make([]float32, len(want.Data))}
 	top := e.frames(serial, padded, 0, serial.Frames)
 	for i, v := range serial.Data {
@@ -293,4 +293,56 @@ func TestLogMelConcurrentDeterministicNoLeak(t *testing.T) {
 			t.Fatalf("concurrent call %d differs", i)
 		}
 	}
+}
+
+// The padded signal read in place is numpy's reflect padding of the
+// recording and its zeros, value for value: short recordings, where the
+// mirror wraps, and long ones.
+func TestPaddedAudio(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 199, 200, 201, 400, 401, 1000, 3*SampleRate + 7} {
+		samples := make([]float32, n)
+		for i := range samples {
+			samples[i] = float32(rng.Float64()*2 - 1)
+		}
+		want := reflectPadded(samples)
+		p := newPaddedAudio(samples)
+		buf := make([]float32, NFFT)
+		for f := range n/HopLength + 1 {
+			got := p.frame(f, buf)
+			for k, v := range got {
+				if w := want[f*HopLength+k]; v != w {
+					t.Fatalf("%d samples, frame %d, sample %d: %v, want %v", n, f, k, v, w)
+				}
+			}
+		}
+	}
+}
+
+// reflectPadded is the copy paddedAudio replaced, as the reference: it returns samples followed by padSamples zeros, extended by
+// reflectPad samples on each side with numpy's "reflect" mode (mirror without
+// repeating the edge, periodically when the pad exceeds the signal).
+func reflectPadded(samples []float32) []float32 {
+	l := len(samples) + padSamples
+	out := make([]float32, l+2*reflectPad)
+	copy(out[reflectPad:], samples)
+	period := 2 * (l - 1)
+	at := func(j int) float32 {
+		j %= period
+		if j < 0 {
+			j += period
+		}
+		if j >= l {
+			j = period - j
+		}
+		if j < len(samples) {
+			return samples[j]
+		}
+		return 0
+	}
+	for j := 1; j <= reflectPad; j++ {
+		out[reflectPad-j] = at(-j)
+		out[reflectPad+l-1+j] = at(l - 1 + j)
+	}
+	return out
 }

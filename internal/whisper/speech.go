@@ -23,12 +23,20 @@ type SpeechDetector interface {
 // it before the first Transcribe; nil turns detection off.
 func (t *Transcriber) UseSpeechDetector(d SpeechDetector) { t.speech = d }
 
+// Languages lists the language codes Transcribe accepts, the tokenizer's: an
+// English-only model has just en (its config.json lists 98 more).
+func (t *Transcriber) Languages() []string { return t.tok.Languages() }
+
 // Transcribe turns 16 kHz mono samples into text. Audio longer than 30 s is
 // decoded window by window, each window starting where the last complete
 // segment ended, so no words are dropped or repeated at the seams. With a
 // speech detector, a press with no speech returns no text at once.
 // Segments end within the audio (WithinAudio).
 func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Options) (*Result, error) {
+	// Before any work, and for silence too: the request is wrong whatever the audio.
+	if _, err := ResolveLanguage(opt.Language, "", t.tok.Languages()); err != nil {
+		return nil, err
+	}
 	if opt.WordTimestamps {
 		if err := t.wordsUnavailable(); err != nil {
 			return nil, err

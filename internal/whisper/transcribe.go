@@ -385,17 +385,15 @@ func (t *Transcriber) decodeWindow(ctx context.Context, win wire.Window, previou
 // English-only models, or the detected one (from the first window; one
 // detected before on the same whole window is remembered).
 func (t *Transcriber) language(ctx context.Context, win wire.Window, want string, whole bool) (string, float32, error) {
+	code, err := ResolveLanguage(want, "", t.tok.Languages())
+	if err != nil {
+		return "", 0, err
+	}
 	if !t.tok.Multilingual() {
-		if want != "" && want != "auto" && want != "en" {
-			return "", 0, fmt.Errorf("language %q: this model is English-only (pick a multilingual model or language en)", want)
-		}
 		return "en", 1, nil
 	}
-	if want != "" && want != "auto" {
-		if _, ok := t.tok.LanguageID(want); !ok {
-			return "", 0, fmt.Errorf("language %q is not one this model knows (e.g. en, de, fr, es, ja, zh)", want)
-		}
-		return want, 1, nil
+	if code != "" {
+		return code, 1, nil
 	}
 	var done func(memoItem, bool)
 	if whole {
