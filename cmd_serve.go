@@ -167,7 +167,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	name := filepath.Base(modelDir) // the id GET /v1/models lists, such as whisper-base
 	srv, err := server.New(server.Config{
-		Addr: o.listen, APIKey: o.apiKey, InsecureNoAuth: o.insecureNoAuth, Model: name, Languages: m.DecodeLanguages(),
+		Addr: o.listen, APIKey: o.apiKey, InsecureNoAuth: o.insecureNoAuth, Model: name, Languages: m.Languages(),
 		MaxUploadBytes: int64(o.maxUploadMB) << 20, UploadMemory: int64(o.uploadMemoryMB) << 20, MaxAudio: o.maxAudio, Queue: o.queue,
 		RequestTimeout: o.timeout, BeamSize: o.beamSize,
 		AllowedOrigins: o.allowOrigins, AllowedHosts: o.allowHosts,

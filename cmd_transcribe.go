@@ -157,7 +157,7 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	defer m.Close()
 	// The server's rule and words (whisper.ResolveLanguage), before any file is decoded.
-	if set.Decode.Language, err = whisper.ResolveLanguage(set.Decode.Language, filepath.Base(modelDir), m.DecodeLanguages()); err != nil {
+	if set.Decode.Language, err = whisper.ResolveLanguage(set.Decode.Language, filepath.Base(modelDir), m.Languages()); err != nil {
 		return usageError{err.Error()}
 	}
 	unmet := backend.UnmetRequest(c.Device, m)

@@ -210,13 +210,11 @@ func resolveComputeType(ct, device string, supported []string) string {
 	return ct
 }
 
-// Languages lists the language codes the model knows.
-func (l *Loaded) Languages() []string { return l.Ready().Model.Languages }
-
-// DecodeLanguages lists the language codes Transcribe accepts, for
-// whisper.ResolveLanguage: the tokenizer's, which for an English-only model
-// is just en, where Languages (the engine's) holds the 98 others too.
-func (l *Loaded) DecodeLanguages() []string { return l.model.Languages() }
+// Languages lists the language codes Transcribe accepts (the tray's
+// Language menu, whisper.ResolveLanguage): the tokenizer's, which for an
+// English-only model is just en, where the engine's own list
+// (Ready().Model.Languages) holds the 98 others too.
+func (l *Loaded) Languages() []string { return l.model.Languages() }
 
 // fallbackError means: use the CPU, and say msg.
 type fallbackError struct{ msg string }

@@ -43,7 +43,7 @@ type Config struct {
 	// Requests may name any model: there is one engine, and clients hard-code names.
 	Model string
 	// Languages are the codes the model decodes in (backend.Loaded's
-	// DecodeLanguages); a request for another gets 400 before its upload is
+	// Languages); a request for another gets 400 before its upload is
 	// decoded. Nil stands for every Whisper language, and the engine decides.
 	Languages []string
 	// MaxUploadBytes caps a request body; default 25 MiB (OpenAI's limit).
