@@ -133,30 +133,13 @@ func TestHostileChatAnswerPastedClean(t *testing.T) {
 				b, _ := os.ReadFile(a.log)
 				return strings.Count(string(b), "the answer was not a rewrite of the text")
 			}
-			for _, tc := range []struct{ mode, why string }{
-				{"controls", ""}, {"added line", "added line breaks"}, {"look-alike", "mixes Latin and Cyrillic"},
-			} {
+			for _, tc := range hostileAnswers {
 				t.Run("dictation, "+tc.mode, func(t *testing.T) {
 					chat.setMode(tc.mode)
 					before := refusals()
 					tg := openTarget(t)
 					holdAndSay(t, wav)
-					var got, want string
-					waitFor(func() bool {
-						if heard := strings.TrimSpace(chat.lastSent()); heard != "" {
-							want = heard
-							if tc.why == "" {
-								want = strings.ToUpper(heard)
-							}
-						}
-						got = strings.TrimPrefix(tg.text(t), " ") // joined to a dictation before
-						return want != "" && got == want
-					}, 90*time.Second)
-					time.Sleep(time.Second) // a stray Return or key would land by now
-					if got = strings.TrimPrefix(tg.text(t), " "); want == "" || got != want {
-						t.Fatalf("the window holds %q, want %q (the server was sent %q)", got, want, chat.lastSent())
-					}
-					plain(t, "the window's text", got)
+					got := chat.waitPasted(t, tc.why, tg.text)
 					if tc.why != "" {
 						if refusals() == before {
 							t.Errorf("the log has no refusal of the %s answer", tc.mode)
@@ -197,4 +180,35 @@ func TestHostileChatAnswerPastedClean(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hostileAnswers are the chat server's spoiled answers, each with what the
+// refusal says ("" for one that is pasted, cleaned).
+var hostileAnswers = []struct{ mode, why string }{
+	{"controls", ""}, {"added line", "added line breaks"}, {"look-alike", "mixes Latin and Cyrillic"},
+}
+
+// waitPasted waits for a dictation's text in the window that text reads:
+// the server's answer (the heard text in capitals) when why is "", else the
+// text as heard; it fails the test on anything else, or on a character that
+// is not plain text, and returns what the window holds.
+func (c *hostileChat) waitPasted(t *testing.T, why string, text func(testing.TB) string) string {
+	t.Helper()
+	var got, want string
+	waitFor(func() bool {
+		if heard := strings.TrimSpace(c.lastSent()); heard != "" {
+			want = heard
+			if why == "" {
+				want = strings.ToUpper(heard)
+			}
+		}
+		got = strings.TrimPrefix(text(t), " ") // joined to a dictation before
+		return want != "" && got == want
+	}, 90*time.Second)
+	time.Sleep(time.Second) // a stray Return or key would land by now
+	if got = strings.TrimPrefix(text(t), " "); want == "" || got != want {
+		t.Fatalf("the window holds %q, want %q (the server was sent %q)", got, want, c.lastSent())
+	}
+	plain(t, "the window's text", got)
+	return got
 }

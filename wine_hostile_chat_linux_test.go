@@ -39,30 +39,13 @@ func TestWineHostileChatAnswerPastedClean(t *testing.T) {
 				"\nhotkeys:\n  record: ctrl+win\n  cancel: esc\n  edit: ctrl+shift+f8\npaste: "+string(mode)+
 				"\ncleanup:\n  enabled: true\n  url: "+chatSrv.URL+"\n  model: hostile\n  timeout: 30s\nedit:\n  timeout: 30s\n")
 			refusals := func() int { return strings.Count(a.logText(t), "the answer was not a rewrite of the text") }
-			for _, tc := range []struct{ mode, why string }{
-				{"controls", ""}, {"added line", "added line breaks"}, {"look-alike", "mixes Latin and Cyrillic"},
-			} {
+			for _, tc := range hostileAnswers {
 				t.Run("dictation, "+tc.mode, func(t *testing.T) {
 					chat.setMode(tc.mode)
 					before := refusals()
 					tg := openWineTarget(t, w, tools)
 					holdWinHotkey(t, wav)
-					var got, want string
-					waitFor(func() bool {
-						if heard := strings.TrimSpace(chat.lastSent()); heard != "" {
-							want = heard
-							if tc.why == "" {
-								want = strings.ToUpper(heard)
-							}
-						}
-						got = strings.TrimPrefix(tg.text(t), " ") // joined to a dictation before
-						return want != "" && got == want
-					}, 90*time.Second)
-					time.Sleep(time.Second)
-					if got = strings.TrimPrefix(tg.text(t), " "); want == "" || got != want {
-						t.Fatalf("the window holds %q, want %q (the server was sent %q)", got, want, chat.lastSent())
-					}
-					plain(t, "the window's text", got)
+					got := chat.waitPasted(t, tc.why, tg.text)
 					if tc.why != "" && (refusals() == before || !strings.Contains(a.logText(t), tc.why)) {
 						t.Errorf("the log has no refusal of the %s answer saying %q", tc.mode, tc.why)
 					}
