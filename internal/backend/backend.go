@@ -66,6 +66,10 @@ func Detect(ctx context.Context, opt Options, log *slog.Logger) gpu.Report {
 	if opt.Sources != nil {
 		src = *opt.Sources
 	}
+	if opt.EngineRoot != "" {
+		// cuBLAS put into the cuda engine folder (whisperkey gpu fetch) comes first.
+		src.CUDALibDirs = append([]string{filepath.Join(opt.EngineRoot, gpu.VariantCUDA)}, src.CUDALibDirs...)
+	}
 	return gpu.Detect(ctx, src, log)
 }
 

@@ -160,11 +160,18 @@ type Decision struct {
 	// scripts/gpu-build.sh build); nil for the release build.
 	CUDABuild *CUDABuild `json:"cuda_build,omitempty"`
 	// LibDirs go on the worker's library search path after the variant folder (HIP SDK bin, cuBLAS dir).
-	LibDirs   []string `json:"lib_dirs,omitempty"`
+	LibDirs []string `json:"lib_dirs,omitempty"`
+	// FetchCUBLAS is the CUDA major whose cuBLAS is all the GPU lacks and
+	// WhisperKey can download (`whisperkey gpu fetch`, the tray's Device
+	// menu); 0 when there is nothing to fetch.
+	FetchCUBLAS int `json:"fetch_cublas,omitempty"`
 	Message   string   `json:"message"`
 	Fix       string   `json:"fix,omitempty"`        // one imperative line; "" when nothing is missing
 	DocAnchor string   `json:"doc_anchor,omitempty"` // e.g. "docs/gpu-setup.md#amd-rdna-1"
 }
+
+// FetchLabel is the tray's Device menu item that downloads cuBLAS.
+const FetchLabel = "Download cuBLAS for the GPU"
 
 // Check is one requirement as doctor lists it.
 type Check struct {
@@ -188,6 +195,7 @@ type eval struct {
 	reqs      []req
 	runtime   string
 	libDirs   []string
+	fetch     string // the Check WhisperKey can meet by downloading (cuBLAS); "" none
 }
 
 func (e eval) missing() *req {
@@ -253,6 +261,9 @@ func Choose(r Report, pref string, engines Engines) Decision {
 	if m := e.missing(); m != nil {
 		cpu.Message = fmt.Sprintf("Detected %s, but %s — using CPU mode. Setup: %s", e.gpu.Label(), m.missing, m.doc)
 		cpu.Fix, cpu.DocAnchor = m.Fix, m.doc
+		if m.Name == e.fetch {
+			cpu.FetchCUBLAS = engines.CUDA.major()
+		}
 		return cpu
 	}
 	d := Decision{Variant: e.variant, Device: "cuda", GPU: cpu.GPU, Want: e.variant, WantInstalled: true,
@@ -353,6 +364,11 @@ func evalNVIDIA(r Report, g GPU, engines Engines) eval {
 		if major == EngineCUDAMajor && other > major {
 			c.doc = docCUDA13
 		}
+	}
+	// The release build's cuBLAS is pinned for download: no toolkit needed.
+	if lib == nil && major == EngineCUDAMajor {
+		e.fetch = c.Name
+		c.Fix = fmt.Sprintf("Run `whisperkey gpu fetch` or pick “%s” in the tray's Device menu: it downloads NVIDIA's cuBLAS %d into the cuda engine folder.", FetchLabel, major)
 	}
 	e.reqs = append(e.reqs, c, engineReq(VariantCUDA, engines.Have))
 	return e
