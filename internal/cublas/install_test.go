@@ -136,7 +136,6 @@ func TestDownload(t *testing.T) {
 	})
 }
 
-
 func TestImport(t *testing.T) {
 	w := cublastest.NewWheel(t, "windows")
 	log := testlog.New(t, slog.LevelDebug)

@@ -164,10 +164,10 @@ type Decision struct {
 	// FetchCUBLAS is the CUDA major whose cuBLAS is all the GPU lacks and
 	// WhisperKey can download (`whisperkey gpu fetch`, the tray's Device
 	// menu); 0 when there is nothing to fetch.
-	FetchCUBLAS int `json:"fetch_cublas,omitempty"`
-	Message   string   `json:"message"`
-	Fix       string   `json:"fix,omitempty"`        // one imperative line; "" when nothing is missing
-	DocAnchor string   `json:"doc_anchor,omitempty"` // e.g. "docs/gpu-setup.md#amd-rdna-1"
+	FetchCUBLAS int    `json:"fetch_cublas,omitempty"`
+	Message     string `json:"message"`
+	Fix         string `json:"fix,omitempty"`        // one imperative line; "" when nothing is missing
+	DocAnchor   string `json:"doc_anchor,omitempty"` // e.g. "docs/gpu-setup.md#amd-rdna-1"
 }
 
 // FetchLabel is the tray's Device menu item that downloads cuBLAS.
