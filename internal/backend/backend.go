@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/cublas"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -324,4 +325,20 @@ func oneLine(err error) string {
 // and those left out for want of room in the prompt (whisper.FitVocabulary).
 func (l *Loaded) FitVocabulary(o whisper.Options) (kept, dropped []string) {
 	return l.model.FitVocabulary(o)
+}
+
+// CUBLAS is the cuBLAS download for the cuda engine under opt.EngineRoot
+// (for the CUDA it was built with) and the folder it goes in; pinFile is
+// $WHISPERKEY_CUBLAS_PIN.
+func CUBLAS(opt Options, goos, pinFile string) (cublas.Pin, string, error) {
+	dir := filepath.Join(opt.EngineRoot, gpu.VariantCUDA)
+	if !HaveVariant(opt.EngineRoot, gpu.VariantCUDA) {
+		return cublas.Pin{}, dir, fmt.Errorf("the cuda engine is not in %s, so cuBLAS has nothing to serve: reinstall WhisperKey with its GPU engine (docs/gpu-setup.md#engine-files-are-missing)", dir)
+	}
+	major := gpu.EngineCUDAMajor
+	if b := gpu.ReadCUDABuild(dir); b != nil {
+		major = b.Major
+	}
+	p, err := cublas.For(major, goos, pinFile)
+	return p, dir, err
 }
