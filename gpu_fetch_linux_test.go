@@ -85,6 +85,7 @@ func TestGPUFetchCUBLAS(t *testing.T) {
 	for _, want := range []string{
 		"✘ cuBLAS for CUDA 12 found — fix: Run `whisperkey gpu fetch` or pick “Download cuBLAS for the GPU” in the tray's Device menu",
 		"Decision: Detected NVIDIA GeForce RTX 3060, but cuBLAS for CUDA 12 is not installed — using CPU mode",
+		"NVIDIA GeForce RTX 3060  551.86 · 12.4 · 12.0 GB · PCI 0000:01:00.0", // the address from nvidia-smi
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Fatalf("doctor does not say %q:\n%s\n%s", want, r.stdout, r.stderr)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/cublas"
@@ -97,16 +98,18 @@ func SpecFor(d gpu.Decision, modelDir string, opt Options) engine.Spec {
 			ct = "int8"
 		}
 	}
-	idx := d.DeviceIndex
+	idx, env := d.DeviceIndex, d.Env
 	if opt.DeviceIndex != 0 {
-		idx = opt.DeviceIndex
+		// The config's device_index counts every device the runtime sees:
+		// hide none of them.
+		idx, env = opt.DeviceIndex, slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "HIP_VISIBLE_DEVICES=") })
 	}
 	s := engine.Spec{
 		LibDir: filepath.Join(opt.EngineRoot, d.Variant), ExtraLibDirs: d.LibDirs, ModelDir: modelDir,
-		Device: d.Device, DeviceIndex: idx, ComputeType: ct, IntraThreads: opt.Threads,
+		Device: d.Device, DeviceIndex: idx, Env: env, ComputeType: ct, IntraThreads: opt.Threads,
 	}
 	if d.Device == "cpu" {
-		s.DeviceIndex = 0
+		s.DeviceIndex, s.Env = 0, nil
 	}
 	return s
 }
