@@ -14,6 +14,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/control"
+	"github.com/whisperkey/whisperkey/internal/cublas"
 	"github.com/whisperkey/whisperkey/internal/desktop"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
@@ -125,7 +126,7 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 		shortcut = portalShortcut(ctx, desk.Desktop, log)
 	}
 	err = desktop.Run(ctx, desktop.Options{
-		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, StateDir: env.stateDir,
+		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, CUBLASPin: os.Getenv(cublas.PinEnv), StateDir: env.stateDir,
 		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
 		ModelHelpPath: installedDoc("installing-at-work.md", ""), LogPath: logPath, Grabber: grabber, Version: version,
 		LogLevel: level, Verbose: *verbose, Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech,

@@ -109,6 +109,7 @@ func commands() []command {
 			run: func(ctx context.Context, args []string, _, stderr io.Writer) error { return runPTT(ctx, args, stderr) }},
 		{name: "doctor", args: "[--json]", summary: "GPU, engine and model check with a self-test", run: runDoctor},
 		{name: "models", args: "list|pull NAME|rm NAME|import PATH", summary: "the model cache", run: runModels},
+		{name: "gpu", args: "fetch|import FILE", summary: "put NVIDIA's cuBLAS into the cuda engine folder (docs/gpu-setup.md#nvidia)", run: runGPU},
 		{name: "config", args: "path|show|validate [FILE]", summary: "the config file",
 			run: func(_ context.Context, args []string, stdout, stderr io.Writer) error {
 				return runConfig(args, stdout, stderr)

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/cublas"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -66,6 +68,10 @@ func Detect(ctx context.Context, opt Options, log *slog.Logger) gpu.Report {
 	if opt.Sources != nil {
 		src = *opt.Sources
 	}
+	if opt.EngineRoot != "" {
+		// cuBLAS put into the cuda engine folder (whisperkey gpu fetch) comes first.
+		src.CUDALibDirs = append([]string{filepath.Join(opt.EngineRoot, gpu.VariantCUDA)}, src.CUDALibDirs...)
+	}
 	return gpu.Detect(ctx, src, log)
 }
 
@@ -92,16 +98,18 @@ func SpecFor(d gpu.Decision, modelDir string, opt Options) engine.Spec {
 			ct = "int8"
 		}
 	}
-	idx := d.DeviceIndex
+	idx, env := d.DeviceIndex, d.Env
 	if opt.DeviceIndex != 0 {
-		idx = opt.DeviceIndex
+		// The config's device_index counts every device the runtime sees:
+		// hide none of them.
+		idx, env = opt.DeviceIndex, slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "HIP_VISIBLE_DEVICES=") })
 	}
 	s := engine.Spec{
 		LibDir: filepath.Join(opt.EngineRoot, d.Variant), ExtraLibDirs: d.LibDirs, ModelDir: modelDir,
-		Device: d.Device, DeviceIndex: idx, ComputeType: ct, IntraThreads: opt.Threads,
+		Device: d.Device, DeviceIndex: idx, Env: env, ComputeType: ct, IntraThreads: opt.Threads,
 	}
 	if d.Device == "cpu" {
-		s.DeviceIndex = 0
+		s.DeviceIndex, s.Env = 0, nil
 	}
 	return s
 }
@@ -323,4 +331,20 @@ func oneLine(err error) string {
 // and those left out for want of room in the prompt (whisper.FitVocabulary).
 func (l *Loaded) FitVocabulary(o whisper.Options) (kept, dropped []string) {
 	return l.model.FitVocabulary(o)
+}
+
+// CUBLAS is the cuBLAS download for the cuda engine under opt.EngineRoot
+// (for the CUDA it was built with) and the folder it goes in; pinFile is
+// $WHISPERKEY_CUBLAS_PIN.
+func CUBLAS(opt Options, goos, pinFile string) (cublas.Pin, string, error) {
+	dir := filepath.Join(opt.EngineRoot, gpu.VariantCUDA)
+	if !HaveVariant(opt.EngineRoot, gpu.VariantCUDA) {
+		return cublas.Pin{}, dir, fmt.Errorf("the cuda engine is not in %s, so cuBLAS has nothing to serve: reinstall WhisperKey with its GPU engine (docs/gpu-setup.md#engine-files-are-missing)", dir)
+	}
+	major := gpu.EngineCUDAMajor
+	if b := gpu.ReadCUDABuild(dir); b != nil {
+		major = b.Major
+	}
+	p, err := cublas.For(major, goos, pinFile)
+	return p, dir, err
 }

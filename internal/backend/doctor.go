@@ -161,6 +161,9 @@ func (r DoctorReport) Print(w io.Writer) {
 		if g.VRAM > 0 {
 			facts = append(facts, fmt.Sprintf("%.1f GB", float64(g.VRAM)/(1<<30)))
 		}
+		if g.PCIBus != "" {
+			facts = append(facts, "PCI "+g.PCIBus)
+		}
 		fmt.Fprintf(w, "  %s  %s\n", g.Label(), strings.Join(facts, " · "))
 	}
 	for _, p := range r.Problems {
@@ -190,6 +193,9 @@ func (r DoctorReport) Print(w io.Writer) {
 		fmt.Fprintf(w, "  %s %s\n", mark(r.Variants[v]), v)
 	}
 	fmt.Fprintf(w, "\nDecision: %s\n", r.Message)
+	if d := r.Decision; d.Device != "cpu" && d.Match != "" {
+		fmt.Fprintf(w, "  device: %s\n", d.Match)
+	}
 	if d := r.SpeechDetector; d != nil {
 		if d.Error != "" {
 			fmt.Fprintf(w, "\nSpeech detector: %s %s; presses without speech are decoded too\n", mark(false), d.Error)

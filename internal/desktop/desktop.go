@@ -28,7 +28,10 @@ type Options struct {
 	// Example is config.example.yaml, written on first run.
 	Example    []byte
 	EngineRoot string
-	StateDir   string
+	// CUBLASPin is $WHISPERKEY_CUBLAS_PIN: a cuBLAS download to use instead
+	// of the built-in one (cublas.PinEnv); "" means the built-in.
+	CUBLASPin string
+	StateDir  string
 	// Models is the model cache; nil makes one in the config's model_cache_dir.
 	Models *models.Cache
 	// GuidePath is docs/gpu-setup.md as installed; LogPath the log file ("" if none).

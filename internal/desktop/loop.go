@@ -233,6 +233,11 @@ func (d *desk) onAction(ctx context.Context, a tray.Action) {
 		}
 		set(config.KeyModel, a.Value)
 	case tray.SelectDevice:
+		if a.Value == fetchID {
+			d.fetchCUBLAS(ctx)
+			d.refreshMenu()
+			return
+		}
 		set(config.KeyDevice, a.Value)
 	case tray.SelectComputeType:
 		set(config.KeyComputeType, a.Value)

@@ -26,9 +26,12 @@ type menuState struct {
 	pulling map[string]bool
 	// From the running model (empty when none is): the GPUs found, the
 	// device's compute types and the model's languages.
-	gpus         []gpu.GPU
-	computeTypes []string
-	languages    []string
+	gpus []gpu.GPU
+	// fetchCUBLAS: the GPU lacks only cuBLAS, which the Device menu offers
+	// to download (fetchID); fetching says the download is under way.
+	fetchCUBLAS, fetching bool
+	computeTypes          []string
+	languages             []string
 	// inputs are the microphones; nil hides the submenu (listing failed).
 	inputs []audio.Device
 	// recent are the Recent submenu's dictations; login the start-at-login toggle.
@@ -52,7 +55,9 @@ func (d *desk) refreshMenu() {
 		recentLanguages: d.recentLanguages(), configLines: d.cfgNotice.items()}
 	if l := d.svc.Current(); l != nil {
 		st.gpus, st.computeTypes, st.languages = l.Report.GPUs, l.ComputeTypes(), l.Languages()
+		st.fetchCUBLAS = l.Decision.FetchCUBLAS != 0
 	}
+	st.fetching = d.pulling[fetchID]
 	_, downloaded := d.models.Resolve(d.modelName)
 	st.missing = d.modelErr != nil && !downloaded
 	if devs, err := d.recorder.Devices(); err == nil {
@@ -105,6 +110,12 @@ func buildMenu(st menuState) tray.Menu {
 		}
 	}
 	m.Devices = append(m.Devices, tray.Item{ID: config.DeviceCPU, Label: "CPU", Checked: cfg.Engine.Device == config.DeviceCPU})
+	switch {
+	case st.fetching:
+		m.Devices = append(m.Devices, tray.Item{ID: fetchID, Label: gpu.FetchLabel + " (downloading…)"})
+	case st.fetchCUBLAS:
+		m.Devices = append(m.Devices, tray.Item{ID: fetchID, Label: gpu.FetchLabel})
+	}
 	for _, t := range append([]string{"auto"}, st.computeTypes...) {
 		m.ComputeTypes = append(m.ComputeTypes, tray.Item{ID: t, Label: t, Checked: cfg.Engine.ComputeType == t})
 	}

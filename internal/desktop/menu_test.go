@@ -105,6 +105,21 @@ func TestBuildMenu(t *testing.T) {
 			},
 		},
 		{
+			name: "an NVIDIA GPU that lacks only cuBLAS offers to download it",
+			st:   menuState{cfg: cfg, models: registry("base"), model: "base", gpus: []gpu.GPU{rtx}, fetchCUBLAS: true},
+			want: map[tray.ActionKind]string{
+				tray.SelectDevice: "auto=Auto* | cuda=" + rtx.Label() + " | cpu=CPU | fetch-cublas=Download cuBLAS for the GPU",
+			},
+		},
+		{
+			name: "the cuBLAS download in progress says so",
+			st: menuState{cfg: cfg, models: registry("base"), model: "base", gpus: []gpu.GPU{rtx}, fetchCUBLAS: true,
+				pulling: map[string]bool{fetchID: true}, fetching: true},
+			want: map[tray.ActionKind]string{
+				tray.SelectDevice: "auto=Auto* | cuda=" + rtx.Label() + " | cpu=CPU | fetch-cublas=Download cuBLAS for the GPU (downloading…)",
+			},
+		},
+		{
 			name: "a model folder is listed first, by its name",
 			st:   menuState{cfg: folder, models: registry("base"), model: "/models/whisper-small"},
 			want: map[tray.ActionKind]string{

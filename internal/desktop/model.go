@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/cublas"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/models"
@@ -340,6 +342,10 @@ func (d *desk) pull(ctx context.Context, name string) {
 // loaded; one picked in the menu becomes the configured model.
 func (d *desk) onPulled(ctx context.Context, r pullResult) {
 	delete(d.pulling, r.name)
+	if r.name == fetchID {
+		d.onFetched(r.err)
+		return
+	}
 	if r.name == d.awaiting {
 		d.awaiting = ""
 		defer d.settleGate() // after requestLoad, which holds the gate on success
@@ -362,4 +368,46 @@ func (d *desk) onPulled(ctx context.Context, r pullResult) {
 	}
 	d.refreshMenu()
 	d.showReady("")
+}
+
+// fetchID is the Device menu item that downloads cuBLAS, and its download
+// among d.pulling.
+const fetchID = "fetch-cublas"
+
+// fetchCUBLAS downloads NVIDIA's cuBLAS into the cuda engine folder in the
+// background, with progress on its menu item and the status line; the run
+// loop hears the result on d.pulled (onFetched). The caller refreshes the menu.
+func (d *desk) fetchCUBLAS(ctx context.Context) {
+	if d.pulling[fetchID] {
+		return
+	}
+	pin, dir, err := backend.CUBLAS(backend.Options{EngineRoot: d.opt.EngineRoot}, runtime.GOOS, d.opt.CUBLASPin)
+	if err != nil {
+		d.status(tray.StateError, "Cannot download cuBLAS: "+err.Error())
+		return
+	}
+	d.pulling[fetchID] = true
+	d.status(tray.StateLoading, fmt.Sprintf("Downloading %s…", pin.Name()))
+	d.pulls.Add(1)
+	go func() {
+		defer d.pulls.Done()
+		err := cublas.Download(ctx, dir, pin, d.models, func(p models.Progress) {
+			d.tray.SetState(tray.StateLoading, "Downloading "+p.String())
+			d.tray.SetItemLabel(tray.SelectDevice, fetchID, p.String())
+		}, d.log)
+		select {
+		case d.pulled <- pullResult{name: fetchID, err: err}:
+		case <-ctx.Done():
+		}
+	}()
+}
+
+// onFetched restarts the engine once cuBLAS is in, so it comes up on the GPU.
+func (d *desk) onFetched(err error) {
+	if err != nil {
+		defer d.status(tray.StateError, "Download of cuBLAS failed: "+err.Error()) // after the refresh, so it stays visible
+		d.refreshMenu()
+		return
+	}
+	d.requestLoad(loadJob{cfg: d.store.Current(), timed: true}) // onLoaded shows the outcome
 }

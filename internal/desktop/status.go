@@ -10,6 +10,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/tray"
 )
@@ -23,7 +24,16 @@ func readyText(l *backend.Loaded, name string) string {
 	if l.Spec.Device != "cpu" {
 		dev = "GPU"
 	}
-	return fmt.Sprintf("%s — model %s · %s %s · ready", l.Message, modelName(name), dev, l.ComputeType())
+	return fmt.Sprintf("%s — model %s · %s %s · ready", decisionText(l.Decision, l.Message), modelName(name), dev, l.ComputeType())
+}
+
+// decisionText is the engine's sentence, pointing at the Device menu's
+// download when cuBLAS is all the GPU lacks.
+func decisionText(d gpu.Decision, msg string) string {
+	if d.FetchCUBLAS != 0 {
+		msg += " — pick “" + gpu.FetchLabel + "” in the Device menu"
+	}
+	return msg
 }
 
 // modelName is how the status line names a model: a folder by its base name.

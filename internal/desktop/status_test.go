@@ -3,6 +3,7 @@ package desktop
 import (
 	"errors"
 	"fmt"
+	"github.com/whisperkey/whisperkey/internal/gpu"
 	"strings"
 	"testing"
 
@@ -97,5 +98,17 @@ func TestAppState(t *testing.T) {
 		if got := appState(s); got != want {
 			t.Errorf("appState(%v) = %q, want %q", s, got, want)
 		}
+	}
+}
+
+// On an NVIDIA machine that lacks only cuBLAS (the decision of the recorded
+// win-rtx3060-no-cublas machine) the status line points at the download.
+func TestDecisionTextOffersCUBLAS(t *testing.T) {
+	const msg = "Detected NVIDIA GeForce RTX 3060, but cuBLAS for CUDA 12 is not installed — using CPU mode. Setup: docs/gpu-setup.md#install-the-cuda-12-libraries"
+	if got := decisionText(gpu.Decision{Variant: "cpu", FetchCUBLAS: 12}, msg); got != msg+" — pick “Download cuBLAS for the GPU” in the Device menu" {
+		t.Errorf("decisionText = %q", got)
+	}
+	if got := decisionText(gpu.Decision{Variant: "cpu"}, msg); got != msg {
+		t.Errorf("without a download to offer: %q", got)
 	}
 }

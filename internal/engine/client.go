@@ -523,7 +523,7 @@ func (o *outputRing) String() string {
 
 func startProc(opt Options, spec Spec, log *slog.Logger) (*proc, error) {
 	cmd := exec.Command(opt.Exe, opt.Args...)
-	cmd.Env = workerEnv(runtime.GOOS, spec.Device != "cpu", append([]string{spec.LibDir}, spec.ExtraLibDirs...), append(os.Environ(), opt.Env...))
+	cmd.Env = workerEnv(runtime.GOOS, spec.Device != "cpu", append([]string{spec.LibDir}, spec.ExtraLibDirs...), append(append(os.Environ(), opt.Env...), spec.Env...))
 	hideWindow(cmd)
 	if opt.Background {
 		belowNormal(cmd)

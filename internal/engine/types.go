@@ -16,6 +16,9 @@ type Spec struct {
 	// Device is "cpu" or "cuda" (ROCm builds also say "cuda").
 	Device      string `json:"device"`
 	DeviceIndex int    `json:"device_index"`
+	// Env is added to the worker's environment last, so it wins: what makes
+	// DeviceIndex the chosen GPU (CUDA_DEVICE_ORDER, HIP_VISIBLE_DEVICES).
+	Env []string `json:"env,omitempty"`
 	// ComputeType is CTranslate2's name; "" means "default" (the saved type, with fallback).
 	ComputeType string `json:"compute_type"`
 	// IntraThreads 0 means CTranslate2's default.

@@ -30,6 +30,7 @@ var All = []Var{
 	{Name: "WHISPERKEY_SERVE_API_KEY", Purpose: "bearer token `serve` requires (instead of --api-key)", Secret: true},
 	{Name: "WHISPERKEY_REMOTE_API_KEY", Purpose: "bearer token for `transcribe --remote` (instead of --api-key)", Secret: true},
 	{Name: "WHISPERKEY_VAD_DIR", Purpose: "folder holding the speech detector (silero_vad_v6.onnx and ONNX Runtime)"},
+	{Name: "WHISPERKEY_CUBLAS_PIN", Purpose: "JSON file with the cuBLAS download to use instead of the built-in pin (a mirror; tests)"},
 	{Name: "HF_ENDPOINT", Purpose: "Hugging Face mirror for model downloads"},
 	{Name: "HF_TOKEN", Purpose: "Hugging Face access token", Secret: true},
 	{Name: "CT2_CUDA_ALLOCATOR", Purpose: "CTranslate2's GPU memory allocator (default for GPU workers: cub_caching)"},

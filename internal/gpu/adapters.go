@@ -14,13 +14,16 @@ type Adapter struct {
 	VendorID uint16 `json:"vendor_id"`
 	DeviceID uint16 `json:"device_id"`
 	VRAM     uint64 `json:"vram"` // dedicated video memory in bytes
+	// PCIBus is the adapter's PCI address (NormalizeBus form), from the
+	// kernel-mode driver by the adapter's LUID; "" when not known.
+	PCIBus   string `json:"pci_bus,omitempty"`
 	Driver   string `json:"driver,omitempty"`
 	Software bool   `json:"software,omitempty"` // Basic Render Driver, remote display: not a GPU
 	Source   string `json:"source"`
 }
 
 func (a Adapter) gpu() GPU {
-	return GPU{Vendor: vendorName(a.VendorID), Name: a.Name, PCIDevice: a.DeviceID, VRAM: a.VRAM, Driver: a.Driver, Source: a.Source}
+	return GPU{Vendor: vendorName(a.VendorID), Name: a.Name, PCIDevice: a.DeviceID, PCIBus: a.PCIBus, VRAM: a.VRAM, Driver: a.Driver, Source: a.Source}
 }
 
 var pnpID = regexp.MustCompile(`(?i)^PCI\\VEN_([0-9A-F]{4})&DEV_([0-9A-F]{4})`)

@@ -75,7 +75,7 @@ func ReadSysfs(root string) ([]GPU, error) {
 		if err1 != nil || err2 != nil {
 			continue // not a PCI device (e.g. a virtual display)
 		}
-		g := GPU{Vendor: vendorName(uint16(vendor)), PCIDevice: uint16(device), Source: "sysfs"}
+		g := GPU{Vendor: vendorName(uint16(vendor)), PCIDevice: uint16(device), Source: "sysfs", PCIBus: ueventSlot(filepath.Join(dev, "uevent"))}
 		if v, err := readUint(filepath.Join(dev, "mem_info_vram_total")); err == nil {
 			g.VRAM = v
 		}
@@ -100,9 +100,44 @@ func ReadSysfs(root string) ([]GPU, error) {
 		if arch == "" || arch == "gfx000" {
 			continue // a CPU node, or a GPU masked from compute
 		}
-		kfd = append(kfd, GPU{Vendor: vendorName(uint16(p["vendor_id"])), PCIDevice: uint16(p["device_id"]), Arch: arch, Source: "kfd"})
+		g := GPU{Vendor: vendorName(uint16(p["vendor_id"])), PCIDevice: uint16(p["device_id"]), Arch: arch, Source: "kfd"}
+		if loc, ok := p["location_id"]; ok && loc > 0 {
+			// location_id is bus<<8 | device<<3 | function.
+			g.PCIBus = fmt.Sprintf("%04x:%02x:%02x.%x", p["domain"], loc>>8, loc>>3&0x1f, loc&7)
+		}
+		kfd = append(kfd, g)
 	}
 	return merge(gs, kfd), nil
+}
+
+// KFDOrder is the PCI addresses of the GPU nodes in the KFD topology under
+// root, in node order: the order ROCm's runtime, and so HIP, numbers them.
+func KFDOrder(root string) []string {
+	nodes, _ := filepath.Glob(filepath.Join(root, "sys/class/kfd/kfd/topology/nodes/*/properties"))
+	sort.Slice(nodes, func(i, j int) bool { return nodeNum(nodes[i]) < nodeNum(nodes[j]) })
+	var order []string
+	for _, n := range nodes {
+		p, err := readProperties(n)
+		if err != nil {
+			return nil
+		}
+		loc := p["location_id"]
+		if arch := gfxFromVersion(p["gfx_target_version"]); arch == "" || arch == "gfx000" || loc == 0 {
+			continue
+		}
+		order = append(order, fmt.Sprintf("%04x:%02x:%02x.%x", p["domain"], loc>>8, loc>>3&0x1f, loc&7))
+	}
+	return order
+}
+
+// ueventSlot reads PCI_SLOT_NAME from a device's uevent file.
+func ueventSlot(path string) string {
+	for _, line := range strings.Split(readString(path), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "PCI_SLOT_NAME="); ok {
+			return NormalizeBus(v)
+		}
+	}
+	return ""
 }
 
 // moduleVersion reads a kernel module's version; in-tree amdgpu has none, so

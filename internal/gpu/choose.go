@@ -147,9 +147,15 @@ func noBuildFor(arch string) string {
 type Decision struct {
 	Variant string `json:"variant"` // cpu, cuda, rocm or rocm-rdna1: the folder to load
 	Device  string `json:"device"`  // cpu or cuda (CTranslate2's ROCm builds call the GPU cuda too)
-	// DeviceIndex is the GPU's index among its vendor's GPUs in probe order
-	// (nvidia-smi lists in PCI bus order: run CUDA with CUDA_DEVICE_ORDER=PCI_BUS_ID).
+	// DeviceIndex is the engine's device number for GPU: CUDA's in PCI bus
+	// order (Env sets CUDA_DEVICE_ORDER=PCI_BUS_ID), 0 for HIP when Env
+	// makes GPU HIP's only device (HIP_VISIBLE_DEVICES).
 	DeviceIndex int `json:"device_index"`
+	// Env is what the worker's environment needs so that DeviceIndex is GPU.
+	Env []string `json:"env,omitempty"`
+	// Match says how GPU was matched to the engine's device, for doctor:
+	// "PCI 0000:03:00.0 is HIP device 1".
+	Match string `json:"match,omitempty"`
 	// GPU is the GPU used, or the one that could be used once Fix is done; nil when there is none.
 	GPU *GPU `json:"gpu,omitempty"`
 	// Want is the variant GPU needs even while falling back to cpu; WantInstalled says its folder exists.
@@ -160,11 +166,18 @@ type Decision struct {
 	// scripts/gpu-build.sh build); nil for the release build.
 	CUDABuild *CUDABuild `json:"cuda_build,omitempty"`
 	// LibDirs go on the worker's library search path after the variant folder (HIP SDK bin, cuBLAS dir).
-	LibDirs   []string `json:"lib_dirs,omitempty"`
-	Message   string   `json:"message"`
-	Fix       string   `json:"fix,omitempty"`        // one imperative line; "" when nothing is missing
-	DocAnchor string   `json:"doc_anchor,omitempty"` // e.g. "docs/gpu-setup.md#amd-rdna-1"
+	LibDirs []string `json:"lib_dirs,omitempty"`
+	// FetchCUBLAS is the CUDA major whose cuBLAS is all the GPU lacks and
+	// WhisperKey can download (`whisperkey gpu fetch`, the tray's Device
+	// menu); 0 when there is nothing to fetch.
+	FetchCUBLAS int    `json:"fetch_cublas,omitempty"`
+	Message     string `json:"message"`
+	Fix         string `json:"fix,omitempty"`        // one imperative line; "" when nothing is missing
+	DocAnchor   string `json:"doc_anchor,omitempty"` // e.g. "docs/gpu-setup.md#amd-rdna-1"
 }
+
+// FetchLabel is the tray's Device menu item that downloads cuBLAS.
+const FetchLabel = "Download cuBLAS for the GPU"
 
 // Check is one requirement as doctor lists it.
 type Check struct {
@@ -188,6 +201,7 @@ type eval struct {
 	reqs      []req
 	runtime   string
 	libDirs   []string
+	fetch     string // the Check WhisperKey can meet by downloading (cuBLAS); "" none
 }
 
 func (e eval) missing() *req {
@@ -253,6 +267,9 @@ func Choose(r Report, pref string, engines Engines) Decision {
 	if m := e.missing(); m != nil {
 		cpu.Message = fmt.Sprintf("Detected %s, but %s — using CPU mode. Setup: %s", e.gpu.Label(), m.missing, m.doc)
 		cpu.Fix, cpu.DocAnchor = m.Fix, m.doc
+		if m.Name == e.fetch {
+			cpu.FetchCUBLAS = engines.CUDA.major()
+		}
 		return cpu
 	}
 	d := Decision{Variant: e.variant, Device: "cuda", GPU: cpu.GPU, Want: e.variant, WantInstalled: true,
@@ -260,12 +277,60 @@ func Choose(r Report, pref string, engines Engines) Decision {
 	if e.gpu.Vendor == NVIDIA {
 		d.Message += " (CUDA " + e.gpu.CUDAVersion + ")"
 	}
-	for _, g := range r.GPUs[:e.index] {
-		if g.Vendor == e.gpu.Vendor {
-			d.DeviceIndex++
+	d.DeviceIndex, d.Env, d.Match = device(r, e.index)
+	return d
+}
+
+// device finds the engine's number for r.GPUs[i] by its PCI address: with
+// CUDA_DEVICE_ORDER=PCI_BUS_ID, CUDA numbers GPUs by address; HIP's order
+// is recorded in r.HIPOrder, and HIP_VISIBLE_DEVICES leaves HIP only the
+// chosen one. Adapter order (DXGI's, sysfs's) is no guide: a Ryzen iGPU
+// listed before an RX 5700 XT is not HIP's device 0 for that. Without
+// addresses it falls back to counting the vendor's GPUs in probe order.
+func device(r Report, i int) (index int, env []string, match string) {
+	g := r.GPUs[i]
+	probeOrder := 0
+	n, addressed := 0, true
+	for j, o := range r.GPUs {
+		if o.Vendor != g.Vendor {
+			continue
+		}
+		n++
+		addressed = addressed && o.PCIBus != ""
+		if j < i {
+			probeOrder++
 		}
 	}
-	return d
+	if g.Vendor == NVIDIA {
+		env = []string{"CUDA_DEVICE_ORDER=PCI_BUS_ID"}
+		if !addressed {
+			return probeOrder, env, fmt.Sprintf("CUDA device %d by probe order (no PCI address from nvidia-smi)", probeOrder)
+		}
+		index = 0
+		for _, o := range r.GPUs {
+			if o.Vendor == NVIDIA && o.PCIBus < g.PCIBus {
+				index++
+			}
+		}
+		return index, env, fmt.Sprintf("PCI %s is CUDA device %d (CUDA_DEVICE_ORDER=PCI_BUS_ID)", g.PCIBus, index)
+	}
+	for k, b := range r.HIPOrder {
+		if g.PCIBus != "" && b == g.PCIBus {
+			v := fmt.Sprintf("HIP_VISIBLE_DEVICES=%d", k)
+			return 0, []string{v}, fmt.Sprintf("PCI %s is HIP device %d (%s)", g.PCIBus, k, v)
+		}
+	}
+	if n == 1 {
+		return 0, nil, strings.TrimSpace("HIP device 0, the only AMD GPU " + pciText(g))
+	}
+	return probeOrder, nil, fmt.Sprintf("HIP device %d by adapter order: HIP's own order is not known %s", probeOrder, pciText(g))
+}
+
+func pciText(g GPU) string {
+	if g.PCIBus == "" {
+		return ""
+	}
+	return "(PCI " + g.PCIBus + ")"
 }
 
 // better orders GPUs: usable now, then fixable, then NVIDIA/AMD, discrete
@@ -353,6 +418,11 @@ func evalNVIDIA(r Report, g GPU, engines Engines) eval {
 		if major == EngineCUDAMajor && other > major {
 			c.doc = docCUDA13
 		}
+	}
+	// The release build's cuBLAS is pinned for download: no toolkit needed.
+	if lib == nil && major == EngineCUDAMajor {
+		e.fetch = c.Name
+		c.Fix = fmt.Sprintf("Run `whisperkey gpu fetch` or pick “%s” in the tray's Device menu: it downloads NVIDIA's cuBLAS %d into the cuda engine folder.", FetchLabel, major)
 	}
 	e.reqs = append(e.reqs, c, engineReq(VariantCUDA, engines.Have))
 	return e

@@ -317,3 +317,74 @@ func checkGolden(t *testing.T, root string, v any) {
 		t.Errorf("%s differs from this run (go test -update rewrites it after review):\n%s", path, b)
 	}
 }
+
+// The GPU chosen is the engine's device by PCI address, whatever order the
+// adapters are listed in: Decision.DeviceIndex and Decision.Env are what
+// the worker gets (backend.SpecFor).
+func TestDeviceByPCIAddress(t *testing.T) {
+	tests := []struct {
+		name  string
+		m     machine
+		gpu   string // the GPU chosen
+		index int
+		env   []string
+		match string
+	}{
+		{
+			name: "windows: a Ryzen 7000 iGPU listed before an RX 5700 XT, HIP lists the 5700 XT first",
+			m: machine{goos: "windows", dxgi: "raphael-igpu-before-rx5700xt.json", rocm: "win-6.2-only",
+				hipOrder: []string{"0000:03:00.0", "0000:0e:00.0"}},
+			gpu: "AMD RX 5700 XT (RDNA 1)", index: 0, env: []string{"HIP_VISIBLE_DEVICES=0"},
+			match: "PCI 0000:03:00.0 is HIP device 0 (HIP_VISIBLE_DEVICES=0)",
+		},
+		{
+			name: "windows: the same, HIP listing the iGPU first",
+			m: machine{goos: "windows", dxgi: "raphael-igpu-before-rx5700xt.json", rocm: "win-6.2-only",
+				hipOrder: []string{"0000:0e:00.0", "0000:03:00.0"}},
+			gpu: "AMD RX 5700 XT (RDNA 1)", index: 0, env: []string{"HIP_VISIBLE_DEVICES=1"},
+			match: "PCI 0000:03:00.0 is HIP device 1 (HIP_VISIBLE_DEVICES=1)",
+		},
+		{
+			name: "windows: HIP's order unknown, so the adapter order is used and said",
+			m:    machine{goos: "windows", dxgi: "raphael-igpu-before-rx5700xt.json", rocm: "win-6.2-only"},
+			gpu:  "AMD RX 5700 XT (RDNA 1)", index: 1,
+			match: "HIP device 1 by adapter order: HIP's own order is not known (PCI 0000:03:00.0)",
+		},
+		{
+			name: "linux: card0 is the Ryzen 7000 iGPU, the KFD topology has the RX 5700 XT first",
+			m:    machine{goos: "linux", sysfs: "raphael-igpu-before-rx5700xt.txtar", rocm: "linux-rocm-6.2.4-gfx1010"},
+			gpu:  "AMD RX 5600 XT / 5700 / 5700 XT (RDNA 1)", index: 0, env: []string{"HIP_VISIBLE_DEVICES=0"}, // sysfs gives no name; the PCI id is all three
+			match: "PCI 0000:03:00.0 is HIP device 0 (HIP_VISIBLE_DEVICES=0)",
+		},
+		{
+			name: "windows: an RTX 3060 beside Intel UHD 770 graphics",
+			m:    machine{goos: "windows", dxgi: "uhd770-before-rtx3060.json", smi: "rtx3060", cuda: "win-cuda-12.4"},
+			gpu:  "NVIDIA GeForce RTX 3060", index: 0, env: []string{"CUDA_DEVICE_ORDER=PCI_BUS_ID"},
+			match: "PCI 0000:01:00.0 is CUDA device 0 (CUDA_DEVICE_ORDER=PCI_BUS_ID)",
+		},
+		{
+			name: "windows: two NVIDIA cards, the larger RTX 3060 in the second slot and listed first by DXGI",
+			m:    machine{goos: "windows", dxgi: "rtx3060-and-rtx3050.json", smi: "rtx3050-rtx3060", cuda: "win-cuda-12.4"},
+			gpu:  "NVIDIA GeForce RTX 3060", index: 1, env: []string{"CUDA_DEVICE_ORDER=PCI_BUS_ID"},
+			match: "PCI 0000:41:00.0 is CUDA device 1 (CUDA_DEVICE_ORDER=PCI_BUS_ID)",
+		},
+		{
+			name: "linux: an H200 alone",
+			m:    machine{goos: "linux", sysfs: "h200-vm.txtar", smi: "h200", cuda: "linux-cuda-13.0", cudaBuild: &CUDABuild{Major: 13}},
+			gpu:  "NVIDIA H200", index: 0, env: []string{"CUDA_DEVICE_ORDER=PCI_BUS_ID"},
+			match: "PCI 0000:00:06.0 is CUDA device 0 (CUDA_DEVICE_ORDER=PCI_BUS_ID)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Detect(context.Background(), tt.m.sources(t, t.TempDir()), testLogger(t))
+			d := Choose(r, "auto", tt.m.engines())
+			if d.Device != "cuda" || d.GPU == nil || d.GPU.Label() != tt.gpu {
+				t.Fatalf("decision %s on %v: %s; want the GPU %s", d.Variant, d.GPU, d.Message, tt.gpu)
+			}
+			if d.DeviceIndex != tt.index || strings.Join(d.Env, " ") != strings.Join(tt.env, " ") || d.Match != tt.match {
+				t.Errorf("device %d, env %q, match %q\nwant   %d, env %q, match %q", d.DeviceIndex, d.Env, d.Match, tt.index, tt.env, tt.match)
+			}
+		})
+	}
+}

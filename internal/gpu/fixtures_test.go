@@ -23,12 +23,23 @@ type machine struct {
 	hipPath     string // HIP_PATH relative to the ROCm root, as the installer writes it
 	notInstalld []string
 	cudaBuild   *CUDABuild // the cuda variant's build files; nil: the release build
+	// hipOrder is what the HIP runtime answers on Windows (hipDeviceGetPCIBusId
+	// for each device); nil: the runtime cannot be asked.
+	hipOrder []string
 }
 
 // sources turns a machine into Detect's inputs, with every file under root.
 func (m machine) sources(t *testing.T, root string) Sources {
 	t.Helper()
 	src := Sources{GOOS: m.goos, Run: m.run(t)}
+	if m.hipOrder != nil {
+		src.HIPDevices = func(_ context.Context, libDir string) ([]string, error) {
+			if _, err := os.Stat(libDir); err != nil {
+				t.Errorf("HIP runtime asked in %s: %v", libDir, err)
+			}
+			return m.hipOrder, nil
+		}
+	}
 	switch {
 	case m.dxgi != "":
 		src.Adapters = func(context.Context) ([]Adapter, error) { return readDXGI(t, m.dxgi), nil }
@@ -66,6 +77,12 @@ func (m machine) run(t *testing.T) func(context.Context, string, ...string) ([]b
 			return nil, notFound
 		case name == "nvidia-smi" && len(args) == 0:
 			return readFixture(t, "nvidia-smi/"+m.smi+".txt"), nil
+		case name == "nvidia-smi" && strings.Contains(args[0], "pci.bus_id"):
+			// Recorded from the banner's Bus-Id column, in the query's form.
+			if b, err := os.ReadFile(filepath.Join("testdata/nvidia-smi", m.smi+".bus")); err == nil {
+				return b, nil
+			}
+			return nil, errors.New(`exit status 2: Field "pci.bus_id" is not a valid field to query.`)
 		case name == "nvidia-smi" && strings.Contains(args[0], "compute_cap"):
 			if b, err := os.ReadFile(filepath.Join("testdata/nvidia-smi", m.smi+".err")); err == nil {
 				return b, errors.New("exit status 2: " + strings.TrimSpace(string(b)))

@@ -29,6 +29,9 @@ type GPU struct {
 	Vendor    string `json:"vendor"` // NVIDIA, AMD, Intel, or "PCI 0x1234"
 	Name      string `json:"name"`   // as the probe reported it
 	PCIDevice uint16 `json:"pci_device"`
+	// PCIBus is the adapter's PCI address, "0000:03:00.0" (domain:bus:device.function);
+	// "" when no probe gave it. It is what ties the adapter to CUDA's and HIP's devices.
+	PCIBus string `json:"pci_bus,omitempty"`
 	// VRAM is dedicated memory in bytes; 0 when unknown. (WMI caps it at 4 GiB.)
 	VRAM       uint64 `json:"vram,omitempty"`
 	Integrated bool   `json:"integrated,omitempty"`
@@ -73,12 +76,16 @@ type CUDALib struct {
 
 // Report is everything Detect found.
 type Report struct {
-	GOOS     string        `json:"goos"`
-	GPUs     []GPU         `json:"gpus"`
-	ROCm     []ROCmInstall `json:"rocm,omitempty"`
-	CUBLAS   []CUDALib     `json:"cublas,omitempty"`
-	HIPPath  string        `json:"hip_path,omitempty"`
-	Problems []string      `json:"problems,omitempty"` // probes that failed, for doctor and the log
+	GOOS    string        `json:"goos"`
+	GPUs    []GPU         `json:"gpus"`
+	ROCm    []ROCmInstall `json:"rocm,omitempty"`
+	CUBLAS  []CUDALib     `json:"cublas,omitempty"`
+	HIPPath string        `json:"hip_path,omitempty"`
+	// HIPOrder is the PCI addresses of the AMD GPUs in the order HIP numbers
+	// them (the KFD topology's on Linux, the HIP runtime's own on Windows);
+	// empty when unknown.
+	HIPOrder []string `json:"hip_order,omitempty"`
+	Problems []string `json:"problems,omitempty"` // probes that failed, for doctor and the log
 }
 
 // Sources says where Detect looks; SystemSources gives the real machine's.
@@ -98,6 +105,9 @@ type Sources struct {
 	CUDALibDirs []string
 	// HIPPath is $HIP_PATH, recorded only to say it was not relied on.
 	HIPPath string
+	// HIPDevices lists the PCI addresses of HIP's devices in its order, asking
+	// the HIP runtime in libDir (Windows, where no file lists them); nil skips it.
+	HIPDevices func(ctx context.Context, libDir string) ([]string, error)
 	// Timeout bounds each command; 0 means 15 s.
 	Timeout time.Duration
 }
@@ -168,6 +178,7 @@ func Detect(ctx context.Context, src Sources, log *slog.Logger) Report {
 		}
 	}
 	r.CUBLAS = FindCUBLAS(src.CUDALibDirs)
+	r.HIPOrder = r.hipOrder(ctx, src, problem)
 
 	for _, g := range r.GPUs {
 		log.Info("gpu found", "name", g.Name, "vendor", g.Vendor, "pci_device", fmt.Sprintf("0x%04x", g.PCIDevice),
@@ -220,6 +231,25 @@ func (r *Report) addNVIDIA(run func(string, ...string) ([]byte, error), problem 
 	for i := range smi {
 		smi[i].CUDAVersion = cuda
 	}
+	// The bus ids in a query of their own: the main query's fields stay
+	// those every driver since 470 answers.
+	if len(smi) > 0 {
+		out, err := run("nvidia-smi", "--query-gpu=pci.bus_id,pci.device_id", "--format=csv,noheader")
+		var bus []string
+		if err == nil {
+			bus, err = ParseNvidiaBus(string(out))
+		}
+		switch {
+		case err != nil:
+			problem("nvidia-smi pci.bus_id", err)
+		case len(bus) != len(smi):
+			problem("nvidia-smi pci.bus_id", fmt.Errorf("%d addresses for %d GPUs", len(bus), len(smi)))
+		default:
+			for i := range smi {
+				smi[i].PCIBus = bus[i]
+			}
+		}
+	}
 	r.GPUs = merge(r.GPUs, smi)
 	for i := range r.GPUs {
 		g := &r.GPUs[i]
@@ -251,7 +281,7 @@ func merge(base, extra []GPU) []GPU {
 		if e.Name != "" && !strings.HasPrefix(e.Name, "Device ") {
 			b.Name = e.Name
 		}
-		for _, f := range [][2]*string{{&b.Arch, &e.Arch}, {&b.Driver, &e.Driver}, {&b.CUDAVersion, &e.CUDAVersion}, {&b.ComputeCap, &e.ComputeCap}} {
+		for _, f := range [][2]*string{{&b.PCIBus, &e.PCIBus}, {&b.Arch, &e.Arch}, {&b.Driver, &e.Driver}, {&b.CUDAVersion, &e.CUDAVersion}, {&b.ComputeCap, &e.ComputeCap}} {
 			if *f[1] != "" {
 				*f[0] = *f[1]
 			}
@@ -274,4 +304,37 @@ func vendorName(id uint16) string {
 		return Intel
 	}
 	return fmt.Sprintf("PCI 0x%04x", id)
+}
+
+// hipOrder finds how HIP numbers the AMD GPUs, by PCI address: from the
+// KFD topology on Linux, from the HIP runtime of an install on Windows.
+// It is only needed, and only asked, when there are two AMD GPUs or more.
+func (r *Report) hipOrder(ctx context.Context, src Sources, problem func(string, error)) []string {
+	n := 0
+	for _, g := range r.GPUs {
+		if g.Vendor == AMD {
+			n++
+		}
+	}
+	if n < 2 {
+		return nil
+	}
+	if src.SysRoot != "" {
+		return KFDOrder(src.SysRoot)
+	}
+	if src.HIPDevices == nil {
+		return nil
+	}
+	for _, in := range r.ROCm {
+		if in.HIPMajor == 0 {
+			continue
+		}
+		order, err := src.HIPDevices(ctx, in.LibDir)
+		if err != nil {
+			problem("hip devices ("+in.LibDir+")", err)
+			continue
+		}
+		return order
+	}
+	return nil
 }

@@ -61,3 +61,61 @@ func ParseNvidiaBanner(out string) (driver, cuda string) {
 	}
 	return driver, cuda
 }
+
+// ParseNvidiaBus parses
+// `nvidia-smi --query-gpu=pci.bus_id,pci.device_id --format=csv,noheader`
+// ("00000000:01:00.0, 0x250310DE"), one line per GPU in the order of the
+// main query, into PCI addresses.
+func ParseNvidiaBus(out string) ([]string, error) {
+	var bus []string
+	for _, line := range strings.Split(out, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		id, _, _ := strings.Cut(line, ",")
+		b := NormalizeBus(id)
+		if b == "" {
+			return nil, fmt.Errorf("nvidia-smi line %q: pci.bus_id is not a PCI address (domain:bus:device.function)", line)
+		}
+		bus = append(bus, b)
+	}
+	return bus, nil
+}
+
+var busPattern = regexp.MustCompile(`^(?:([0-9a-fA-F]{1,8}):)?([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})\.([0-7])$`)
+
+// NormalizeBus writes a PCI address the one way the probes compare it,
+// "0000:01:00.0": nvidia-smi gives an 8-digit domain, sysfs a 4-digit one,
+// Windows none. "" when s is not an address.
+func NormalizeBus(s string) string {
+	m := busPattern.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return ""
+	}
+	var dom, bus, dev, fn uint64
+	if m[1] != "" {
+		dom, _ = strconv.ParseUint(m[1], 16, 32)
+	}
+	bus, _ = strconv.ParseUint(m[2], 16, 8)
+	dev, _ = strconv.ParseUint(m[3], 16, 8)
+	fn, _ = strconv.ParseUint(m[4], 16, 8)
+	return fmt.Sprintf("%04x:%02x:%02x.%x", dom, bus, dev, fn)
+}
+
+// locationInfo parses Windows' DEVPKEY_Device_LocationInfo / the registry's
+// LocationInformation, "PCI bus 3, device 0, function 0".
+var locationInfo = regexp.MustCompile(`(?i)PCI bus (\d+), device (\d+), function (\d+)`)
+
+// ParseLocationInfo turns Windows' location text into a PCI address
+// (domain 0: Windows does not say); "" when it is not a PCI location.
+func ParseLocationInfo(s string) string {
+	m := locationInfo.FindStringSubmatch(s)
+	if m == nil {
+		return ""
+	}
+	bus, _ := strconv.Atoi(m[1])
+	dev, _ := strconv.Atoi(m[2])
+	fn, _ := strconv.Atoi(m[3])
+	return fmt.Sprintf("0000:%02x:%02x.%x", bus, dev, fn)
+}

@@ -119,8 +119,8 @@ func TestReadSysfs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []GPU{
-		{Vendor: AMD, PCIDevice: 0x744c, VRAM: 25753026560, Arch: "gfx1100", Driver: "kernel 6.8.0-45-generic", Source: "sysfs+kfd"},
-		{Vendor: AMD, PCIDevice: 0x164e, VRAM: 536870912, Arch: "gfx1036", Driver: "kernel 6.8.0-45-generic", Source: "sysfs+kfd"},
+		{Vendor: AMD, PCIDevice: 0x744c, PCIBus: "0000:03:00.0", VRAM: 25753026560, Arch: "gfx1100", Driver: "kernel 6.8.0-45-generic", Source: "sysfs+kfd"},
+		{Vendor: AMD, PCIDevice: 0x164e, PCIBus: "0000:15:00.0", VRAM: 536870912, Arch: "gfx1036", Driver: "kernel 6.8.0-45-generic", Source: "sysfs+kfd"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v, want %+v (connectors such as card0-DP-1 are not cards)", got, want)
@@ -317,5 +317,30 @@ func TestCUDABuild(t *testing.T) {
 		if got := tt.build.runs(tt.cc); got != tt.runs {
 			t.Errorf("%+v runs on %q = %v, want %v", tt.build, tt.cc, got, tt.runs)
 		}
+	}
+}
+
+func TestPCIAddresses(t *testing.T) {
+	for in, want := range map[string]string{
+		"00000000:01:00.0": "0000:01:00.0", "0000:0E:00.0": "0000:0e:00.0", "01:00.0": "0000:01:00.0",
+		"0001:c1:1f.7": "0001:c1:1f.7", "01:00": "", "PCI bus 1": "",
+	} {
+		if got := NormalizeBus(in); got != want {
+			t.Errorf("NormalizeBus(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"PCI bus 3, device 0, function 0": "0000:03:00.0", "PCI bus 14, device 0, function 1": "0000:0e:00.1", "Internal PCI Express Root Port": "",
+	} {
+		if got := ParseLocationInfo(in); got != want {
+			t.Errorf("ParseLocationInfo(%q) = %q, want %q", in, got, want)
+		}
+	}
+	got, err := ParseNvidiaBus("00000000:01:00.0, 0x250310DE\n00000000:41:00.0, 0x250710DE\n")
+	if err != nil || len(got) != 2 || got[0] != "0000:01:00.0" || got[1] != "0000:41:00.0" {
+		t.Errorf("ParseNvidiaBus = %q, %v", got, err)
+	}
+	if _, err := ParseNvidiaBus("[N/A], 0x250310DE"); err == nil {
+		t.Error("ParseNvidiaBus took [N/A]")
 	}
 }

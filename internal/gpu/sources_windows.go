@@ -30,7 +30,7 @@ func SystemSources() Sources {
 		dirs = append(dirs, toolkits...)
 	}
 	dirs = append(dirs, pathDirs(os.Getenv("PATH"))...)
-	return Sources{GOOS: "windows", Adapters: windowsAdapters, Run: runCommand,
+	return Sources{GOOS: "windows", Adapters: windowsAdapters, Run: runCommand, HIPDevices: hipDevices,
 		ROCmRoots: []string{filepath.Join(pf, "AMD", "ROCm")}, CUDALibDirs: dirs, HIPPath: os.Getenv("HIP_PATH")}
 }
 
@@ -128,6 +128,85 @@ func dxgiAdapters() ([]Adapter, error) {
 		if umdHR == 0 {
 			a.Driver = fmt.Sprintf("%d.%d.%d.%d", umd>>48&0xffff, umd>>32&0xffff, umd>>16&0xffff, umd&0xffff)
 		}
+		if !a.Software {
+			a.PCIBus = adapterBus(d.AdapterLUID)
+		}
 		ads = append(ads, a)
 	}
+}
+
+// D3DKMT's structures for asking the kernel-mode driver an adapter's PCI
+// location by its LUID (DXGI gives the LUID, not the bus).
+type (
+	d3dkmtOpenAdapterFromLUID struct {
+		luid    uint64
+		adapter uint32
+	}
+	d3dkmtQueryAdapterInfo struct {
+		adapter uint32
+		kind    uint32
+		data    uintptr
+		size    uint32
+	}
+	d3dkmtAdapterAddress struct{ bus, device, function uint32 }
+)
+
+const kmtqaiTypeAdapterAddress = 6 // KMTQAITYPE_ADAPTERADDRESS
+
+// adapterBus is the PCI address of the adapter with this LUID, "" when the
+// driver does not say. Windows gives no PCI domain; it is 0 on desktops.
+func adapterBus(luid uint64) string {
+	gdi := windows.NewLazySystemDLL("gdi32.dll")
+	open, query, closeAdapter := gdi.NewProc("D3DKMTOpenAdapterFromLuid"), gdi.NewProc("D3DKMTQueryAdapterInfo"), gdi.NewProc("D3DKMTCloseAdapter")
+	if open.Find() != nil || query.Find() != nil || closeAdapter.Find() != nil {
+		return ""
+	}
+	o := d3dkmtOpenAdapterFromLUID{luid: luid}
+	if st, _, _ := open.Call(uintptr(unsafe.Pointer(&o))); st != 0 {
+		return ""
+	}
+	defer closeAdapter.Call(uintptr(unsafe.Pointer(&o.adapter)))
+	var addr d3dkmtAdapterAddress
+	q := d3dkmtQueryAdapterInfo{adapter: o.adapter, kind: kmtqaiTypeAdapterAddress, data: uintptr(unsafe.Pointer(&addr)), size: uint32(unsafe.Sizeof(addr))}
+	if st, _, _ := query.Call(uintptr(unsafe.Pointer(&q))); st != 0 {
+		return ""
+	}
+	return fmt.Sprintf("0000:%02x:%02x.%x", addr.bus, addr.device, addr.function)
+}
+
+// hipDevices asks the HIP runtime in libDir (amdhip64_N.dll) for its
+// devices' PCI addresses, in HIP's order: on Windows nothing else knows it.
+// The library stays loaded (unloading HIP's runtime is not safe), and this
+// runs only when two AMD GPUs are present.
+func hipDevices(_ context.Context, libDir string) ([]string, error) {
+	dlls, _ := filepath.Glob(filepath.Join(libDir, "amdhip64_*.dll"))
+	if len(dlls) == 0 {
+		return nil, fmt.Errorf("no amdhip64_*.dll in %s", libDir)
+	}
+	h, err := windows.LoadLibraryEx(dlls[0], 0, windows.LOAD_WITH_ALTERED_SEARCH_PATH)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", dlls[0], err)
+	}
+	count, err1 := windows.GetProcAddress(h, "hipGetDeviceCount")
+	busID, err2 := windows.GetProcAddress(h, "hipDeviceGetPCIBusId")
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("%s lacks hipGetDeviceCount or hipDeviceGetPCIBusId", dlls[0])
+	}
+	var n int32
+	if rc, _, _ := syscall.SyscallN(count, uintptr(unsafe.Pointer(&n))); rc != 0 {
+		return nil, fmt.Errorf("hipGetDeviceCount: hipError %d", rc)
+	}
+	var order []string
+	for i := int32(0); i < n; i++ {
+		var buf [64]byte
+		if rc, _, _ := syscall.SyscallN(busID, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(i)); rc != 0 {
+			return nil, fmt.Errorf("hipDeviceGetPCIBusId(%d): hipError %d", i, rc)
+		}
+		b := NormalizeBus(windows.ByteSliceToString(buf[:]))
+		if b == "" {
+			return nil, fmt.Errorf("hipDeviceGetPCIBusId(%d) gave %q", i, windows.ByteSliceToString(buf[:]))
+		}
+		order = append(order, b)
+	}
+	return order, nil
 }

@@ -125,7 +125,7 @@ func importArgs(args []string) (rest []string, name string, err error) {
 }
 
 func cliImport(ctx context.Context, src, name string, stdout, stderr io.Writer, c *Cache) error {
-	draw, end := progressLine(stderr)
+	draw, end := ProgressLine(stderr)
 	r, err := c.Import(ctx, src, name, draw)
 	end()
 	if err != nil {
@@ -147,9 +147,9 @@ func langText(multilingual bool) string {
 	return "English only"
 }
 
-// progressLine draws progress on one console line, redrawn in place; end
+// ProgressLine draws progress on one console line, redrawn in place; end
 // finishes the line once the work is over.
-func progressLine(stderr io.Writer) (draw func(Progress), end func()) {
+func ProgressLine(stderr io.Writer) (draw func(Progress), end func()) {
 	width := 0
 	draw = func(p Progress) {
 		pct := 0
@@ -171,7 +171,7 @@ func progressLine(stderr io.Writer) (draw func(Progress), end func()) {
 }
 
 func cliPull(ctx context.Context, name string, stdout, stderr io.Writer, c *Cache) error {
-	draw, end := progressLine(stderr)
+	draw, end := ProgressLine(stderr)
 	dir, err := c.Pull(ctx, name, draw)
 	end()
 	if err != nil {

@@ -88,7 +88,7 @@ func (c *Cache) Pull(ctx context.Context, name string, progress func(Progress)) 
 	meter.finish()
 	man := manifest{Repo: m.Repo, Revision: commit, Installed: c.now().UTC()}
 	for _, f := range files {
-		man.Files = append(man.Files, manifestFile(f))
+		man.Files = append(man.Files, manifestFile{Path: f.Path, Size: f.Size, SHA256: f.SHA256, GitOID: f.GitOID})
 	}
 	if err := c.install(partial, dir, man); err != nil {
 		return "", c.fail(partial, name, err)
@@ -204,6 +204,9 @@ func (c *Cache) fetchFile(ctx context.Context, repo, commit, partial string, f h
 		}
 		var r retryable
 		if ctx.Err() != nil || !errors.As(err, &r) || attempt >= c.attempts {
+			if errors.As(err, &r) && f.url != "" {
+				return fmt.Errorf("%w (run it again to resume)", r.error)
+			}
 			if errors.As(err, &r) {
 				return fmt.Errorf("%w (pull again to resume)", r.error)
 			}
@@ -280,9 +283,15 @@ func (c *Cache) request(ctx context.Context, repo, commit string, f hubFile, fh 
 	reqCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	u := fmt.Sprintf("%s/%s/resolve/%s/%s", c.opts.Endpoint, repo, url.PathEscape(commit), url.PathEscape(f.Path))
+	if f.url != "" {
+		u = f.url
+	}
 	req, err := c.newRequest(reqCtx, u)
 	if err != nil {
 		return err
+	}
+	if f.url != "" {
+		req.Header.Del("Authorization") // the hub's token is for the hub
 	}
 	if *offset > 0 {
 		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", *offset))
@@ -313,6 +322,9 @@ func (c *Cache) request(ctx context.Context, repo, commit string, f hubFile, fh 
 		}
 		return retryable{fmt.Errorf("download %s: server refused to resume at byte %d", f.Path, *offset)}
 	default:
+		if f.url != "" {
+			return fetchStatusError(u, resp)
+		}
 		return c.statusError(repo, f.Path, resp)
 	}
 	if err := v.crossCheck(linkedETag(resp, hostOf(c.opts.Endpoint))); err != nil {
@@ -434,6 +446,9 @@ func (v *verifier) crossCheck(tag string) error {
 }
 
 func (v *verifier) check(repo string) error {
+	if v.f.url != "" {
+		return v.checkPinned()
+	}
 	if v.size != v.f.Size {
 		return fmt.Errorf("%s of %s has %d bytes, the hub reports %d; the download was deleted, pull again: %w", v.f.Path, repo, v.size, v.f.Size, ErrChecksum)
 	}
@@ -442,6 +457,17 @@ func (v *verifier) check(repo string) error {
 	}
 	if got := hex.EncodeToString(v.h.Sum(nil)); got != v.want {
 		return fmt.Errorf("%s of %s does not match its %s (got %s, the hub reports %s); the download was deleted, pull again: %w", v.f.Path, repo, v.kind, got, v.want, ErrChecksum)
+	}
+	return nil
+}
+
+// checkPinned checks a Fetch: its size and SHA-256 are the caller's pins.
+func (v *verifier) checkPinned() error {
+	if v.size != v.f.Size {
+		return fmt.Errorf("%s has %d bytes, WhisperKey expects %d; the download was deleted, run it again: %w", v.f.url, v.size, v.f.Size, ErrChecksum)
+	}
+	if got := hex.EncodeToString(v.h.Sum(nil)); got != v.want {
+		return fmt.Errorf("%s does not match the SHA-256 WhisperKey pins (got %s, want %s); the download was deleted, run it again: %w", v.f.url, got, v.want, ErrChecksum)
 	}
 	return nil
 }

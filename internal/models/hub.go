@@ -18,6 +18,9 @@ type hubFile struct {
 	Size   int64
 	SHA256 string // LFS files: the content's SHA-256
 	GitOID string // other files: the git blob SHA-1
+	// url, when set, is where a file that is not in a hub repository comes
+	// from (Fetch): no token is sent there, and its errors name its host.
+	url string
 }
 
 // retryable marks an error after which the same file may be tried again.
@@ -61,6 +64,9 @@ func (c *Cache) do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, ctxErr
+		}
+		if req.URL.Host != hostOf(c.opts.Endpoint) { // a Fetch from elsewhere
+			return nil, retryable{fmt.Errorf("cannot reach %s (%w): %w", req.URL.Scheme+"://"+req.URL.Host, ErrOffline, err)}
 		}
 		return nil, retryable{fmt.Errorf("cannot reach %s (%w; models already downloaded still work): %w", c.opts.Endpoint, ErrOffline, err)}
 	}
