@@ -53,7 +53,7 @@ func (c *Cache) Fetch(ctx context.Context, r Remote, progress func(Progress)) er
 	}
 	if free, err := c.opts.FreeSpace(dir); err == nil && uint64(r.Size-have+r.Spare)+spaceMargin > free {
 		return fmt.Errorf("not enough disk space to download %s into %s: it needs %s (plus %s to spare), only %s is free; free some space: %w",
-			r.Name, dir, fmtBytes(r.Size-have+r.Spare), fmtBytes(spaceMargin), fmtBytes(int64(free)), ErrNoSpace)
+			r.Name, dir, FormatSize(r.Size-have+r.Spare), FormatSize(spaceMargin), FormatSize(int64(free)), ErrNoSpace)
 	}
 	f := hubFile{Path: base, Size: r.Size, SHA256: strings.ToLower(r.SHA256), url: r.URL}
 	c.log.Info("fetch start", "name", r.Name, "url", r.URL, "bytes", r.Size, "resumed_bytes", have, "dest", r.Dest)
