@@ -226,6 +226,7 @@ func openGPU(ctx context.Context, report gpu.Report, d gpu.Decision, modelDir st
 	if opt.StateDir != "" {
 		cache = gpu.OpenVerifyCache(opt.StateDir)
 	}
+	configured := opt.ComputeType
 	plan := planComputeType(d, modelDir, opt, cache, log)
 	var int8Err error // int8 did not load in the first-run check
 	if plan.CheckInt8 {
@@ -239,9 +240,9 @@ func openGPU(ctx context.Context, report gpu.Report, d gpu.Decision, modelDir st
 			int8Err = err
 		case v.ComputeType != "": // checked, and it failed
 			saveVerdict(cache, gpu.Int8Key(d, modelDir), v, log)
-			plan = gpu.PlanComputeType(d, opt.ComputeType, v, true, true)
+			plan = gpu.PlanComputeType(d, configured, v, true, true)
 		default: // the CPU reference failed: nothing was learnt about int8
-			plan = gpu.PlanComputeType(d, opt.ComputeType, gpu.Verdict{}, false, false)
+			plan = gpu.PlanComputeType(d, configured, gpu.Verdict{}, false, false)
 		}
 	}
 	if plan.Note != "" {
@@ -256,7 +257,7 @@ func openGPU(ctx context.Context, report gpu.Report, d gpu.Decision, modelDir st
 		// float16 to fail as well, the engine would be broken, not int8.
 		v := gpu.Verdict{Reason: "did not load: " + oneLine(int8Err), ComputeType: gpu.Int8Type, At: time.Now()}
 		saveVerdict(cache, gpu.Int8Key(d, modelDir), v, log)
-		plan = gpu.PlanComputeType(d, opt.ComputeType, v, true, true)
+		plan = gpu.PlanComputeType(d, configured, v, true, true)
 	}
 	loaded.ComputeNote = plan.Note
 	if plan.Note != "" {
