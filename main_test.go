@@ -235,11 +235,17 @@ func TestDoctorJSONMatchesSchema(t *testing.T) {
 	}
 	checkDoctorSchema(t, r.stdout, r.stderr)
 	var rep struct {
-		Message     string
-		SelfTest    struct{ OK bool } `json:"self_test"`
+		Message  string
+		SelfTest struct {
+			OK          bool
+			ComputeType string `json:"compute_type"`
+		} `json:"self_test"`
 		Environment []string
-		Engine      struct{ Device, Window string }
-		Desktop     struct {
+		Engine      struct {
+			Device, Window string
+			ComputeType    string `json:"compute_type"`
+		}
+		Desktop struct {
 			Type   string
 			Routes []struct {
 				Name string
@@ -268,6 +274,10 @@ func TestDoctorJSONMatchesSchema(t *testing.T) {
 	// doctor lists the WhisperKey variables set; the test sets this one.
 	if !slices.ContainsFunc(rep.Environment, func(e string) bool { return strings.HasPrefix(e, "WHISPERKEY_ENGINE_ROOT=") }) {
 		t.Errorf("doctor's environment %q lacks WHISPERKEY_ENGINE_ROOT", rep.Environment)
+	}
+	// The self-test says which compute type it ran: the engine's.
+	if rep.SelfTest.ComputeType == "" || rep.SelfTest.ComputeType != rep.Engine.ComputeType {
+		t.Errorf("self-test ran with compute type %q, the engine with %q", rep.SelfTest.ComputeType, rep.Engine.ComputeType)
 	}
 	if !gpuMessageMatches(t, rep.Message) || !rep.SelfTest.OK {
 		t.Fatalf("message %q, self-test ok %v", rep.Message, rep.SelfTest.OK)

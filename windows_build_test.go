@@ -277,7 +277,8 @@ func TestReleaseWorkflow(t *testing.T) {
 		Env  map[string]string `yaml:"env"`
 	}
 	var wf struct {
-		On   map[string]any `yaml:"on"`
+		On   map[string]any    `yaml:"on"`
+		Env  map[string]string `yaml:"env"`
 		Jobs map[string]struct {
 			RunsOn    string         `yaml:"runs-on"`
 			Container any            `yaml:"container"`
@@ -292,6 +293,11 @@ func TestReleaseWorkflow(t *testing.T) {
 	if _, ok := wf.On["push"]; !ok {
 		t.Error("release.yml does not run on push (tags)")
 	}
+	// The GPU engines build with one MSVC toolset, a version (14.44), not
+	// whatever the runner image carries next.
+	if v := wf.Env["MSVC_TOOLSET"]; !regexp.MustCompile(`^14\.[0-9]+$`).MatchString(v) {
+		t.Errorf("env MSVC_TOOLSET = %q, want a pinned MSVC toolset such as 14.44", v)
+	}
 	tests := []struct {
 		name      string
 		job       string
@@ -300,8 +306,8 @@ func TestReleaseWorkflow(t *testing.T) {
 		needs     []string
 		steps     []string // substrings of some step's run or uses
 	}{
-		{name: "cuda engine", job: "engine-cuda", runsOn: "windows", steps: []string{"cuda-toolkit", "build-windows.ps1 -Variant cuda"}},
-		{name: "rocm engines", job: "engine-rocm", runsOn: "windows", steps: []string{"-InstallHipSdk", "build-windows.ps1 -Variant ${{ matrix.variant }}"}},
+		{name: "cuda engine", job: "engine-cuda", runsOn: "windows", steps: []string{"cuda-toolkit", "build-windows.ps1 -Variant cuda", "-MsvcToolset $env:MSVC_TOOLSET"}},
+		{name: "rocm engines", job: "engine-rocm", runsOn: "windows", steps: []string{"-InstallHipSdk", "build-windows.ps1 -Variant ${{ matrix.variant }}", "-MsvcToolset $env:MSVC_TOOLSET"}},
 		{name: "make test builds, signs and tests what is published", job: "build", runsOn: "ubuntu", container: "debian:12",
 			needs: []string{"engine-cuda", "engine-rocm"},
 			steps: []string{"actions/download-artifact", "WINDOWS_SIGN_PFX_BASE64", "make deps", "make test", "scripts/winget", "actions/upload-artifact"}},
@@ -381,6 +387,38 @@ func TestReleaseWorkflow(t *testing.T) {
 		"WHISPERKEY_REQUIRE_ENGINE=1 bash scripts/installer.sh", "scripts/test-wine.sh"} {
 		if !bytes.Contains(sh, []byte(want)) {
 			t.Errorf("scripts/test.sh does not run %s", want)
+		}
+	}
+}
+
+// TestEngineLoadCheckIsStrict: build-windows.ps1 fails the build when the
+// engine it built does not load, for every variant (the ROCm ones only
+// warned, so a broken gfx1010 engine would have shipped), and enters the
+// developer shell with the pinned MSVC toolset, checking it got it.
+func TestEngineLoadCheckIsStrict(t *testing.T) {
+	src, err := os.ReadFile("native/ct2engine/build-windows.ps1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(src)
+	body := regexp.MustCompile(`(?s)\nfunction Test-Engine\b.*?\n}\n\n# --- main`).FindString(s)
+	if body == "" {
+		t.Fatal("no Test-Engine function")
+	}
+	for _, bad := range []string{"Write-Warning", "$Strict"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("Test-Engine contains %q: a failed load must fail the build", bad)
+		}
+	}
+	if !regexp.MustCompile(`\} catch \{\s*throw `).MatchString(body) {
+		t.Error("Test-Engine's catch does not throw")
+	}
+	if regexp.MustCompile(`-Strict[^M]`).MatchString(s) || !strings.Contains(s, "\nTest-Engine -ExtraDirs $external\n") {
+		t.Error("Test-Engine is not called once, strictly, for every variant")
+	}
+	for _, want := range []string{"[string]$MsvcToolset = '14.44'", "-vcvars_ver=$Toolset", `StartsWith("$Toolset.")`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("build-windows.ps1 lacks %q (the pinned MSVC toolset and its check)", want)
 		}
 	}
 }

@@ -19,6 +19,8 @@ PKGS=(
   gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 nsis p7zip-full file
   # Authenticode signing and verifying of the Windows build (scripts/sign.sh).
   osslsigncode openssl
+  # make lint: actionlint runs the workflows' run: scripts through it.
+  shellcheck
   # The Windows engine (scripts/windows-engine.sh): mingw's posix C++ and Rust
   # 1.96 with its std source, to build std for x86_64-pc-windows-gnu.
   g++-mingw-w64-x86-64-posix rustc-web cargo-web rust-web-src

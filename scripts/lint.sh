@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # make lint: formatting, vet (Linux and Windows), Rust fmt and clippy,
-# staticcheck and a dead-code check. Tool versions are pinned here and built
+# staticcheck, a dead-code check and actionlint on the workflows. Tool versions are pinned here and built
 # with `go install mod@version` into the cache (not on PATH): the Windows pass
 # needs a Linux binary analysing with GOOS=windows, which `go run` cannot give.
 set -euo pipefail
 STATICCHECK=honnef.co/go/tools/cmd/staticcheck@v0.8.2
 DEADCODE=golang.org/x/tools/cmd/deadcode@v0.52.0
+ACTIONLINT=github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 step() { printf '\n== lint: %s\n' "$*"; }
 TOOLS="$CACHE/tools"
@@ -52,4 +53,10 @@ dead_win=$(deadcode "${WIN[@]}")
 # A function unreachable on one OS may be the other OS's; report what neither reaches.
 both=$(comm -12 <(sort <<<"$dead") <(sort <<<"$dead_win") | sed '/^$/d')
 [ -z "$both" ] || { echo "unreachable code:"; echo "$both"; exit 1; }
+step "actionlint (the workflows, their run: scripts through shellcheck)"
+# actionlint checks run: blocks only when shellcheck is on PATH (scripts/deps.sh
+# installs it), so its absence is an error, not a silent skip. pwsh blocks are
+# not checked by anything here.
+command -v shellcheck >/dev/null || { echo "shellcheck is not installed: run make deps (or apt-get install shellcheck)"; exit 1; }
+"$(tool "$ACTIONLINT")" .github/workflows/*.yml
 echo "lint: clean"

@@ -7,7 +7,7 @@ export WHISPERKEY_TEST_DISALLOW_SKIP="${WHISPERKEY_TEST_DISALLOW_SKIP:-1}"
 export WHISPERKEY_REQUIRE_INSTALLER=1
 step() { printf '\n== %s\n' "$*"; }
 
-step "lint: gofmt, vet (Linux and Windows), cargo fmt and clippy, staticcheck, dead code"
+step "lint: gofmt, vet (Linux and Windows), cargo fmt and clippy, staticcheck, dead code, actionlint"
 bash scripts/lint.sh
 
 step "real speech and the speech detector (scripts/speech.sh, scripts/vad.sh)"

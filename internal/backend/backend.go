@@ -57,6 +57,9 @@ type Loaded struct {
 	Spec     engine.Spec
 	// Message is the sentence for the tray, the log and doctor.
 	Message string
+	// ComputeNote says why WhisperKey picked the compute type, where it did
+	// (gpu.PlanComputeType); "" otherwise.
+	ComputeNote string
 }
 
 // Detect probes the machine's GPUs.
@@ -231,14 +234,113 @@ func (e *fallbackError) Error() string { return e.msg }
 
 func openGPU(ctx context.Context, report gpu.Report, d gpu.Decision, modelDir string, opt Options, log *slog.Logger) (*Loaded, error) {
 	var cache *gpu.VerifyCache
-	key := gpu.KeyFor(d, modelDir)
 	if opt.StateDir != "" {
 		cache = gpu.OpenVerifyCache(opt.StateDir)
+	}
+	configured := opt.ComputeType
+	plan := planComputeType(d, modelDir, opt, cache, log)
+	var int8Err error // int8 did not load in the first-run check
+	if plan.CheckInt8 {
+		loaded, v, err := checkInt8(ctx, report, d, modelDir, opt, log)
+		switch {
+		case loaded != nil:
+			saveVerdict(cache, gpu.Int8Key(d, modelDir), v, log)
+			return loaded, nil
+		case err != nil:
+			log.Info("int8 self-test: the model did not load", "compute_type", gpu.Int8Type, "err", oneLine(err))
+			int8Err = err
+		case v.ComputeType != "": // checked, and it failed
+			saveVerdict(cache, gpu.Int8Key(d, modelDir), v, log)
+			plan = gpu.PlanComputeType(d, configured, v, true, true)
+		default: // the CPU reference failed: nothing was learnt about int8
+			plan = gpu.PlanComputeType(d, configured, gpu.Verdict{}, false, false)
+		}
+	}
+	if plan.Note != "" {
+		opt.ComputeType = plan.ComputeType
+	}
+	loaded, err := openVerified(ctx, report, d, modelDir, opt, cache, plan.Note != "", log)
+	if err != nil {
+		return nil, err
+	}
+	if int8Err != nil {
+		// float16 loads where int8 did not: that is int8's failure. Were
+		// float16 to fail as well, the engine would be broken, not int8.
+		v := gpu.Verdict{Reason: "did not load: " + oneLine(int8Err), ComputeType: gpu.Int8Type, At: time.Now()}
+		saveVerdict(cache, gpu.Int8Key(d, modelDir), v, log)
+		plan = gpu.PlanComputeType(d, configured, v, true, true)
+	}
+	loaded.ComputeNote = plan.Note
+	if plan.Note != "" {
+		log.Info("compute type chosen", "compute_type", loaded.Spec.ComputeType, "why", plan.Note)
+	}
+	return loaded, nil
+}
+
+// planComputeType applies gpu.PlanComputeType with the card's remembered
+// int8 verdict.
+func planComputeType(d gpu.Decision, modelDir string, opt Options, cache *gpu.VerifyCache, log *slog.Logger) gpu.ComputePlan {
+	var v gpu.Verdict
+	var checked bool
+	if cache != nil && d.Variant == gpu.VariantRDNA1 {
+		var err error
+		if v, checked, err = cache.Get(gpu.Int8Key(d, modelDir)); err != nil {
+			log.Warn("could not read the GPU verifications", "err", err)
+		}
+	}
+	return gpu.PlanComputeType(d, opt.ComputeType, v, checked, cache != nil && opt.Sample != nil)
+}
+
+func saveVerdict(cache *gpu.VerifyCache, k gpu.VerifyKey, v gpu.Verdict, log *slog.Logger) {
+	if cache == nil {
+		return
+	}
+	if err := cache.Put(k, v); err != nil {
+		log.Warn("could not save the GPU verification", "err", err)
+	}
+}
+
+// checkInt8 is the first-run int8 self-test: the model loaded with
+// gpu.Int8Type on the GPU, checked against the CPU. It returns the model
+// when it passed; the verdict (ComputeType set) when it ran; the load error
+// when int8 did not load. A CPU reference that fails decides nothing.
+func checkInt8(ctx context.Context, report gpu.Report, d gpu.Decision, modelDir string, opt Options, log *slog.Logger) (*Loaded, gpu.Verdict, error) {
+	opt.ComputeType = gpu.Int8Type
+	spec := SpecFor(d, modelDir, opt)
+	m, err := openModel(ctx, spec, opt.Engine, log)
+	if err != nil {
+		return nil, gpu.Verdict{}, err
+	}
+	v, err := Verify(ctx, m, d, modelDir, opt, log)
+	switch {
+	case errors.Is(err, errCPUReference):
+		log.Warn("int8 not checked", "err", err)
+		_ = m.Close()
+		return nil, gpu.Verdict{}, nil
+	case err != nil: // int8 GEMMs that fail at run time end here
+		v = gpu.Verdict{Reason: oneLine(err), ComputeType: gpu.Int8Type, At: time.Now()}
+	}
+	if !v.OK {
+		_ = m.Close()
+		return nil, v, nil
+	}
+	return &Loaded{model: m, Decision: d, Report: report, Spec: spec, Message: d.Message,
+		ComputeNote: gpu.Int8Type + ": int8 passed the self-test on this card"}, v, nil
+}
+
+// openVerified opens the model on the GPU and checks it against the CPU
+// once per verify key; byType keys the verdict by compute type as well.
+func openVerified(ctx context.Context, report gpu.Report, d gpu.Decision, modelDir string, opt Options, cache *gpu.VerifyCache, byType bool, log *slog.Logger) (*Loaded, error) {
+	spec := SpecFor(d, modelDir, opt)
+	key := gpu.KeyFor(d, modelDir)
+	if byType {
+		key.ComputeType = spec.ComputeType
+	}
+	if cache != nil {
 		if v, ok, err := cache.Get(key); err == nil && ok && !v.OK {
 			return nil, &fallbackError{gpu.VerifyMessage(d, v)}
 		}
 	}
-	spec := SpecFor(d, modelDir, opt)
 	m, err := openModel(ctx, spec, opt.Engine, log)
 	if err != nil {
 		return nil, &fallbackError{gpu.FallbackMessage(d, oneLine(err))}
@@ -257,11 +359,7 @@ func openGPU(ctx context.Context, report gpu.Report, d gpu.Decision, modelDir st
 		_ = m.Close()
 		return nil, &fallbackError{gpu.FallbackMessage(d, oneLine(err))}
 	}
-	if cache != nil {
-		if err := cache.Put(key, v); err != nil {
-			log.Warn("could not save the GPU verification", "err", err)
-		}
-	}
+	saveVerdict(cache, key, v, log)
 	if !v.OK {
 		_ = m.Close()
 		return nil, &fallbackError{gpu.VerifyMessage(d, v)}
@@ -269,9 +367,14 @@ func openGPU(ctx context.Context, report gpu.Report, d gpu.Decision, modelDir st
 	return loaded, nil
 }
 
-// Verify transcribes opt.Sample on the GPU model and on a CPU worker and
-// compares them: a GPU whose text differs (as the first gfx1010 build's did)
-// or that is slower than the CPU is not to be used.
+// errCPUReference marks a Verify failure on the CPU side, which says
+// nothing about the GPU.
+var errCPUReference = errors.New("CPU reference")
+
+// Verify transcribes opt.Sample on the GPU model (loaded with
+// opt.ComputeType) and on a CPU worker and compares them: a GPU whose text
+// differs (as the first gfx1010 build's did) or that is slower than the CPU
+// is not to be used. The verdict says which compute type the GPU ran.
 func Verify(ctx context.Context, gpuModel transcriber, d gpu.Decision, modelDir string, opt Options, log *slog.Logger) (gpu.Verdict, error) {
 	o := whisper.DefaultOptions()
 	o.Language = "en"
@@ -289,20 +392,25 @@ func Verify(ctx context.Context, gpuModel transcriber, d gpu.Decision, modelDir 
 		}
 		return res.Text, time.Since(start), nil
 	}
+	ct := SpecFor(d, modelDir, opt).ComputeType
 	gText, gTime, err := run(gpuModel)
 	if err != nil {
-		return gpu.Verdict{}, fmt.Errorf("GPU self-test: %w", err)
+		return gpu.Verdict{}, fmt.Errorf("GPU self-test (%s): %w", ct, err)
 	}
-	cpu, err := openModel(ctx, SpecFor(gpu.Decision{Variant: gpu.VariantCPU, Device: "cpu"}, modelDir, opt), opt.Engine, log)
+	// The CPU runs its own default type: a GPU type such as float16 would
+	// not load there.
+	cpuOpt := opt
+	cpuOpt.ComputeType = ""
+	cpu, err := openModel(ctx, SpecFor(gpu.Decision{Variant: gpu.VariantCPU, Device: "cpu"}, modelDir, cpuOpt), opt.Engine, log)
 	if err != nil {
-		return gpu.Verdict{}, fmt.Errorf("CPU reference: %w", err)
+		return gpu.Verdict{}, fmt.Errorf("%w: %w", errCPUReference, err)
 	}
 	defer cpu.Close()
 	cText, cTime, err := run(cpu)
 	if err != nil {
-		return gpu.Verdict{}, fmt.Errorf("CPU reference: %w", err)
+		return gpu.Verdict{}, fmt.Errorf("%w: %w", errCPUReference, err)
 	}
-	v := gpu.Verdict{GPUSeconds: gTime.Seconds(), CPUSeconds: cTime.Seconds(), At: time.Now()}
+	v := gpu.Verdict{GPUSeconds: gTime.Seconds(), CPUSeconds: cTime.Seconds(), ComputeType: ct, At: time.Now()}
 	wer := whisper.WordErrorRate(cText, gText)
 	switch {
 	case wer > 0.2:
@@ -313,7 +421,7 @@ func Verify(ctx context.Context, gpuModel transcriber, d gpu.Decision, modelDir 
 	default:
 		v.OK = true
 	}
-	log.Info("GPU verified", "ok", v.OK, "gpu_s", v.GPUSeconds, "cpu_s", v.CPUSeconds, "wer", wer)
+	log.Info("GPU verified", "ok", v.OK, "compute_type", ct, "gpu_s", v.GPUSeconds, "cpu_s", v.CPUSeconds, "wer", wer)
 	return v, nil
 }
 

@@ -3,6 +3,7 @@ package backend_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -170,5 +171,73 @@ func TestAutoProbesTheGPUsOnce(t *testing.T) {
 	opt.Report = picked.Report
 	if r := backend.Detect(context.Background(), opt, testlog.Discard()); probes != before || len(r.GPUs) != 1 {
 		t.Fatalf("Detect with the report probed %d more times (GPUs %d)", probes-before, len(r.GPUs))
+	}
+}
+
+// rx5700xt is a report of a Linux machine with an RX 5700 XT and a whole
+// ROCm 6.2.4 (comgr, hipBLAS, rocBLAS with the gfx1010 kernels): the
+// rocm-rdna1 variant is chosen.
+func rx5700xt(t *testing.T) *gpu.Report {
+	return &gpu.Report{GOOS: "linux",
+		GPUs: []gpu.GPU{{Vendor: gpu.AMD, Name: "AMD Radeon RX 5700 XT", PCIDevice: 0x731f, Arch: "gfx1010", Family: "RDNA 1", Driver: "6.8.0", Source: "sysfs"}},
+		ROCm: []gpu.ROCmInstall{{Version: "6.2.4", Dir: t.TempDir(), LibDir: t.TempDir(), HIPMajor: 6, Comgr: true, ROCBLAS: true, HIPBLAS: true, Kernels: []string{"gfx1010"}}}}
+}
+
+// The gfx1010 first run through the real engine worker, whose rocm-rdna1
+// library does not load (this machine has no GPU): the int8 check cannot
+// load, nor can float16, so the engine is broken rather than int8, and
+// nothing is remembered against int8; the CPU serves, and a remembered int8
+// failure is kept as it was.
+func TestGfx1010Int8CheckOnABrokenEngine(t *testing.T) {
+	model := testenv.Model(t, "base")
+	sample, err := backend.SelfTestSample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := engineRoot(t, "missing")
+	dir := filepath.Join(root, gpu.VariantRDNA1)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, engine.LibraryName()), []byte("<html>502 Bad Gateway</html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	failed := gpu.Verdict{Reason: "did not load: hipblasGemmEx failed", ComputeType: gpu.Int8Type}
+	for _, remembered := range []bool{false, true} {
+		t.Run(fmt.Sprintf("int8 failure remembered %v", remembered), func(t *testing.T) {
+			opt := backend.Options{EngineRoot: root, StateDir: t.TempDir(), Device: "auto", Report: rx5700xt(t),
+				Sample: sample, Engine: testenv.WorkerOptions()}
+			log := testlog.New(t, slog.LevelInfo)
+			d := backend.Decide(*opt.Report, opt)
+			if d.Variant != gpu.VariantRDNA1 {
+				t.Fatalf("decision %+v, want rocm-rdna1", d)
+			}
+			cache := gpu.OpenVerifyCache(opt.StateDir)
+			if remembered {
+				if err := cache.Put(gpu.Int8Key(d, model), failed); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l, err := backend.Open(context.Background(), model, opt, log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			const want = "Detected AMD RX 5700 XT (RDNA 1), but the GPU engine failed to start (load engine library"
+			if !strings.HasPrefix(l.Message, want) || l.Spec.Device != "cpu" {
+				t.Fatalf("message %q on %s, want %q… on cpu", l.Message, l.Spec.Device, want)
+			}
+			v, ok, err := cache.Get(gpu.Int8Key(d, model))
+			if err != nil || ok != remembered || (remembered && v != failed) {
+				t.Fatalf("int8 verdict after the run: %+v found %v (%v); want found %v", v, ok, err, remembered)
+			}
+			res, err := l.Transcribe(context.Background(), sample, whisper.DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wer := whisper.WordErrorRate(backend.SelfTestText, res.Text); wer > 0.25 {
+				t.Fatalf("dictation on the CPU: WER %.2f %q", wer, res.Text)
+			}
+		})
 	}
 }

@@ -58,10 +58,13 @@ type DownloadsReport struct {
 
 // EngineReport is the running engine's own account of itself.
 type EngineReport struct {
-	Variant     string                `json:"variant"`
-	LibDir      string                `json:"lib_dir"`
-	Device      string                `json:"device"`
-	ComputeType string                `json:"compute_type"`
+	Variant     string `json:"variant"`
+	LibDir      string `json:"lib_dir"`
+	Device      string `json:"device"`
+	ComputeType string `json:"compute_type"`
+	// ComputeNote says why WhisperKey picked ComputeType where it did (on
+	// gfx1010: float16 unless int8 passed the self-test on the card).
+	ComputeNote string                `json:"compute_type_note,omitempty"`
 	ModelDir    string                `json:"model_dir"`
 	Model       engine.ModelInfo      `json:"model"`
 	Devices     []engine.DeviceReport `json:"devices"`
@@ -80,6 +83,8 @@ type SelfTest struct {
 	Text         string  `json:"text"`
 	Expected     string  `json:"expected"`
 	WER          float64 `json:"wer"`
+	// ComputeType is the compute type the model ran the sample with.
+	ComputeType string `json:"compute_type"`
 }
 
 // Doctor detects, decides, opens the model the way the app would, and runs
@@ -109,7 +114,7 @@ func Doctor(ctx context.Context, modelDir string, opt Options, version string, l
 	r.Decision, r.Message = loaded.Decision, loaded.Message
 	ready := loaded.Ready()
 	r.Engine = &EngineReport{Variant: loaded.Decision.Variant, LibDir: loaded.Spec.LibDir, Device: loaded.Spec.Device,
-		ComputeType: loaded.ComputeType(), ModelDir: modelDir, Model: ready.Model, Devices: ready.Devices, LoadMillis: ready.LoadMillis}
+		ComputeType: loaded.ComputeType(), ComputeNote: loaded.ComputeNote, ModelDir: modelDir, Model: ready.Model, Devices: ready.Devices, LoadMillis: ready.LoadMillis}
 	if sample == nil {
 		return r
 	}
@@ -123,7 +128,7 @@ func Doctor(ctx context.Context, modelDir string, opt Options, version string, l
 	}
 	wer := whisper.WordErrorRate(SelfTestText, res.Text)
 	r.SelfTest = &SelfTest{OK: wer <= 0.25, AudioSeconds: res.Duration, Seconds: time.Since(start).Seconds(),
-		Text: res.Text, Expected: SelfTestText, WER: wer}
+		Text: res.Text, Expected: SelfTestText, WER: wer, ComputeType: r.Engine.ComputeType}
 	return r
 }
 
@@ -212,13 +217,16 @@ func (r DoctorReport) Print(w io.Writer) {
 				fmt.Fprintf(w, "  CPU kernels: %s\n", d.ISA)
 			}
 		}
+		if e.ComputeNote != "" {
+			fmt.Fprintf(w, "  compute type %s\n", e.ComputeNote)
+		}
 		if e.Window != "" {
 			fmt.Fprintf(w, "  window for dictations up to %d s: %s (decoding.short_window)\n", whisper.ShortWindowLimit, e.Window)
 		}
 	}
 	if s := r.SelfTest; s != nil {
-		fmt.Fprintf(w, "\nSelf-test: %s %.1f s of speech in %.2f s (%.2f× real time): %q\n",
-			mark(s.OK), s.AudioSeconds, s.Seconds, s.Seconds/s.AudioSeconds, s.Text)
+		fmt.Fprintf(w, "\nSelf-test: %s %.1f s of speech in %.2f s (%.2f× real time, %s): %q\n",
+			mark(s.OK), s.AudioSeconds, s.Seconds, s.Seconds/s.AudioSeconds, s.ComputeType, s.Text)
 	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "\n✘ %s\n", r.Error)

@@ -41,3 +41,22 @@ func TestDoctorPrintSignature(t *testing.T) {
 		})
 	}
 }
+
+// On gfx1010 doctor says why the compute type is what it is, and the
+// self-test line names the compute type it ran.
+func TestDoctorPrintComputeType(t *testing.T) {
+	r := DoctorReport{Version: "v1", Platform: "windows/amd64",
+		Engine: &EngineReport{Variant: "rocm-rdna1", Device: "cuda", ComputeType: "float16", ModelDir: "small",
+			ComputeNote: "float16: int8 failed the self-test on this card (slower than the CPU)"},
+		SelfTest: &SelfTest{OK: true, AudioSeconds: 6.2, Seconds: 0.5, Text: "Remember to buy milk.", ComputeType: "float16"}}
+	var b bytes.Buffer
+	r.Print(&b)
+	for _, want := range []string{
+		"\nEngine: rocm-rdna1 variant, cuda float16, model small (loaded in 0 ms)\n  compute type float16: int8 failed the self-test on this card (slower than the CPU)\n",
+		"\nSelf-test: ✔ 6.2 s of speech in 0.50 s (0.08× real time, float16): \"Remember to buy milk.\"\n",
+	} {
+		if !bytes.Contains(b.Bytes(), []byte(want)) {
+			t.Errorf("doctor output lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -13,12 +13,15 @@ import (
 // Verdict is the outcome of checking a GPU variant with a real transcription
 // against the CPU: right text, and faster.
 type Verdict struct {
-	OK         bool      `json:"ok"`
-	Wrong      bool      `json:"wrong,omitempty"` // the GPU's text differed from the CPU's; else !OK means slower
-	Reason     string    `json:"reason,omitempty"`
-	GPUSeconds float64   `json:"gpu_seconds"`
-	CPUSeconds float64   `json:"cpu_seconds"`
-	At         time.Time `json:"at"`
+	OK         bool    `json:"ok"`
+	Wrong      bool    `json:"wrong,omitempty"` // the GPU's text differed from the CPU's; else !OK means slower
+	Reason     string  `json:"reason,omitempty"`
+	GPUSeconds float64 `json:"gpu_seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// ComputeType is the compute type the GPU ran the check with ("default":
+	// the model's saved type).
+	ComputeType string    `json:"compute_type,omitempty"`
+	At          time.Time `json:"at"`
 }
 
 // VerifyKey is what a verdict holds for: a change to any field means checking again.
@@ -29,6 +32,9 @@ type VerifyKey struct {
 	Runtime   string `json:"runtime"` // CUDA / HIP SDK version: changes results like a driver does
 	Variant   string `json:"variant"`
 	Model     string `json:"model"`
+	// ComputeType is set where WhisperKey picks the compute type by a check
+	// (PlanComputeType): the int8 and float16 verdicts of a card differ.
+	ComputeType string `json:"compute_type,omitempty"`
 }
 
 // KeyFor is the verify key of running model on d's GPU with d's variant.
@@ -73,15 +79,15 @@ func (c *VerifyCache) Get(k VerifyKey) (Verdict, bool, error) {
 	return Verdict{}, false, err
 }
 
-// Put stores v for k, replacing verdicts for the same GPU, variant and model
-// under an older driver or runtime (they can never be asked for again).
+// Put stores v for k, replacing verdicts for the same GPU, variant, model and
+// compute type under an older driver or runtime (they can never be asked for again).
 func (c *VerifyCache) Put(k VerifyKey, v Verdict) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	es, _ := c.load() // an unreadable file is overwritten
 	kept := es[:0]
 	for _, e := range es {
-		if e.Key.GPU != k.GPU || e.Key.PCIDevice != k.PCIDevice || e.Key.Variant != k.Variant || e.Key.Model != k.Model {
+		if e.Key.GPU != k.GPU || e.Key.PCIDevice != k.PCIDevice || e.Key.Variant != k.Variant || e.Key.Model != k.Model || e.Key.ComputeType != k.ComputeType {
 			kept = append(kept, e)
 		}
 	}

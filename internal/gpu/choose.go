@@ -108,6 +108,7 @@ const (
 	docComgr       = "docs/gpu-setup.md#amd_comgr"
 	docKernels1010 = "docs/gpu-setup.md#rocblas-kernels-for-gfx1010"
 	docBuildRDNA1  = "docs/gpu-setup.md#build-ctranslate2-for-gfx1010"
+	docOther6x     = "docs/gpu-setup.md#another-hip-sdk-6x"
 	docOther       = "docs/gpu-setup.md#other-gpus"
 	docEngineFiles = "docs/gpu-setup.md#engine-files-are-missing"
 	docStartFailed = "docs/gpu-setup.md#the-gpu-engine-failed-to-start"
@@ -454,44 +455,71 @@ func evalAMD(r Report, g GPU, have func(string) bool) eval {
 		want, wantName = "6.2", sdkName(r.GOOS, "6.2")
 	}
 	var in *ROCmInstall
-	var others []string
+	var others, sixes []string
 	for i, x := range r.ROCm {
 		if !sdkMatches(x, want) {
 			others = append(others, x.Version)
+			if x.HIPMajor == 6 {
+				sixes = append(sixes, x.Version)
+			}
 			continue
 		}
 		// Prefer the install that has everything; HIP_PATH plays no part.
-		if in == nil || (x.Comgr && x.hasKernels(g.Arch) && !(in.Comgr && in.hasKernels(g.Arch))) {
+		if in == nil || (x.complete(g.Arch) && !in.complete(g.Arch)) {
 			in = &r.ROCm[i]
 		}
 	}
 	sdk := req{Check{wantName + " installed", in != nil, "Install AMD " + wantName + "."}, wantName + " is not installed", section}
 	if in == nil && len(others) > 0 {
-		if e.variant == VariantRDNA1 {
-			sdk.missing += fmt.Sprintf(" (found %s, which does not support RDNA 1)", strings.Join(others, ", "))
-			sdk.Fix = "Install AMD " + wantName + " beside " + strings.Join(others, ", ") + "; 7.x cannot run RDNA 1."
-		} else {
-			sdk.missing += fmt.Sprintf(" (found %s; the ROCm engine needs 7.x)", strings.Join(others, ", "))
+		found := strings.Join(others, ", ")
+		switch {
+		case e.variant == VariantRDNA1 && len(sixes) > 0:
+			// Another 6.x has the ROCm 6 runtime the driver brings, but the
+			// engine was built against 6.2's hipBLAS and rocBLAS, and the
+			// community gfx1010 rocBLAS that was verified is for 6.2.
+			sdk.missing += fmt.Sprintf(" (found %s: only %s has been verified on RDNA 1, and the rocm-rdna1 engine is built against its hipBLAS and rocBLAS)", found, wantName)
+			sdk.Fix = "Install AMD " + wantName + " beside " + found + " (they install side by side), then the community rocBLAS for gfx1010 into its folder."
+			sdk.doc = docOther6x
+		case e.variant == VariantRDNA1:
+			sdk.missing += fmt.Sprintf(" (found %s, which does not support RDNA 1)", found)
+			sdk.Fix = "Install AMD " + wantName + " beside " + found + "; 7.x cannot run RDNA 1."
+		default:
+			sdk.missing += fmt.Sprintf(" (found %s; the ROCm engine needs 7.x)", found)
 		}
 	}
 	comgr := req{Check{"amd_comgr present", in != nil && in.Comgr, "Reinstall " + wantName + " with its HIP Runtime Compiler component (amd_comgr)."},
 		"amd_comgr is missing from " + wantName, docComgr}
-	kdoc, kfix := section, "Reinstall "+wantName+"; its rocBLAS should carry kernels for "+g.Arch+"."
-	if e.variant == VariantRDNA1 {
-		kdoc, kfix = docKernels1010, "Put community rocBLAS built for gfx1010 into "+wantName+"'s rocblas folder."
+	hipblasName, rocblasName := "hipblas.dll or libhipblas.dll", "rocblas.dll or librocblas.dll"
+	if r.GOOS != "windows" {
+		hipblasName, rocblasName = "libhipblas.so", "librocblas.so"
 	}
-	kernels := req{Check{"rocBLAS kernels for " + g.Arch, in != nil && in.ROCBLAS && in.hasKernels(g.Arch), kfix},
+	hipblas := req{Check{"hipBLAS present (" + hipblasName + ")", in != nil && in.HIPBLAS, "Reinstall " + wantName + " with its HIP libraries (hipBLAS)."},
+		wantName + " has no hipBLAS (" + hipblasName + ")", section}
+	kdoc, rfix, kfix := section, "Reinstall "+wantName+" with its HIP libraries (rocBLAS).", "Reinstall "+wantName+"; its rocBLAS should carry kernels for "+g.Arch+"."
+	if e.variant == VariantRDNA1 {
+		kdoc = docKernels1010
+		rfix = "Put the community rocBLAS built for gfx1010 (rocblas.dll and its library folder) into " + wantName + "'s bin folder."
+		kfix = "Put community rocBLAS built for gfx1010 into " + wantName + "'s rocblas folder."
+	}
+	rocblas := req{Check{"rocBLAS present (" + rocblasName + ")", in != nil && in.ROCBLAS, rfix},
+		wantName + " has no rocBLAS (" + rocblasName + ")", kdoc}
+	kernels := req{Check{"rocBLAS kernels for " + g.Arch, in != nil && in.hasKernels(g.Arch), kfix},
 		wantName + " has no rocBLAS kernels for " + g.Arch, kdoc}
 	if in != nil {
 		e.runtime, e.libDirs = sdkName(r.GOOS, in.Version), []string{in.LibDir}
 		comgr.missing = "amd_comgr is missing from " + e.runtime
+		hipblas.missing = e.runtime + " has no hipBLAS (" + hipblasName + ")"
+		rocblas.missing = e.runtime + " has no rocBLAS (" + rocblasName + ")"
 		kernels.missing = e.runtime + " has no rocBLAS kernels for " + g.Arch
+		if why := in.KernelsIncomplete[g.Arch]; why != "" {
+			kernels.missing = e.runtime + "'s rocBLAS kernels for " + g.Arch + " are incomplete: " + why
+		}
 	}
 	eng := engineReq(e.variant, have)
 	if e.variant == VariantRDNA1 {
 		eng.doc, eng.Fix = docBuildRDNA1, "Build CTranslate2 for gfx1010 and put it in the rocm-rdna1 engine folder."
 	}
-	e.reqs = append(e.reqs, sdk, comgr, kernels, eng)
+	e.reqs = append(e.reqs, sdk, comgr, hipblas, rocblas, kernels, eng)
 	return e
 }
 

@@ -51,11 +51,15 @@ type ROCmInstall struct {
 	Dir     string `json:"dir"`
 	// LibDir holds the HIP runtime (bin on Windows, lib on Linux); the worker adds it to its library path.
 	LibDir   string   `json:"lib_dir"`
-	HIPMajor int      `json:"hip_major"` // from amdhip64_N.dll / libamdhip64.so.N
-	Comgr    bool     `json:"comgr"`     // amd_comgr present: without it HIP finds no device at all
-	ROCBLAS  bool     `json:"rocblas"`
-	Kernels  []string `json:"kernels,omitempty"`  // gfx targets rocBLAS has kernel files for
+	HIPMajor int      `json:"hip_major"`          // from amdhip64_N.dll / libamdhip64.so.N
+	Comgr    bool     `json:"comgr"`              // amd_comgr present: without it HIP finds no device at all
+	ROCBLAS  bool     `json:"rocblas"`            // rocblas.dll or librocblas.dll (librocblas.so on Linux)
+	HIPBLAS  bool     `json:"hipblas"`            // hipblas.dll or libhipblas.dll (libhipblas.so)
+	Kernels  []string `json:"kernels,omitempty"`  // gfx targets rocBLAS has a whole Tensile kernel set for
 	HIPPath  bool     `json:"hip_path,omitempty"` // HIP_PATH points here (recorded, never trusted)
+	// KernelsIncomplete says, for each gfx target that rocBLAS's library
+	// folder names but has no whole kernel set for, what is missing.
+	KernelsIncomplete map[string]string `json:"kernels_incomplete,omitempty"`
 }
 
 // hasKernels reports whether rocBLAS in this install has kernels for arch.
@@ -66,6 +70,11 @@ func (in ROCmInstall) hasKernels(arch string) bool {
 		}
 	}
 	return false
+}
+
+// complete reports whether this install has every part arch needs.
+func (in ROCmInstall) complete(arch string) bool {
+	return in.Comgr && in.HIPBLAS && in.ROCBLAS && in.hasKernels(arch)
 }
 
 // CUDALib is one cuBLAS library found on disk.
@@ -187,7 +196,8 @@ func Detect(ctx context.Context, src Sources, log *slog.Logger) Report {
 	}
 	for _, in := range r.ROCm {
 		log.Info("rocm install found", "version", in.Version, "dir", in.Dir, "hip", in.HIPMajor,
-			"comgr", in.Comgr, "rocblas", in.ROCBLAS, "kernels", strings.Join(in.Kernels, ","), "hip_path", in.HIPPath)
+			"comgr", in.Comgr, "rocblas", in.ROCBLAS, "hipblas", in.HIPBLAS, "kernels", strings.Join(in.Kernels, ","),
+			"kernels_incomplete", fmt.Sprint(in.KernelsIncomplete), "hip_path", in.HIPPath)
 	}
 	for _, l := range r.CUBLAS {
 		log.Info("cublas found", "major", l.Major, "path", l.Path)

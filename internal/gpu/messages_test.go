@@ -53,7 +53,7 @@ func TestFallbackAndVerifyMessages(t *testing.T) {
 }
 
 func TestChoosePicksAmongSeveral(t *testing.T) {
-	rocm71 := ROCmInstall{Version: "7.1", LibDir: "7.1/bin", HIPMajor: 7, Comgr: true, ROCBLAS: true, Kernels: []string{"gfx1100", "gfx1151"}}
+	rocm71 := ROCmInstall{Version: "7.1", LibDir: "7.1/bin", HIPMajor: 7, Comgr: true, ROCBLAS: true, HIPBLAS: true, Kernels: []string{"gfx1100", "gfx1151"}}
 	strix := GPU{Vendor: AMD, Name: "AMD Radeon 8060S Graphics", Arch: "gfx1151", Family: "RDNA 3.5", Integrated: true, VRAM: 1 << 30}
 	rx1 := GPU{Vendor: AMD, Name: "AMD Radeon RX 7900 XTX", PCIDevice: 0x744c, Arch: "gfx1100", Family: "RDNA 3", VRAM: 24 << 30}
 	rx2 := rx1

@@ -44,6 +44,14 @@ param(
     [string]$HipInstallerUrl = '',
     # Also copy cublas64_12.dll and cublasLt64_12.dll (about 600 MB) into the cuda folder.
     [switch]$BundleCublas,
+    # The MSVC toolset (VCToolsVersion prefix) the GPU variants build with;
+    # '' takes the newest installed. Pinned because a newer Visual C++ library
+    # breaks these builds: Visual Studio 2026's (14.50) needs Clang 20's
+    # __builtin_verbose_trap, which HIP SDK 6.2's Clang 19 lacks (the gfx1010
+    # notes met exactly that compile error), and CUDA 12's nvcc supports
+    # Visual Studio 2022 only. 14.44 is Visual Studio 2022 17.14's, the one the
+    # windows-2022 runners carry.
+    [string]$MsvcToolset = '14.44',
     # Output folder; default <repo>\build\windows\engine\<variant>.
     [string]$Out = '',
     # Scratch space for sources and build trees; default <repo>\build\windows\work.
@@ -92,17 +100,27 @@ function Invoke-Checked {
 }
 
 # Makes cl, link, lib and dumpbin available (x64 host and target), and
-# VCToolsRedistDir, where the Visual C++ runtime DLLs to ship are.
-function Enter-VsDevShell64 {
-    if ($env:VCToolsRedistDir -and (Get-Command cl.exe -ErrorAction SilentlyContinue) -and
-        (Get-Command dumpbin.exe -ErrorAction SilentlyContinue)) { return }
-    $vswhere = Join-Path ${env:ProgramFiles(x86)} 'Microsoft Visual Studio\Installer\vswhere.exe'
-    if (-not (Test-Path $vswhere)) { throw 'Visual Studio with the C++ workload is required: vswhere.exe was not found.' }
-    $vs = & $vswhere -latest -products * -requires Microsoft.VisualStudio.Component.VC.Tools.x86.x64 -property installationPath
-    if (-not $vs) { throw 'No Visual Studio with the C++ x64 tools; install the "Desktop development with C++" workload.' }
-    Import-Module (Join-Path $vs 'Common7\Tools\Microsoft.VisualStudio.DevShell.dll')
-    Enter-VsDevShell -VsInstallPath $vs -SkipAutomaticLocation -DevCmdArguments '-arch=x64 -host_arch=x64' | Out-Null
-    Write-Host "Visual Studio: $vs"
+# VCToolsRedistDir, where the Visual C++ runtime DLLs to ship are. With
+# $Toolset, that MSVC toolset (vcvars_ver) and no other.
+function Enter-VsDevShell64([string]$Toolset) {
+    $ready = $env:VCToolsRedistDir -and (Get-Command cl.exe -ErrorAction SilentlyContinue) -and
+        (Get-Command dumpbin.exe -ErrorAction SilentlyContinue)
+    if (-not $ready) {
+        $vswhere = Join-Path ${env:ProgramFiles(x86)} 'Microsoft Visual Studio\Installer\vswhere.exe'
+        if (-not (Test-Path $vswhere)) { throw 'Visual Studio with the C++ workload is required: vswhere.exe was not found.' }
+        $vs = & $vswhere -latest -products * -requires Microsoft.VisualStudio.Component.VC.Tools.x86.x64 -property installationPath
+        if (-not $vs) { throw 'No Visual Studio with the C++ x64 tools; install the "Desktop development with C++" workload.' }
+        $devArgs = '-arch=x64 -host_arch=x64'
+        if ($Toolset) { $devArgs += " -vcvars_ver=$Toolset" }
+        Import-Module (Join-Path $vs 'Common7\Tools\Microsoft.VisualStudio.DevShell.dll')
+        Enter-VsDevShell -VsInstallPath $vs -SkipAutomaticLocation -DevCmdArguments $devArgs | Out-Null
+        Write-Host "Visual Studio: $vs"
+    }
+    # vcvars_ver falls back quietly when the toolset is absent: check it.
+    if ($Toolset -and -not "$env:VCToolsVersion".StartsWith("$Toolset.")) {
+        throw "MSVC toolset $Toolset is needed for the $Variant variant, but the developer shell has '$env:VCToolsVersion': install the MSVC v143 $Toolset build tools (Visual Studio Installer, individual components) or pass -MsvcToolset."
+    }
+    Write-Host "MSVC toolset: $env:VCToolsVersion"
 }
 
 function Assert-Tool([string]$Name, [string]$Hint) {
@@ -223,10 +241,8 @@ function Build-HipVariant {
     Write-Host "HIP SDK: $sdk"
     Assert-Tool ninja 'install Ninja (choco install ninja, or the one in Visual Studio''s CMake)'
     Assert-Tool git 'install Git for Windows'
-    $vsMajor = 0
-    if ($env:VisualStudioVersion) { $vsMajor = [int]($env:VisualStudioVersion.Split('.')[0]) }
-    if ($Variant -eq 'rocm-rdna1' -and $vsMajor -ge 18) {
-        Write-Warning 'Visual Studio 2026''s C++ library needs Clang 20 (__builtin_verbose_trap); HIP SDK 6.2 has Clang 19. Use Visual Studio 2022 (windows-2022 runners).'
+    if ($Variant -eq 'rocm-rdna1' -and $env:VCToolsVersion -and [version]$env:VCToolsVersion -ge [version]'14.50') {
+        Write-Warning 'MSVC 14.50''s C++ library (Visual Studio 2026) needs Clang 20 (__builtin_verbose_trap); HIP SDK 6.2 has Clang 19. Build with -MsvcToolset 14.44.'
     }
 
     $ct2 = Get-Ct2Version
@@ -361,11 +377,11 @@ function Get-VcRuntimeDirs {
 
 # Loads the engine the way the worker does (its folder and the external
 # folders on the search path), checks that its C ABI is exported and calls
-# ct2e_devices, which needs no GPU. Failures are fatal for cpu and cuda. For
-# the ROCm variants they are warnings: the HIP runtime may refuse to load on a
-# runner without an AMD driver, and Copy-Dependencies has already checked that
-# every DLL they import is shipped or comes with the HIP SDK.
-function Test-Engine([string[]]$ExtraDirs, [bool]$Strict) {
+# ct2e_devices, which needs no GPU (no device is a count of 0, not an error).
+# Any failure fails the build, for every variant: a release must not ship an
+# engine that does not load. On a runner the HIP SDK is installed, so the
+# ROCm variants find the DLLs they import there, as on a user's machine.
+function Test-Engine([string[]]$ExtraDirs) {
     if (-not ('WhisperKeyEngineProbe' -as [type])) {
         Add-Type -TypeDefinition @'
 using System;
@@ -397,8 +413,7 @@ public static class WhisperKeyEngineProbe {
         Write-Host "ct2e_devices: $devices"
         if ($devices.StartsWith('error:')) { throw "ct2e_devices failed: $devices" }
     } catch {
-        if ($Strict) { throw }
-        Write-Warning "the $Variant engine could not be tried on this machine: $_"
+        throw "the $Variant engine in $Out does not load or answer: $_"
     } finally {
         $env:PATH = $oldPath
     }
@@ -406,7 +421,8 @@ public static class WhisperKeyEngineProbe {
 
 # --- main -------------------------------------------------------------------
 
-Enter-VsDevShell64
+# The cpu variant takes the newest toolset: it has neither nvcc nor HIP's clang.
+Enter-VsDevShell64 $(if ($Variant -eq 'cpu') { '' } else { $MsvcToolset })
 Assert-Tool cargo 'install Rust (rustup, MSVC toolchain)'
 Assert-Tool cmake 'install CMake'
 if (Test-Path $Out) { Remove-Item -Recurse -Force $Out }
@@ -435,7 +451,7 @@ $info.files = (Get-ChildItem $Out -File | ForEach-Object { $_.Name }) -join ', '
 $info.from_the_users_install = if ($fromUser.Count) { $fromUser -join ', ' } else { '(none)' }
 
 Write-Step 'checking that the engine loads'
-Test-Engine -ExtraDirs $external -Strict ($Variant -in 'cpu', 'cuda')
+Test-Engine -ExtraDirs $external
 
 $info.built = (Get-Date).ToUniversalTime().ToString('yyyy-MM-dd HH:mm') + ' UTC'
 $info.GetEnumerator() | ForEach-Object { '{0}: {1}' -f $_.Key, $_.Value } |
