@@ -102,20 +102,3 @@ func NormalizeBus(s string) string {
 	fn, _ = strconv.ParseUint(m[4], 16, 8)
 	return fmt.Sprintf("%04x:%02x:%02x.%x", dom, bus, dev, fn)
 }
-
-// locationInfo parses Windows' DEVPKEY_Device_LocationInfo / the registry's
-// LocationInformation, "PCI bus 3, device 0, function 0".
-var locationInfo = regexp.MustCompile(`(?i)PCI bus (\d+), device (\d+), function (\d+)`)
-
-// ParseLocationInfo turns Windows' location text into a PCI address
-// (domain 0: Windows does not say); "" when it is not a PCI location.
-func ParseLocationInfo(s string) string {
-	m := locationInfo.FindStringSubmatch(s)
-	if m == nil {
-		return ""
-	}
-	bus, _ := strconv.Atoi(m[1])
-	dev, _ := strconv.Atoi(m[2])
-	fn, _ := strconv.Atoi(m[3])
-	return fmt.Sprintf("0000:%02x:%02x.%x", bus, dev, fn)
-}
