@@ -3,11 +3,9 @@ package desktop
 import (
 	"context"
 	"log/slog"
-	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/dictation"
-	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/vad"
 )
 
@@ -54,32 +52,16 @@ func (d *desk) sendLive(text string) {
 	}
 }
 
-// showLive puts the end of the words heard so far on the indicator, while
-// the key is still held; a transcript that arrives after the release is the
-// dictation's own, and the indicator has moved on.
+// showLive puts the words heard so far on the indicator, while the key is
+// still held; a transcript that arrives after the release is the
+// dictation's own, and the indicator has moved on. The indicator fits them:
+// only it knows its font.
 func (d *desk) showLive(text string) {
 	if d.feedback.ind == nil || d.app.State() != app.Recording || !d.store.Current().Feedback.LiveText {
 		return
 	}
-	d.feedback.ind.Show(indicator.Recording, liveTail(text, liveChars))
+	d.feedback.ind.Live(text)
 	d.log.Debug("live text shown", "chars", len(text)) // its length only: dictated text is not logged
-}
-
-// liveChars is about what fits beside the level bar of the indicator.
-const liveChars = 28
-
-// liveTail is the last words of text within n characters, led by "…" when
-// some were left out.
-func liveTail(text string, n int) string {
-	r := []rune(strings.TrimSpace(text))
-	if len(r) <= n {
-		return string(r)
-	}
-	tail := string(r[len(r)-n:])
-	if i := strings.IndexByte(tail, ' '); i >= 0 && i < len(tail)-1 {
-		tail = tail[i+1:] // start at a whole word
-	}
-	return "…" + tail
 }
 
 type speculation struct {
