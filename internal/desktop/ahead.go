@@ -22,7 +22,8 @@ func (a ahead) Follow(ctx context.Context) app.Speculation {
 	}
 	rec := a.d.recorder
 	run := t.Transcribe
-	if t.cur.Load().cfg.Feedback.LiveText {
+	live := t.cur.Load().cfg.Feedback.LiveText
+	if live {
 		run = func(ctx context.Context, samples []float32) (app.Transcript, error) {
 			tr, err := t.Transcribe(ctx, samples)
 			if err == nil && tr.Text != "" {
@@ -35,6 +36,7 @@ func (a ahead) Follow(ctx context.Context) app.Speculation {
 		Stream: t.speech.Stream(),
 		Read:   rec.Captured,
 		Run:    run,
+		Live:   live,
 		Log:    a.d.log,
 	}.Follow(ctx)}
 }
