@@ -89,7 +89,9 @@ func (s *speculation) Finish(ctx context.Context, samples []float32) (app.Transc
 	s.log.Info("early transcription", "used", o.Used, "waited_ms", o.Waited.Milliseconds(),
 		"dropped", o.Dropped, "wasted_ms", o.Wasted.Milliseconds())
 	if ok {
-		tr.Early = true
+		// The dropped ones' engine time counts even when the last is used:
+		// live text lets each run to its end.
+		tr.Early, tr.Wasted = true, o.Wasted
 		return tr, nil
 	}
 	tr, err := s.t.transcribe(ctx, samples, o.Trim)
