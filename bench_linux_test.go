@@ -84,6 +84,11 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 			name := fmt.Sprintf("%gs-pause%d", n, pause.Milliseconds())
 			runs = append(runs, benchRun{n, name, "", pause},
 				benchRun{n, name + "-before", "decoding:\n  early: false\n  short_window: false\n", pause})
+			if n == 40 && pause > 0 {
+				// What live text (on by default) costs: its early
+				// transcriptions run to their end through the hold.
+				runs = append(runs, benchRun{n, name + "-nolive", "live_text: false\n", pause})
+			}
 		}
 	}
 	for _, run := range runs {

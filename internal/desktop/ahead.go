@@ -3,11 +3,9 @@ package desktop
 import (
 	"context"
 	"log/slog"
-	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/dictation"
-	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/vad"
 )
 
@@ -24,7 +22,8 @@ func (a ahead) Follow(ctx context.Context) app.Speculation {
 	}
 	rec := a.d.recorder
 	run := t.Transcribe
-	if t.cur.Load().cfg.Feedback.LiveText {
+	live := t.cur.Load().cfg.Feedback.LiveText
+	if live {
 		run = func(ctx context.Context, samples []float32) (app.Transcript, error) {
 			tr, err := t.Transcribe(ctx, samples)
 			if err == nil && tr.Text != "" {
@@ -37,6 +36,7 @@ func (a ahead) Follow(ctx context.Context) app.Speculation {
 		Stream: t.speech.Stream(),
 		Read:   rec.Captured,
 		Run:    run,
+		Live:   live,
 		Log:    a.d.log,
 	}.Follow(ctx)}
 }
@@ -54,32 +54,16 @@ func (d *desk) sendLive(text string) {
 	}
 }
 
-// showLive puts the end of the words heard so far on the indicator, while
-// the key is still held; a transcript that arrives after the release is the
-// dictation's own, and the indicator has moved on.
+// showLive puts the words heard so far on the indicator, while the key is
+// still held; a transcript that arrives after the release is the
+// dictation's own, and the indicator has moved on. The indicator fits them:
+// only it knows its font.
 func (d *desk) showLive(text string) {
 	if d.feedback.ind == nil || d.app.State() != app.Recording || !d.store.Current().Feedback.LiveText {
 		return
 	}
-	d.feedback.ind.Show(indicator.Recording, liveTail(text, liveChars))
+	d.feedback.ind.Live(text)
 	d.log.Debug("live text shown", "chars", len(text)) // its length only: dictated text is not logged
-}
-
-// liveChars is about what fits beside the level bar of the indicator.
-const liveChars = 28
-
-// liveTail is the last words of text within n characters, led by "…" when
-// some were left out.
-func liveTail(text string, n int) string {
-	r := []rune(strings.TrimSpace(text))
-	if len(r) <= n {
-		return string(r)
-	}
-	tail := string(r[len(r)-n:])
-	if i := strings.IndexByte(tail, ' '); i >= 0 && i < len(tail)-1 {
-		tail = tail[i+1:] // start at a whole word
-	}
-	return "…" + tail
 }
 
 type speculation struct {
@@ -105,7 +89,9 @@ func (s *speculation) Finish(ctx context.Context, samples []float32) (app.Transc
 	s.log.Info("early transcription", "used", o.Used, "waited_ms", o.Waited.Milliseconds(),
 		"dropped", o.Dropped, "wasted_ms", o.Wasted.Milliseconds())
 	if ok {
-		tr.Early = true
+		// The dropped ones' engine time counts even when the last is used:
+		// live text lets each run to its end.
+		tr.Early, tr.Wasted = true, o.Wasted
 		return tr, nil
 	}
 	tr, err := s.t.transcribe(ctx, samples, o.Trim)

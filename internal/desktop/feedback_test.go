@@ -36,9 +36,14 @@ func (f *fakeIndicator) Show(s indicator.State, text string) {
 	f.shown = append(f.shown, strings.TrimSpace(s.String()+" "+text))
 }
 func (f *fakeIndicator) SetLevel(float32) { f.mu.Lock(); f.levels++; f.mu.Unlock() }
-func (f *fakeIndicator) Hide()            { f.mu.Lock(); f.shown = append(f.shown, "hidden"); f.mu.Unlock() }
-func (f *fakeIndicator) Close() error     { f.closed = true; return nil }
-func (f *fakeIndicator) levelCount() int  { f.mu.Lock(); defer f.mu.Unlock(); return f.levels }
+func (f *fakeIndicator) Live(text string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.shown = append(f.shown, "live "+text)
+}
+func (f *fakeIndicator) Hide()           { f.mu.Lock(); f.shown = append(f.shown, "hidden"); f.mu.Unlock() }
+func (f *fakeIndicator) Close() error    { f.closed = true; return nil }
+func (f *fakeIndicator) levelCount() int { f.mu.Lock(); defer f.mu.Unlock(); return f.levels }
 
 // A dictation's states reach the indicator; the level ticker runs only while
 // recording and stops with Close (goleak checks); pasted text and text left

@@ -207,20 +207,6 @@ func TestCommandItems(t *testing.T) {
 	}
 }
 
-// The indicator shows the last whole words of the live text that fit.
-func TestLiveTail(t *testing.T) {
-	tests := []struct{ text, want string }{
-		{" Short.", "Short."},
-		{"The coffee machine on the second floor is broken again.", "…floor is broken again."},
-		{"Supercalifragilisticexpialidociousness-and-more-words", "…lidociousness-and-more-words"}, // no space: cut mid-word
-	}
-	for _, tt := range tests {
-		if got := liveTail(tt.text, 28); got != tt.want {
-			t.Errorf("liveTail(%q) = %q, want %q", tt.text, got, tt.want)
-		}
-	}
-}
-
 // The Model menu gives each model the size `whisperkey models list` shows:
 // one function renders both.
 func TestModelSizeAsModelsList(t *testing.T) {

@@ -37,6 +37,9 @@ type LockRoute func(changed func(open bool)) io.Closer
 type Indicator interface {
 	Show(s indicator.State, text string)
 	SetLevel(level float32)
+	// Live shows the hold's words so far while recording; the indicator
+	// fits them to its space at its own font.
+	Live(text string)
 	Hide()
 	Close() error
 }

@@ -37,7 +37,15 @@ type Ahead[T any] struct {
 	Run func(ctx context.Context, samples []float32) (T, error)
 	// Every is how often the capture is read (default 40 ms).
 	Every time.Duration
-	Log   *slog.Logger
+	// Live: each result is of use while the key is held (Run shows it as
+	// the words so far). A transcription that more speech makes stale then
+	// runs on to its end, and one that ended is not counted as wasted when
+	// the next pause decides how long to wait: otherwise, after the first
+	// pause, every pause as short as it would wait longer and the words
+	// shown would stay the first phrase's. The release cancels one still
+	// running, as without Live.
+	Live bool
+	Log  *slog.Logger
 }
 
 // Hold follows one recording; Take or Drop ends it.
@@ -56,6 +64,7 @@ type Hold[T any] struct {
 
 type run[T any] struct {
 	cut    int
+	stale  bool // more speech came after cut: the release cannot use it
 	cancel context.CancelFunc
 	done   chan struct{}
 	start  time.Time
@@ -134,10 +143,14 @@ func (h *Hold[T]) consider() {
 	// dictation), so the work thrown away per hold stays bounded however
 	// often the speaker pauses.
 	ended := cut+h.wait(cut) <= s.Scored()
-	if c := h.cur; c != nil && c.cut != cut && c.cancel != nil {
-		// More speech came: that transcription is of the wrong audio.
-		c.cancel()
-		c.cancel = nil
+	if c := h.cur; c != nil && c.cut != cut && !c.stale {
+		// More speech came: that transcription is of the wrong audio for
+		// the release; live, its words are still the newest to show.
+		c.stale = true
+		if !h.a.Live {
+			c.cancel()
+			c.cancel = nil
+		}
 		h.dropped = append(h.dropped, c)
 	}
 	if !ended || (h.cur != nil && h.cur.cut == cut) {
@@ -180,6 +193,9 @@ func (h *Hold[T]) wait(cut int) int {
 	}
 	var took time.Duration
 	for _, r := range h.dropped {
+		if h.a.Live && r.ended() {
+			continue // its words were shown: not wasted
+		}
 		took += r.ran()
 	}
 	return int(min(took, 4*time.Second).Seconds() * whisper.SampleRate)
@@ -192,6 +208,16 @@ func (r *run[T]) ran() time.Duration {
 		return r.took
 	default:
 		return time.Since(r.start)
+	}
+}
+
+// ended reports whether r's transcription has returned, with no error.
+func (r *run[T]) ended() bool {
+	select {
+	case <-r.done:
+		return r.err == nil
+	default:
+		return false
 	}
 }
 
@@ -235,7 +261,7 @@ func (h *Hold[T]) Take(ctx context.Context, samples []float32) (res T, ok bool, 
 	cut := h.a.Stream.Cut(len(samples))
 	o.Trim = knownCut(cut)
 	c := h.cur
-	if c == nil || cut != c.cut || c.cancel == nil {
+	if c == nil || cut != c.cut || c.stale {
 		return res, false, o
 	}
 	start := time.Now()
@@ -268,7 +294,7 @@ func (h *Hold[T]) Drop() Outcome {
 // the time they ran (so far, for one still running).
 func (h *Hold[T]) wasted(used bool) (n int, took time.Duration) {
 	runs := h.dropped
-	if h.cur != nil && h.cur.cancel != nil && !used {
+	if h.cur != nil && !h.cur.stale && !used {
 		runs = append(runs, h.cur)
 	}
 	for _, r := range runs {

@@ -2,6 +2,7 @@ package dictation_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -249,5 +250,116 @@ func TestAheadDropStopsTheWork(t *testing.T) {
 	}
 	if e.busy.Load() != 0 {
 		t.Fatal("the dropped transcription is still running")
+	}
+}
+
+// Live text: every pause of a long hold brings newer words, even pauses as
+// short as the first after a transcription the speaker went on past; without
+// Live, such a pause waits out what the dropped one cost (and the words
+// shown would stay the first phrase's).
+func TestAheadLive(t *testing.T) {
+	pause1, pause2, pause3 := 20*win+tail, 38*win+tail, 56*win+tail // the cuts
+	for _, tc := range []struct {
+		name  string
+		live  bool
+		shown []int // cuts whose text must be shown during the hold
+		not   []int // cuts whose text must not be
+	}{
+		{"live: each pause's words", true, []int{pause1, pause2, pause3}, nil},
+		{"not live: a short pause after a drop transcribes nothing", false, []int{pause3}, []int{pause2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &mic{}
+			e := &engine{took: 250 * time.Millisecond}
+			var mu sync.Mutex
+			var shown []int
+			run := func(ctx context.Context, s []float32) (int, error) {
+				n, err := e.run(ctx, s)
+				if err == nil {
+					mu.Lock()
+					shown = append(shown, n)
+					mu.Unlock()
+				}
+				return n, err
+			}
+			has := func(cut int) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return slices.Contains(shown, cut)
+			}
+			idle := func() {
+				for deadline := time.Now().Add(10 * time.Second); e.busy.Load() > 0 && time.Now().Before(deadline); {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			h := dictation.Ahead[int]{Stream: &levelStream{}, Read: m.read, Run: run, Every: 5 * time.Millisecond, Live: tc.live}.Follow(context.Background())
+			for _, st := range []struct {
+				windows int
+				level   float32
+			}{{20, 1}, {12, 0}, {6, 1}, {12, 0}, {6, 1}, {12, 0}} {
+				idle() // the pause's transcription has ended before the speaker goes on
+				m.say(st.windows, st.level)
+				m.settle(t)
+				time.Sleep(50 * time.Millisecond)
+			}
+			// The microphone goes on with silence until the last words show.
+			for deadline := time.Now().Add(10 * time.Second); !has(pause3) && time.Now().Before(deadline); {
+				m.say(1, 0)
+				m.settle(t)
+				time.Sleep(20 * time.Millisecond)
+			}
+			idle()
+			got, ok, _ := h.Take(context.Background(), m.all())
+			if !ok || got != pause3 {
+				t.Errorf("release: %d, %v; want the last pause's transcription (%d)", got, ok, pause3)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.IsSorted(shown) {
+				t.Errorf("shown out of order: %v", shown)
+			}
+			for _, c := range tc.shown {
+				if !slices.Contains(shown, c) {
+					t.Errorf("shown %v: no text for the cut at %d", shown, c)
+				}
+			}
+			for _, c := range tc.not {
+				if slices.Contains(shown, c) {
+					t.Errorf("shown %v: text for the cut at %d", shown, c)
+				}
+			}
+		})
+	}
+}
+
+// Live: a transcription the speaker went on past still ends and shows its
+// words; the release, which cannot use it, does not wait for it.
+func TestAheadLiveStaleRunsOn(t *testing.T) {
+	m := &mic{}
+	e := &engine{took: 300 * time.Millisecond}
+	var ended atomic.Int32
+	run := func(ctx context.Context, s []float32) (int, error) {
+		n, err := e.run(ctx, s)
+		if err == nil {
+			ended.Add(1)
+		}
+		return n, err
+	}
+	h := dictation.Ahead[int]{Stream: &levelStream{}, Read: m.read, Run: run, Every: 5 * time.Millisecond, Live: true}.Follow(context.Background())
+	m.say(20, 1)
+	m.say(12, 0)
+	for deadline := time.Now().Add(5 * time.Second); e.busy.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	m.say(6, 1) // while it runs
+	m.settle(t)
+	for deadline := time.Now().Add(5 * time.Second); e.busy.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if ended.Load() != 1 {
+		t.Fatalf("%d transcriptions ended with text; want the stale one's", ended.Load())
+	}
+	if _, ok, o := h.Take(context.Background(), m.all()); ok || o.Dropped != 1 {
+		t.Errorf("release used %v, outcome %+v; want the stale one dropped", ok, o)
 	}
 }

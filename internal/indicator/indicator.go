@@ -120,13 +120,14 @@ type view struct {
 	state State
 	level float32 // 0..1, recording only
 	text  string
+	live  bool // text is the hold's words so far (recording only)
 }
 
 // label is the text next to the dot.
 func (v view) label() string {
 	switch v.state {
 	case Recording:
-		return v.text // the dictation's profile, beside the level bar
+		return v.text // the profile or the words so far, beside the level bar
 	case Transcribing:
 		if v.text != "" {
 			return v.text // e.g. waiting for the model
@@ -256,6 +257,20 @@ func (i *Indicator) SetLevel(level float32) {
 		return
 	}
 	i.cur.level = max(0, min(1, level))
+	i.os.draw(i.cur)
+}
+
+// Live shows text, the words heard so far, beside the level bar while
+// recording, in place of the profile's name: as many of the newest whole
+// words as fit at the display's font. It does nothing in another state
+// (the release has come) and does not move the window.
+func (i *Indicator) Live(text string) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.closed || i.cur.state != Recording {
+		return
+	}
+	i.cur.text, i.cur.live = text, true
 	i.os.draw(i.cur)
 }
 

@@ -40,6 +40,7 @@ var (
 	procEllipse             = gdi32.NewProc("Ellipse")
 	procSetBkMode           = gdi32.NewProc("SetBkMode")
 	procSetTextColor        = gdi32.NewProc("SetTextColor")
+	procGetTextExtent       = gdi32.NewProc("GetTextExtentPoint32W")
 )
 
 const (
@@ -156,14 +157,18 @@ func paint(hwnd uintptr, v view) {
 	procDeleteObject.Call(b)
 	left, right := int32(12+r+12), int32(Width-14)
 	if v.state == Recording {
-		if v.text != "" { // the profile, right of a shorter bar
-			text, _ := windows.UTF16FromString(v.text)
+		// The profile or the words so far, right of a shorter bar, fitted
+		// with the DC's own font.
+		measure := func(s string) int { return textWidth(dc, s) }
+		if l := recordingLabel(measure, v, int(right-left)); l != "" {
+			text, _ := windows.UTF16FromString(l)
 			procSetBkMode.Call(dc, bkTransparent)
 			procSetTextColor.Call(dc, colorRef(colourText))
-			tr := rect{left + (right-left)/2, 0, right, Height}
+			tw := int32(measure(l))
+			tr := rect{right - tw, 0, right, Height}
 			procDrawText.Call(dc, uintptr(unsafe.Pointer(&text[0])), ^uintptr(0), uintptr(unsafe.Pointer(&tr)),
-				dtRight|dtVCenter|dtSingleLine|dtEndEllipsis|dtNoPrefix)
-			right = left + (right-left)/2 - 10
+				dtRight|dtVCenter|dtSingleLine|dtNoPrefix)
+			right -= tw + labelGap
 		}
 		const h = 8
 		y := int32(Height-h) / 2
@@ -179,6 +184,19 @@ func paint(hwnd uintptr, v view) {
 	tr := rect{left, 0, right, Height}
 	procDrawText.Call(dc, uintptr(unsafe.Pointer(&text[0])), ^uintptr(0), uintptr(unsafe.Pointer(&tr)),
 		dtLeft|dtVCenter|dtSingleLine|dtEndEllipsis|dtNoPrefix)
+}
+
+// textWidth is how wide s draws in dc's font, in pixels.
+func textWidth(dc uintptr, s string) int {
+	text, _ := windows.UTF16FromString(s)
+	if len(text) <= 1 {
+		return 0
+	}
+	var size struct{ CX, CY int32 }
+	if r, _, _ := procGetTextExtent.Call(dc, uintptr(unsafe.Pointer(&text[0])), uintptr(len(text)-1), uintptr(unsafe.Pointer(&size))); r == 0 {
+		return 0
+	}
+	return int(size.CX)
 }
 
 // monitor returns the work area of the monitor with the foreground window (or the

@@ -3,6 +3,7 @@ package indicator
 import (
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 )
 
@@ -50,4 +51,39 @@ func TestWindowsIndicatorWindow(t *testing.T) {
 	if v, _, _ := procIsWindowVisible.Call(hwnd); v != 0 {
 		t.Error("still visible after Hide")
 	}
+}
+
+// Live text is fitted with GDI's metrics of the font the window draws in:
+// the newest whole words, within the room beside the short bar, and more
+// of them than the 15 characters a fixed count once allowed.
+func TestWindowsLiveTextFits(t *testing.T) {
+	ind, err := New(Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ind.Close()
+	hwnd := ind.os.(*osWindow).hwnd
+	const said = "The quarterly report is due on Friday afternoon. Let us meet in the small conference room at ten."
+	ind.Show(Recording, "")
+	ind.Live(said) // paints through the same fitting
+
+	var label string
+	var width, room int
+	ind.os.(*osWindow).do(func(uintptr) {
+		dc, _, _ := procGetDC.Call(hwnd)
+		defer procReleaseDC.Call(hwnd, dc)
+		measure := func(s string) int { return textWidth(dc, s) }
+		room = Width - 14 - (12 + 14 + 12)
+		label = recordingLabel(measure, view{state: Recording, text: said, live: true}, room)
+		width = measure(label)
+	})
+	body, cut := strings.CutPrefix(label, "…")
+	if !cut || !strings.HasSuffix(said, " "+body) {
+		t.Errorf("label %q: not the newest whole words of %q", label, said)
+	}
+	if width <= 0 || width > room-liveBarW-labelGap {
+		t.Errorf("label %q is %d px wide; the room is %d", label, width, room-liveBarW-labelGap)
+	}
+	t.Logf("%q, %d px of %d", label, width, room-liveBarW-labelGap)
+	ind.Hide()
 }

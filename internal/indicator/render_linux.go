@@ -21,7 +21,6 @@ const (
 	contentLeft  = dotX + dotD + 12 // where the bar or the label starts
 	contentRight = Width - 14
 	barH         = 8
-	labelGap     = 10 // between the bar and the profile's name
 )
 
 // newFace is the Go font at the size of the X11 indicator's "fixed" font.
@@ -56,8 +55,7 @@ func render(dst *image.RGBA, face font.Face, v view) {
 	left, right := contentLeft, contentRight
 	label := v.label()
 	if v.state == Recording {
-		if label != "" {
-			label = fit(face, label, (right-left)/2)
+		if label = recordingLabel(measurer(face), v, right-left); label != "" {
 			tw := font.MeasureString(face, label).Ceil()
 			drawText(dst, face, b.Min.X+right-tw, label)
 			right -= tw + labelGap
@@ -70,7 +68,7 @@ func render(dst *image.RGBA, face font.Face, v view) {
 		return
 	}
 	if label != "" {
-		drawText(dst, face, b.Min.X+left, fit(face, label, Width-left-stripeW))
+		drawText(dst, face, b.Min.X+left, head(measurer(face), label, Width-left-stripeW))
 	}
 }
 
@@ -100,17 +98,7 @@ func drawText(dst *image.RGBA, face font.Face, x int, s string) {
 	d.DrawString(s)
 }
 
-// fit shortens s with an ellipsis until it is at most w pixels wide.
-func fit(face font.Face, s string, w int) string {
-	if font.MeasureString(face, s).Ceil() <= w {
-		return s
-	}
-	r := []rune(s)
-	for len(r) > 0 {
-		r = r[:len(r)-1]
-		if t := string(r) + "…"; font.MeasureString(face, t).Ceil() <= w {
-			return t
-		}
-	}
-	return ""
+// measurer measures text in face, in whole pixels, as drawText draws it.
+func measurer(face font.Face) func(string) int {
+	return func(s string) int { return font.MeasureString(face, s).Ceil() }
 }

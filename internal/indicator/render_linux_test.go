@@ -4,6 +4,7 @@ package indicator
 
 import (
 	"image"
+	"strings"
 	"testing"
 )
 
@@ -180,4 +181,31 @@ func TestFrameOf(t *testing.T) {
 	if frameOf(view{state: Transcribing, level: 0.1}) != frameOf(view{state: Transcribing, level: 0.9}) {
 		t.Error("the level changes the frame outside recording")
 	}
+}
+
+// Live text takes all but a short bar, shows its newest words, and stays
+// inside the frame; the bar is still there to show the level.
+func TestRenderLiveText(t *testing.T) {
+	face, err := newFace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const said = "The quarterly report is due on Friday afternoon. Let us meet in the small conference room at ten."
+	v := view{state: Recording, level: 1, text: said, live: true}
+	label := recordingLabel(measurer(face), v, contentRight-contentLeft)
+	if !strings.HasPrefix(label, "…") || !strings.HasSuffix(said, strings.TrimPrefix(label, "…")) {
+		t.Fatalf("live label %q: not the end of what was said", label)
+	}
+	img := renderView(t, v)
+	if n := textPixels(img, image.Rect(contentRight, 0, Width, Height), colourBackground); n != 0 {
+		t.Errorf("%d text pixels right of the content", n)
+	}
+	if got := pixels(img, whole, colourLevel); got < liveBarW*barH {
+		t.Errorf("%d green pixels at full level, want at least the short bar's %d", got, liveBarW*barH)
+	}
+	profile := recordingLabel(measurer(face), view{state: Recording, text: said}, contentRight-contentLeft)
+	if !strings.HasPrefix(said, strings.TrimSuffix(profile, "…")) {
+		t.Errorf("a profile's name %q does not keep its start", profile)
+	}
+	t.Logf("live %q, profile %q", label, profile)
 }

@@ -94,11 +94,12 @@ type shmBuffer struct {
 type frame struct {
 	state  State
 	label  string
+	live   bool
 	filled int
 }
 
 func frameOf(v view) frame {
-	f := frame{state: v.state, label: v.label()}
+	f := frame{state: v.state, label: v.label(), live: v.live}
 	if v.state == Recording {
 		f.filled = levelWidth(v.level, contentRight-contentLeft)
 	}

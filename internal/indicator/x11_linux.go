@@ -145,8 +145,7 @@ static void wk_draw(wk_ind *s, unsigned long bg, unsigned long dot, int bar, uns
 	int left = 12 + r + 12, right = s->width - 14;
 	if (bar) {
 		if (text != NULL && s->font != NULL) {
-			int tw = XTextWidth(s->font, text, strlen(text));
-			if (tw > (right - left) / 2) tw = (right - left) / 2;
+			int tw = XTextWidth(s->font, text, strlen(text)); // fitted by the caller
 			XSetForeground(d, s->gc, wk_pixel(s, fg));
 			int baseline = (s->height + s->font->ascent - s->font->descent) / 2;
 			XDrawString(d, s->w, s->gc, right - tw, baseline, text, strlen(text));
@@ -165,6 +164,12 @@ static void wk_draw(wk_ind *s, unsigned long bg, unsigned long dot, int bar, uns
 		int baseline = (s->height + s->font->ascent - s->font->descent) / 2;
 		XDrawString(d, s->w, s->gc, left, baseline, text, strlen(text));
 	}
+}
+
+// wk_text_width is text's width in the indicator's font; -1 without one.
+static int wk_text_width(wk_ind *s, const char *text) {
+	if (s->font == NULL) return -1;
+	return XTextWidth(s->font, text, strlen(text));
 }
 
 static void wk_show(wk_ind *s) { XMapRaised(s->d, s->w); }
@@ -245,7 +250,15 @@ func (w *x11Window) repaintExposed(s *C.wk_ind) {
 
 func paint(s *C.wk_ind, v view) {
 	var text *C.char
-	if l := v.label(); l != "" {
+	l := v.label()
+	if v.state == Recording {
+		l = recordingLabel(func(t string) int {
+			c := C.CString(latin1(t))
+			defer C.free(unsafe.Pointer(c))
+			return int(C.wk_text_width(s, c))
+		}, v, contentRight-contentLeft) // wk_draw's layout is render's
+	}
+	if l != "" {
 		// The core font is Latin-1; drop the ellipsis rather than show garbage.
 		text = C.CString(latin1(l))
 		defer C.free(unsafe.Pointer(text))
