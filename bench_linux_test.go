@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,12 +102,13 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 			}
 			a := startApp(b, run.config)
 			tg := openTarget(b)
-			type row struct{ total, stop, feat, eng, paste, wer, wasted, early, reused, cpu float64 }
+			type row struct{ total, stop, feat, eng, paste, wer, wasted, early, reused, cpu, loads float64 }
 			var rows []row
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				tg.clear(b)
 				before := len(records(a.log, "dictated"))
+				loads := len(records(a.log, "engine worker ready"))
 				cpu := workersCPU(b, a.cmd.Process.Pid)
 				play := func() {
 					if out, err := exec.Command("paplay", "--latency-msec=1000", "-d", "vmic", wav).CombinedOutput(); err != nil {
@@ -134,7 +136,7 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 				}
 				cpu = workersCPU(b, a.cmd.Process.Pid) - cpu
 				rows = append(rows, row{r.ReleaseToPaste, r.CaptureStop, r.Features, r.Engine, r.Paste, wer, r.Wasted, early, float64(r.Reused),
-					float64(cpu.Milliseconds())})
+					float64(cpu.Milliseconds()), float64(len(records(a.log, "engine worker ready")) - loads)})
 			}
 			b.StopTimer()
 			med := func(get func(row) float64) float64 {
@@ -167,6 +169,9 @@ func BenchmarkReleaseToPaste(b *testing.B) {
 			// worker killed by a drop loads again), from one dictation's
 			// start to the next one's.
 			b.ReportMetric(mean(func(r row) float64 { return r.cpu }), "workers_cpu_ms")
+			// Engine workers loaded from one dictation's start to its paste:
+			// the background worker again after each drop that killed it.
+			b.ReportMetric(mean(func(r row) float64 { return r.loads }), "worker_loads")
 			b.ReportMetric(mean(func(r row) float64 { return r.early }), "early_used")
 			b.ReportMetric(mean(func(r row) float64 { return r.reused }), "reused_windows")
 			wer := mean(func(r row) float64 { return r.wer })
@@ -272,4 +277,82 @@ func waitRecord(b testing.TB, path, msg string, skip int, limit time.Duration) d
 	}
 	b.Fatalf("no %q record in %s", msg, path)
 	return dictatedRecord{}
+}
+
+// BenchmarkFirstDictation measures the first dictation after the app says
+// ready against the fifth, in the same run: each iteration starts a fresh
+// app and dictates the 2-s sentence five times (the classic 200 ms hold
+// around the clip). first_over_fifth is the ratio of their release→paste;
+// loads_after_ready counts the engine workers the app loaded after it said
+// ready, over the five dictations (mean per start).
+func BenchmarkFirstDictation(b *testing.B) {
+	desktopSession(b)
+	wav, _, text := utterance(b, 2)
+	const dictations = 5
+	var first, fifth, firstEng, fifthEng, loads []float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer() // the start is not the dictation's
+		a := startApp(b, "")
+		readyAt := len(records(a.log, "engine worker ready"))
+		tg := openTarget(b)
+		b.StartTimer()
+		for k := 0; k < dictations; k++ {
+			tg.clear(b)
+			before := len(records(a.log, "dictated"))
+			holdWhile(b, 200*time.Millisecond, func() { say(b, wav) })
+			r := waitRecord(b, a.log, "dictated", before, 120*time.Second)
+			if got := tg.waitText(b, 10*time.Second); whisper.WordErrorRate(text, got) > 0.2 {
+				b.Logf("pasted %q, want %q", got, text)
+			}
+			switch k {
+			case 0:
+				first, firstEng = append(first, r.ReleaseToPaste), append(firstEng, r.Engine)
+			case dictations - 1:
+				fifth, fifthEng = append(fifth, r.ReleaseToPaste), append(fifthEng, r.Engine)
+			}
+		}
+		loads = append(loads, float64(len(records(a.log, "engine worker ready"))-readyAt))
+		b.Logf("start %d: first %.0f ms (engine %.0f), fifth %.0f ms (engine %.0f), %.0f workers loaded after ready",
+			i, first[len(first)-1], firstEng[len(firstEng)-1], fifth[len(fifth)-1], fifthEng[len(fifthEng)-1], loads[len(loads)-1])
+		b.StopTimer()
+		stopApp(b, a) // the next start is a fresh one, on an idle machine
+		b.StartTimer()
+	}
+	b.StopTimer()
+	med := func(v []float64) float64 {
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	mean := func(v []float64) (m float64) {
+		for _, x := range v {
+			m += x / float64(len(v))
+		}
+		return m
+	}
+	b.ReportMetric(med(first), "first_ms")
+	b.ReportMetric(med(fifth), "fifth_ms")
+	// The means too: a first dictation that waits for a load is one slow
+	// start in several, which a median hides.
+	b.ReportMetric(mean(first), "first_mean_ms")
+	b.ReportMetric(mean(fifth), "fifth_mean_ms")
+	b.ReportMetric(med(firstEng), "first_engine_ms")
+	b.ReportMetric(med(fifthEng), "fifth_engine_ms")
+	b.ReportMetric(med(first)/med(fifth), "first_over_fifth")
+	b.ReportMetric(mean(loads), "loads_after_ready")
+}
+
+// stopApp ends the app the way the session does (SIGTERM) and waits until
+// its process is gone; the test's cleanup then finds it exited.
+func stopApp(b *testing.B, a *runningApp) {
+	b.Helper()
+	_ = a.cmd.Process.Signal(syscall.SIGTERM)
+	deadline := time.Now().Add(20 * time.Second)
+	for syscall.Kill(a.cmd.Process.Pid, 0) == nil {
+		if time.Now().After(deadline) {
+			b.Fatalf("the app (pid %d) did not exit on SIGTERM", a.cmd.Process.Pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -101,13 +101,22 @@ func (m *model) setYielding(on bool) {
 		m.log.Info("no background engine worker: the model is too large for a second copy", "bytes", fi.Size())
 		return
 	}
-	c, err := engine.StartBackground(m.spec, m.opt, m.log)
+	opt := m.opt
+	opt.Busy = m.client.Busy // a reload after a drop waits for the dictation
+	c, err := engine.StartBackground(m.spec, opt, m.log)
 	if err != nil {
 		m.log.Warn("no background engine worker", "err", err)
 		return
 	}
 	m.yielding = c
 	m.UseForYielding(c)
+}
+
+// background is the worker of work that gives way, or nil.
+func (m *model) background() *engine.Client {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.yielding
 }
 
 // Close stops the engine workers.

@@ -43,18 +43,42 @@ type Switched struct {
 	Load     time.Duration
 }
 
-// warm runs one short transcription so the first real dictation is as fast
-// as the rest (first-call allocations, thread pools, page faults).
+// warm runs one short transcription on each of l's engine workers, the
+// background one of early transcriptions too once it has loaded, so the
+// first real dictation is as fast as the rest (first-call allocations,
+// thread pools, page faults) and finds no worker still loading.
 func (s *Service) warm(ctx context.Context, l *Loaded, sample []float32) {
 	if len(sample) == 0 {
 		return
 	}
+	if err := s.probeWorkers(ctx, l, sample, "engine warmed up"); err != nil {
+		s.log.Warn("warm-up transcription failed", "err", err)
+	}
+}
+
+// probeWorkers runs probe on l's main worker and then on its background
+// worker, when it has one, and logs msg with each one's time.
+func (s *Service) probeWorkers(ctx context.Context, l *Loaded, sample []float32, msg string) error {
 	start := time.Now()
 	if err := probe(ctx, l, sample); err != nil {
-		s.log.Warn("warm-up transcription failed", "err", err)
-		return
+		return err
 	}
-	s.log.Info("engine warmed up", "took", time.Since(start))
+	s.log.Info(msg, "worker", "main", "took", time.Since(start))
+	bg := l.model.background()
+	if bg == nil {
+		return nil
+	}
+	start = time.Now()
+	if err := bg.Wait(ctx); err != nil {
+		return fmt.Errorf("background worker: %w", err)
+	}
+	loaded := time.Since(start)
+	start = time.Now()
+	if err := probe(whisper.Yielding(ctx), l, sample); err != nil {
+		return fmt.Errorf("background worker: %w", err)
+	}
+	s.log.Info(msg, "worker", "background", "took", time.Since(start), "waited_for_load", loaded)
+	return nil
 }
 
 // probe transcribes up to 2 s of sample on l.
@@ -166,9 +190,10 @@ func (s *Service) recover(ctx context.Context, modelDir string, err error, servi
 	return fmt.Errorf("switch to %s: %w; still using %s", modelDir, err, oldDir)
 }
 
-// Recheck runs one short transcription on the current model, as after the
-// computer woke from sleep: a worker that died meanwhile is restarted by the
-// engine client, and the first dictation afterwards finds the model paged in.
+// Recheck runs one short transcription on each of the current model's
+// workers, as after the computer woke from sleep: a worker that died
+// meanwhile is restarted by the engine client, and the first dictation
+// afterwards finds the model paged in.
 // It does nothing when no model is loaded or there is no sample to run.
 func (s *Service) Recheck(ctx context.Context) error {
 	s.mu.RLock()
@@ -176,11 +201,9 @@ func (s *Service) Recheck(ctx context.Context) error {
 	if s.cur == nil || len(s.opt.Sample) == 0 {
 		return nil
 	}
-	start := time.Now()
-	if err := probe(ctx, s.cur, s.opt.Sample); err != nil {
+	if err := s.probeWorkers(ctx, s.cur, s.opt.Sample, "engine checked"); err != nil {
 		return fmt.Errorf("engine check: %w", err)
 	}
-	s.log.Info("engine checked", "took", time.Since(start))
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -93,4 +94,59 @@ func threadNices(t *testing.T, pid int) []int {
 		nices = append(nices, n)
 	}
 	return nices
+}
+
+// A background worker killed by a request cut short loads again only once
+// the work it gives way to is done (Options.Busy): while that work runs it
+// has no worker and says so (Loaded), and a main client counts as busy
+// during its requests and for a moment after.
+func TestBackgroundReloadWaitsWhileBusy(t *testing.T) {
+	main, spec := startBase(t)
+	win := speechWindow(t, 12, "Please send the quarterly report to the finance team before Friday.")
+	generate(t, main, win)
+	if !main.Busy() {
+		t.Error("the main client is not busy just after a request")
+	}
+	var busy atomic.Bool
+	busy.Store(true)
+	opt := testOptions()
+	opt.Busy = busy.Load
+	bg, err := engine.StartBackground(spec, opt, testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bg.Close()
+	pid := waitWorker(t, bg, 0) // the first load does not wait
+	if !bg.Loaded() {
+		t.Fatal("a background client with a worker says it has none loaded")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := bg.Generate(ctx, win, engine.GenerateRequest{Prompt: enPrompt, BeamSize: 5, Patience: 1,
+			LengthPenalty: 1, RepetitionPenalty: 1, MaxLength: 448, SamplingTopK: 1, SamplingTemperature: 1,
+			NumHypotheses: 1, MaxInitialTimestampIndex: 50, SuppressTokens: []int{-1}})
+		errc <- err
+	}()
+	time.Sleep(150 * time.Millisecond) // let the request reach the worker
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cut short: err %v, want context.Canceled", err)
+	}
+	time.Sleep(time.Second) // long enough for a reload to begin, had it not waited
+	if bg.Loaded() || bg.WorkerPID() != 0 {
+		t.Fatalf("the background worker loaded again while the main work was busy (pid %d)", bg.WorkerPID())
+	}
+	busy.Store(false)
+	waitWorker(t, bg, pid)
+	if !bg.Loaded() {
+		t.Error("the reloaded background worker says it is not loaded")
+	}
+	deadline := time.Now().Add(time.Minute)
+	for main.Busy() && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if main.Busy() {
+		t.Error("the main client is still busy a minute after its last request")
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/logging"
@@ -48,9 +49,15 @@ type Options struct {
 	// Background makes a worker for work that gives way (transcriptions
 	// made while the key is held): it runs below the app's CPU priority, and
 	// when a request is cut short by its context, which kills the worker, a
-	// new one starts at once in the background rather than with the next
+	// new one starts in the background rather than with the next
 	// request.
 	Background bool
+	// Busy, for a Background client, reports whether the work it gives way
+	// to is running (Client.Busy of the app's main client): a worker
+	// killed by a cut-short request loads again only once Busy says false,
+	// so the load never takes the CPU from a dictation's transcription.
+	// nil: at once.
+	Busy func() bool
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -117,6 +124,45 @@ type Client struct {
 	bg       context.Context
 	stopBg   context.CancelFunc
 	starting sync.WaitGroup
+
+	// up says a worker is loaded (c.w != nil), readable while a request
+	// or a load holds mu. inflight counts the requests made and not
+	// answered, and lastEnd is when the last one ended (Busy).
+	up       atomic.Bool
+	inflight atomic.Int32
+	lastEnd  atomic.Int64
+}
+
+// quietAfter is how long after its last request a client still counts as
+// busy: a transcription's engine calls come with gaps between them (its
+// features, the next window's prompt), and one ending is not the last.
+const quietAfter = time.Second
+
+// Busy reports whether a request is in flight, or one ended less than a
+// second ago (Options.Busy).
+func (c *Client) Busy() bool {
+	return c.inflight.Load() > 0 || time.Since(time.Unix(0, c.lastEnd.Load())) < quietAfter
+}
+
+// Loaded reports whether a worker is loaded now, without waiting for a
+// request or a load in flight: false while a Background client's worker
+// loads again after a cut-short request.
+func (c *Client) Loaded() bool { return c.up.Load() }
+
+// Wait returns once a worker is loaded, loading one now if none is (as a
+// request would); for a Background client, whose worker loads on its own.
+func (c *Client) Wait(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.closed:
+		return ErrClosed
+	case c.bad != nil:
+		return c.bad
+	case c.w != nil:
+		return nil
+	}
+	return c.startLocked(ctx)
 }
 
 // Start launches a worker for spec and waits until its model is loaded.
@@ -145,18 +191,31 @@ func StartBackground(spec Spec, opt Options, log *slog.Logger) (*Client, error) 
 	c := &Client{opt: opt, log: log.With("pkg", "engine", "worker", "background"), spec: spec}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.startInBackgroundLocked()
+	c.startInBackgroundLocked(false)
 	return c, nil
 }
 
-// startInBackgroundLocked starts a worker without waiting for it.
-func (c *Client) startInBackgroundLocked() {
+// startInBackgroundLocked starts a worker without waiting for it; after
+// a cut-short request (deferred), once Options.Busy says false.
+func (c *Client) startInBackgroundLocked(deferred bool) {
 	if c.bg == nil {
 		c.bg, c.stopBg = context.WithCancel(context.Background())
 	}
 	c.starting.Add(1)
 	go func() {
 		defer c.starting.Done()
+		if deferred && c.opt.Busy != nil && c.opt.Busy() {
+			c.log.Info("background engine worker reloads once the dictation's transcription is done")
+			t := time.NewTicker(100 * time.Millisecond)
+			defer t.Stop()
+			for c.opt.Busy() {
+				select {
+				case <-t.C:
+				case <-c.bg.Done():
+					return
+				}
+			}
+		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.closed || c.w != nil {
@@ -244,6 +303,11 @@ func (c *Client) Close() error {
 // do sends one request, restarting a crashed or hung worker and re-sending
 // until it answers, the crash budget is spent, or ctx ends.
 func (c *Client) do(ctx context.Context, req request, payload []float32, out any) error {
+	c.inflight.Add(1)
+	defer func() {
+		c.lastEnd.Store(time.Now().UnixNano())
+		c.inflight.Add(-1)
+	}()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var crash error // why the worker died during this request
@@ -298,7 +362,7 @@ func (c *Client) do(ctx context.Context, req request, payload []float32, out any
 			// The worker may be busy for seconds more; don't leave it computing.
 			c.stopLocked()
 			if c.opt.Background {
-				c.startInBackgroundLocked()
+				c.startInBackgroundLocked(true)
 			}
 			return ctx.Err()
 		}
@@ -419,6 +483,7 @@ func (c *Client) startLocked(ctx context.Context) error {
 		return fmt.Errorf("decode worker ready: %w", err)
 	}
 	c.w, c.ready = p, ready
+	c.up.Store(true)
 	c.log.Info("engine worker ready", "pid", ready.PID, "model", c.spec.ModelDir,
 		"device", c.spec.Device, "load_ms", ready.LoadMillis)
 	return nil
@@ -453,6 +518,7 @@ func (c *Client) crashSummary(p *proc, tail string) string {
 func (c *Client) stopLocked() {
 	c.encoded, c.encodedAt = 0, nil // a new worker holds nothing
 	if c.w != nil {
+		c.up.Store(false)
 		c.w.stop()
 		c.w = nil
 	}

@@ -33,7 +33,10 @@ func engineContext(ctx context.Context) (context.Context, error) {
 // of its own whose call in flight ctx's end may cut short: the work given
 // way to then waits for no engine call at all. nil sends that work back to
 // the Transcriber's own engine. It may be called while transcriptions run:
-// each engine call takes the engine set when it starts.
+// each engine call takes the engine set when it starts. While eng says it
+// has no model loaded (a Loaded() bool method returning false: its worker
+// loads again), that work runs on the Transcriber's own engine meanwhile,
+// rather than waiting for the load.
 func (t *Transcriber) UseForYielding(eng Engine) {
 	if eng == nil {
 		t.yielding.Store(nil)
@@ -55,7 +58,7 @@ func remembered(ctx context.Context) context.Context {
 // engineFor is the engine and context for one engine call of ctx's work.
 func (t *Transcriber) engineFor(ctx context.Context) (Engine, context.Context, error) {
 	own := t.yielding.Load()
-	if own == nil || !IsYielding(ctx) {
+	if own == nil || !IsYielding(ctx) || !loaded(own.Engine) {
 		ectx, err := engineContext(ctx)
 		return t.eng, ectx, err
 	}
@@ -64,6 +67,12 @@ func (t *Transcriber) engineFor(ctx context.Context) (Engine, context.Context, e
 		return own.Engine, ectx, err
 	}
 	return own.Engine, ctx, ctx.Err()
+}
+
+// loaded reports whether eng has its model loaded, when it can tell.
+func loaded(eng Engine) bool {
+	l, ok := eng.(interface{ Loaded() bool })
+	return !ok || l.Loaded()
 }
 
 // IsYielding reports whether ctx was made by Yielding.

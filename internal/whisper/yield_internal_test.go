@@ -18,6 +18,7 @@ func TestEngineContext(t *testing.T) {
 		yielding   bool
 		remembered bool // a whole window the memo keeps
 		ownEngine  bool // UseForYielding
+		ownLoading bool // that engine's worker loads again
 		cancelled  bool
 		wantErr    bool
 		wantOwn    bool // the call goes to the yielding work's engine
@@ -32,10 +33,12 @@ func TestEngineContext(t *testing.T) {
 		{name: "yielding on its own engine, ended: no call", yielding: true, ownEngine: true, cancelled: true, wantErr: true},
 		{name: "yielding on its own engine, a remembered window: finished", yielding: true, remembered: true, ownEngine: true, wantOwn: true},
 		{name: "plain, a remembered window", remembered: true, ownEngine: true, callEnds: true},
+		{name: "yielding while its own engine loads: the shared one's, finished", yielding: true, ownEngine: true, ownLoading: true},
+		{name: "yielding while its own engine loads, ended: no call", yielding: true, ownEngine: true, ownLoading: true, cancelled: true, wantErr: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			main, own := &pickedEngine{}, &pickedEngine{}
+			main, own := &pickedEngine{}, &pickedEngine{loading: tc.ownLoading}
 			tr := &Transcriber{eng: main}
 			if tc.ownEngine {
 				tr.UseForYielding(own)
@@ -74,5 +77,10 @@ func TestEngineContext(t *testing.T) {
 }
 
 // pickedEngine is an Engine that is never called here: engineFor only
-// picks one.
-type pickedEngine struct{ Engine }
+// picks one. loading: its worker loads (Loaded is false).
+type pickedEngine struct {
+	Engine
+	loading bool
+}
+
+func (p *pickedEngine) Loaded() bool { return !p.loading }
