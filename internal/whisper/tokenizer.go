@@ -102,7 +102,9 @@ func LoadTokenizer(modelDir string) (*Tokenizer, error) {
 	t.langIDs = make(map[string]int)
 	for id := t.sot + 1; id < t.translate; id++ {
 		tok := vocab[id]
-		if !strings.HasPrefix(tok, "<|") || !strings.HasSuffix(tok, "|>") {
+		// len 5 at least: "<|>" has the prefix and the suffix, overlapping,
+		// and no code (a forged vocabulary once panicked here).
+		if len(tok) < 5 || !strings.HasPrefix(tok, "<|") || !strings.HasSuffix(tok, "|>") {
 			continue
 		}
 		code := tok[2 : len(tok)-2]
