@@ -37,19 +37,7 @@ func TestBackgroundWorker(t *testing.T) {
 		}
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := bg.Generate(ctx, win, engine.GenerateRequest{Prompt: enPrompt, BeamSize: 5, Patience: 1,
-			LengthPenalty: 1, RepetitionPenalty: 1, MaxLength: 448, SamplingTopK: 1, SamplingTemperature: 1,
-			NumHypotheses: 1, MaxInitialTimestampIndex: 50, SuppressTokens: []int{-1}})
-		errc <- err
-	}()
-	time.Sleep(150 * time.Millisecond) // let the request reach the worker
-	cancel()
-	if err := <-errc; !errors.Is(err, context.Canceled) {
-		t.Fatalf("cut short: err %v, want context.Canceled", err)
-	}
+	cutShort(t, bg, win)
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Fatalf("the worker of the request cut short is still there (kill 0: %v)", err)
 	}
@@ -120,19 +108,7 @@ func TestBackgroundReloadWaitsWhileBusy(t *testing.T) {
 	if !bg.Loaded() {
 		t.Fatal("a background client with a worker says it has none loaded")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := bg.Generate(ctx, win, engine.GenerateRequest{Prompt: enPrompt, BeamSize: 5, Patience: 1,
-			LengthPenalty: 1, RepetitionPenalty: 1, MaxLength: 448, SamplingTopK: 1, SamplingTemperature: 1,
-			NumHypotheses: 1, MaxInitialTimestampIndex: 50, SuppressTokens: []int{-1}})
-		errc <- err
-	}()
-	time.Sleep(150 * time.Millisecond) // let the request reach the worker
-	cancel()
-	if err := <-errc; !errors.Is(err, context.Canceled) {
-		t.Fatalf("cut short: err %v, want context.Canceled", err)
-	}
+	cutShort(t, bg, win)
 	time.Sleep(time.Second) // long enough for a reload to begin, had it not waited
 	if bg.Loaded() || bg.WorkerPID() != 0 {
 		t.Fatalf("the background worker loaded again while the main work was busy (pid %d)", bg.WorkerPID())
@@ -148,5 +124,24 @@ func TestBackgroundReloadWaitsWhileBusy(t *testing.T) {
 	}
 	if main.Busy() {
 		t.Error("the main client is still busy a minute after its last request")
+	}
+}
+
+// cutShort sends bg a beam-5 decode of win and cancels it once it has
+// reached the worker, which kills the background worker mid-call.
+func cutShort(t *testing.T, bg *engine.Client, win engine.Window) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := bg.Generate(ctx, win, engine.GenerateRequest{Prompt: enPrompt, BeamSize: 5, Patience: 1,
+			LengthPenalty: 1, RepetitionPenalty: 1, MaxLength: 448, SamplingTopK: 1, SamplingTemperature: 1,
+			NumHypotheses: 1, MaxInitialTimestampIndex: 50, SuppressTokens: []int{-1}})
+		errc <- err
+	}()
+	time.Sleep(150 * time.Millisecond) // let the request reach the worker
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cut short: err %v, want context.Canceled", err)
 	}
 }
