@@ -59,10 +59,10 @@ func (d *desk) sendLive(text string) {
 // dictation's own, and the indicator has moved on. The indicator fits them:
 // only it knows its font.
 func (d *desk) showLive(text string) {
-	if d.feedback.ind == nil || d.app.State() != app.Recording || !d.store.Current().Feedback.LiveText {
+	if d.fb.Ind == nil || d.app.State() != app.Recording || !d.store.Current().Feedback.LiveText {
 		return
 	}
-	d.feedback.ind.Live(text)
+	d.fb.Live(text)
 	d.log.Debug("live text shown", "chars", len(text)) // its length only: dictated text is not logged
 }
 

@@ -29,47 +29,39 @@ func (c spokenCommands) Command(text string) app.Command {
 // indicator, and as a notification when it was not done, since the user
 // expects a change in a window and must learn why there is none.
 func (d *desk) onCommandEvent(e app.Event) {
-	d.showOnIndicator(e)
+	d.fb.ShowEvent(e)
 	switch {
 	case e.Action == app.Undo && e.Outcome == app.Undone:
-		if d.lastEntry != "" && d.feedback.recent != nil {
-			if err := d.feedback.recent.MarkUndone(d.lastEntry); err != nil {
-				d.log.Warn("could not mark the dictation undone on disk", "err", err)
-			}
+		if d.fb.MarkUndone() {
 			d.refreshMenu()
 		}
-		d.lastEntry = ""
 		d.showReady(" · last dictation removed")
 	case e.Action == app.Edit && e.Outcome == app.Delivered:
-		d.lastEntry = "" // an undo now has nothing of ours to take back
+		d.fb.ForgetLast() // an undo now has nothing of ours to take back
 		d.showReady(" · selection rewritten")
 	case e.Action == app.Edit:
 		why := sentence(e.Message)
 		d.status(tray.StateIdle, "Not rewritten: "+why)
-		if d.feedback.ind != nil {
-			d.feedback.ind.Show(indicator.Error, "Not rewritten")
-		}
-		d.tell(notify.NotRewritten(strings.TrimRight(why, ".")))
+		d.fb.Show(indicator.Error, "Not rewritten")
+		d.fb.Tell(notify.NotRewritten(strings.TrimRight(why, ".")))
 	case e.Action == app.Undo:
 		why := sentence(e.Message)
 		if e.Err != nil && errors.Is(e.Err, output.ErrNotUndone) {
 			why = sentence(strings.TrimPrefix(e.Err.Error(), output.ErrNotUndone.Error()+": "))
 		}
 		d.status(tray.StateIdle, "Not undone: "+why)
-		if d.feedback.ind != nil {
-			d.feedback.ind.Show(indicator.Error, "Not undone")
-		}
-		d.tell(notify.NotUndone(why))
+		d.fb.Show(indicator.Error, "Not undone")
+		d.fb.Tell(notify.NotUndone(why))
 	case e.Outcome == app.Delivered:
-		d.lastEntry = "" // an undo now takes back the repeat, not the dictation in Recent
+		d.fb.ForgetLast() // an undo now takes back the repeat, not the dictation in Recent
 		d.showReady(" · pasted again")
 	case e.Outcome == app.Refused:
 		d.status(tray.StateIdle, e.Message)
-		d.tell(notify.NothingToPasteAgain())
+		d.fb.Tell(notify.NothingToPasteAgain())
 	default: // the paste failed, as a dictation's can
 		d.status(tray.StateError, e.Message)
 		if errors.Is(e.Err, output.ErrNotRead) {
-			d.tell(notify.TextNotPasted())
+			d.fb.Tell(notify.TextNotPasted())
 		}
 	}
 }

@@ -104,6 +104,6 @@ func (d *desk) noteConfig(err error, warns []config.Warning) {
 		m := notify.ConfigProblem(strings.Join(n.lines, "; "), n.state == tray.StateError)
 		m.Unthrottled = !was.active() || (n.state == tray.StateError && was.state != tray.StateError)
 		d.cfgTold = told
-		d.tell(m)
+		d.fb.Tell(m)
 	}
 }

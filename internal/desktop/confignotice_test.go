@@ -61,7 +61,7 @@ func TestConfigProblemToldOnce(t *testing.T) {
 	defer store.Close()
 	d.store = store
 	note := &fakeNotifier{}
-	d.feedback.note = note
+	d.fb.SetNotifier(note)
 	typo := []config.Warning{{File: path, Line: 3, Key: "audio.pre_rol", Suggestion: "audio.pre_roll", Unknown: true}}
 	steps := []struct {
 		warns []config.Warning
@@ -117,7 +117,7 @@ func TestConfigProblemPace(t *testing.T) {
 	defer store.Close()
 	d.store = store
 	note := &messages{}
-	d.feedback.note = note
+	d.fb.SetNotifier(note)
 	typo := func(key string) []config.Warning {
 		return []config.Warning{{File: "config.yaml", Line: 3, Key: key, Unknown: true}}
 	}

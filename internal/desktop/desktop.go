@@ -8,13 +8,13 @@ import (
 	"os"
 	"sync"
 
-	"github.com/whisperkey/whisperkey/assets"
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/control"
 	"github.com/whisperkey/whisperkey/internal/engine"
+	"github.com/whisperkey/whisperkey/internal/feedback"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/output"
@@ -112,8 +112,7 @@ type desk struct {
 	recorder *audio.Recorder
 	paster   *output.Paster
 	listener *hotkey.Listener
-	sounds   *audio.Player // nil when there is no sound output
-	feedback feedback
+	fb       *feedback.Feedback
 	profiles *profileTracker
 
 	// modelName is the model in use or, when loading failed, wanted.
@@ -146,9 +145,6 @@ type desk struct {
 	// autoNote says which model auto chose and why, for the Model menu and
 	// the ready line ("" when the config names a model).
 	autoNote string
-	// lastEntry is the Recent entry of the last text pasted, which an undo
-	// marks; "" when the last paste was a paste again.
-	lastEntry string
 	// controlNote, when set, says why `whisperkey ptt` cannot reach this
 	// app; it follows every idle status, as the log alone is not read.
 	controlNote string
@@ -171,7 +167,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	}
 	defer store.Close()
 	cfg := store.Current()
-	d := &desk{opt: opt, log: log.With("pkg", "desktop"), store: store, quit: quit,
+	d := &desk{opt: opt, log: log.With("pkg", "desktop"), store: store, quit: quit, fb: feedback.New(opt.StateDir, log),
 		pulled: make(chan pullResult), pulling: map[string]bool{},
 		loadReq: make(chan loadJob, 1), earlyReq: make(chan struct{}, 1), loaded: make(chan loaded)}
 	d.setLogLevel(cfg)
@@ -230,8 +226,8 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	if d.opt.Shortcut != nil {
 		defer d.startShortcut(cfg, shortcut).Close() // before the listener it drives closes
 	}
-	d.startFeedback(cfg)
-	defer d.closeFeedback() // before the recorder closes: the level ticker reads it
+	d.fb.Start(cfg, d.recorder.Level, d.opt.Exe)
+	defer d.fb.Close() // before the recorder closes: the level ticker reads it
 	d.noteConfig(store.Err(), store.Warnings())
 
 	d.svc = backend.NewEmpty(d.backendOptions(cfg), d.log)
@@ -248,7 +244,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	if d.opt.SpeechDetector != nil {
 		speculator = ahead{d}
 	}
-	d.dictation.configure(cfg, d.opt.Remote, d.remoteNotice, d.log)
+	d.dictation.configure(cfg, d.opt.Remote, d.fb.RemoteNotice, d.log)
 	loaderDone := make(chan struct{})
 	go func() {
 		defer close(loaderDone)
@@ -258,7 +254,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.requestLoad(loadJob{cfg: cfg})        // on failure modelErr keeps the news for the tray; the app runs on
 
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: keepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
-		Transcriber: d.dictation, Paster: paster{d.paster, d.dictation}, Sounds: d,
+		Transcriber: d.dictation, Paster: paster{d.paster, d.dictation}, Sounds: d.fb,
 		Chooser: d.profiles, Speculator: speculator, Editor: d.paster, Commands: spokenCommands(d.store.Current),
 		Rewriter: rewriter{p: d.paster, cfg: d.store.Current, log: d.log}}, log)
 	input := make(chan app.Input)
@@ -304,11 +300,6 @@ func (d *desk) startIO(cfg config.Config) error {
 	}
 	d.recorder, d.paster, d.listener = rec, p, l
 	d.profiles = &profileTracker{focused: p.Focused, current: d.store.Current, log: d.log}
-	if pl, err := audio.NewPlayer(nil, d.log); err == nil {
-		d.sounds = pl
-	} else {
-		d.log.Warn("no sound output; cues are off", "err", err)
-	}
 	return nil
 }
 
@@ -316,16 +307,6 @@ func (d *desk) closeIO() {
 	_ = d.listener.Close()
 	_ = d.recorder.Close()
 	_ = d.paster.Close()
-	if d.sounds != nil {
-		_ = d.sounds.Close()
-	}
-}
-
-// Play is the app's Sounds; the app decides whether cues are on.
-func (d *desk) Play(name string) {
-	if d.sounds != nil {
-		d.sounds.Play(assets.Sound(name))
-	}
 }
 
 // status shows state and text in the tray. While the config file has

@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"fmt"
+	"github.com/whisperkey/whisperkey/internal/feedback"
 	"os"
 	"slices"
 	"strings"
@@ -58,8 +59,9 @@ func TestDictationShownOnIndicator(t *testing.T) {
 	d.store = store
 	d.svc = nil
 	ind, note := &fakeIndicator{}, &fakeNotifier{}
-	d.feedback.ind, d.feedback.note, d.feedback.level = ind, note, func() float32 { return 0.5 }
-	d.setHistory(config.Defaults())
+	d.fb.Ind, d.fb.Level = ind, func() float32 { return 0.5 }
+	d.fb.SetNotifier(note)
+	d.fb.SetHistory(config.Defaults())
 
 	steps := []struct {
 		e         app.Event
@@ -73,20 +75,20 @@ func TestDictationShownOnIndicator(t *testing.T) {
 		{app.Event{State: app.Recording}, "recording", true, 1},
 		{app.Event{State: app.Idle, Message: "Nothing heard", Outcome: app.NothingHeard}, "nothing heard", false, 1},
 		{app.Event{State: app.Error, Message: "Transcription failed: engine gone", Err: fmt.Errorf("x")}, "error Transcription failed", false, 1},
-		{app.Event{State: app.Error, Message: output.ErrNotRead.Error(), Err: output.ErrNotRead, Text: "second dictation"}, "error " + notPasted, false, 2},
+		{app.Event{State: app.Error, Message: output.ErrNotRead.Error(), Err: output.ErrNotRead, Text: "second dictation"}, "error " + feedback.NotPasted, false, 2},
 	}
 	for i, s := range steps {
-		d.showOnIndicator(s.e)
+		d.fb.ShowEvent(s.e)
 		if s.e.State == app.Idle && s.e.Text != "" {
-			d.remember(s.e.Text)
+			d.fb.Remember(s.e.Text)
 		}
 		if s.e.State == app.Error && s.e.Text != "" {
-			d.remember(s.e.Text)
+			d.fb.Remember(s.e.Text)
 		}
 		if got := ind.shown[len(ind.shown)-1]; !strings.EqualFold(got, s.want) {
 			t.Errorf("step %d: indicator shows %q, want %q", i, got, s.want)
 		}
-		if ticking := d.feedback.feeding != nil; ticking != s.ticking {
+		if ticking := d.fb.Ticking(); ticking != s.ticking {
 			t.Errorf("step %d: level ticker running %v, want %v", i, ticking, s.ticking)
 		}
 		if s.ticking {
@@ -98,17 +100,17 @@ func TestDictationShownOnIndicator(t *testing.T) {
 				t.Errorf("step %d: no level reached the indicator while recording", i)
 			}
 		}
-		if n := len(d.recentItems()); n != s.recentLen {
+		if n := len(d.fb.RecentItems()); n != s.recentLen {
 			t.Errorf("step %d: %d recent dictations, want %d", i, n, s.recentLen)
 		}
 	}
-	items := d.recentItems()
+	items := d.fb.RecentItems()
 	if got := []string{items[0].Label, items[1].Label}; !slices.Equal(got, []string{"second dictation", "first dictation"}) {
 		t.Errorf("Recent lists %q, want the newest first", got)
 	}
-	d.showOnIndicator(app.Event{State: app.Recording})
-	d.closeFeedback()
-	if !ind.closed || d.feedback.feeding != nil {
+	d.fb.ShowEvent(app.Event{State: app.Recording})
+	d.fb.Close()
+	if !ind.closed || d.fb.Ticking() {
 		t.Error("closeFeedback left the indicator open or the level ticker running")
 	}
 }
@@ -118,10 +120,11 @@ func TestDictationShownOnIndicator(t *testing.T) {
 func TestHistoryFollowsKeepOnDisk(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	d.opt.StateDir = t.TempDir()
+	d.fb = feedback.New(d.opt.StateDir, testLog(t))
 	d.svc = nil
-	d.setHistory(config.Defaults())
+	d.fb.SetHistory(config.Defaults())
 	kept := history.Entry{Text: "Kept in memory.", Raw: "kept in memory", Profile: "chat", Cleanup: "tidy", At: time.Now()}
-	if _, err := d.feedback.recent.AddEntry(kept); err != nil {
+	if _, err := d.fb.Recent.AddEntry(kept); err != nil {
 		t.Fatal(err)
 	}
 	same := func(e history.Entry) bool {
@@ -129,16 +132,16 @@ func TestHistoryFollowsKeepOnDisk(t *testing.T) {
 	}
 	on := config.Defaults()
 	on.Feedback.KeepOnDisk = true
-	d.reconfigureFeedback(config.Defaults(), on)
+	d.fb.Reconfigure(config.Defaults(), on)
 	got, err := history.Read(history.Path(d.opt.StateDir))
 	if err != nil || len(got) != 1 || !same(got[0]) {
 		t.Fatalf("file after keep_on_disk on: %+v %v, want the one dictation whole", got, err)
 	}
-	d.reconfigureFeedback(on, config.Defaults())
+	d.fb.Reconfigure(on, config.Defaults())
 	if got, err := history.Read(history.Path(d.opt.StateDir)); err != nil || len(got) != 0 {
 		t.Fatalf("file after keep_on_disk off: %v %v, want none", got, err)
 	}
-	if e := d.feedback.recent.Entries(); len(e) != 1 || !same(e[0]) {
+	if e := d.fb.Recent.Entries(); len(e) != 1 || !same(e[0]) {
 		t.Errorf("in memory after keep_on_disk off: %+v, want the one dictation whole", e)
 	}
 }
@@ -147,13 +150,13 @@ func TestHistoryFollowsKeepOnDisk(t *testing.T) {
 func TestRemoteFallbackIsNotified(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	note := &fakeNotifier{}
-	d.feedback.note = note
+	d.fb.SetNotifier(note)
 	dict := newTranscriber(&namedEngine{name: "local"}, nil)
 	failing := func(_ config.Config, local dictation.Engine, tell func(string)) (dictation.Engine, error) {
 		tell("the remote server failed; dictating on this computer")
 		return local, nil
 	}
-	dict.configure(config.Defaults(), failing, d.remoteNotice, testLog(t))
+	dict.configure(config.Defaults(), failing, d.fb.RemoteNotice, testLog(t))
 	if len(note.got) != 1 || !strings.Contains(note.got[0], "the remote server failed") {
 		t.Errorf("notifications %q, want the remote engine's message", note.got)
 	}
@@ -196,24 +199,24 @@ func TestFeedbackFollowsConfig(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	off := config.Defaults()
 	off.Feedback.Indicator, off.Feedback.Notifications = choice.IndicatorOff, false
-	d.startFeedback(off)
-	defer d.closeFeedback()
-	if d.feedback.ind != nil || d.feedback.note != nil {
-		t.Fatalf("indicator %v, notifier %v with both off", d.feedback.ind, d.feedback.note)
+	d.fb.Start(off, nil, "")
+	defer d.fb.Close()
+	if d.fb.Ind != nil || d.fb.Notifier() != nil {
+		t.Fatalf("indicator %v, notifier %v with both off", d.fb.Ind, d.fb.Notifier())
 	}
 	on := off
 	on.Feedback.Indicator = choice.Bottom
-	d.reconfigureFeedback(off, on)
-	if d.feedback.ind == nil {
+	d.fb.Reconfigure(off, on)
+	if d.fb.Ind == nil {
 		t.Fatal("no indicator after indicator: bottom")
 	}
-	ind := d.feedback.ind
-	d.reconfigureFeedback(on, on)
-	if d.feedback.ind != ind {
+	ind := d.fb.Ind
+	d.fb.Reconfigure(on, on)
+	if d.fb.Ind != ind {
 		t.Error("an unchanged indicator key rebuilt the indicator")
 	}
-	d.reconfigureFeedback(on, off)
-	if d.feedback.ind != nil {
+	d.fb.Reconfigure(on, off)
+	if d.fb.Ind != nil {
 		t.Error("the indicator stayed after indicator: off")
 	}
 }

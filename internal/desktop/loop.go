@@ -87,7 +87,7 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 			}
 			state, text := audioStatus(e)
 			d.status(state, text)
-			d.onMicEvent(e)
+			d.fb.MicEvent(e, d.current())
 		case e, ok := <-src.hotkeys:
 			if !ok {
 				src.hotkeys = nil
@@ -126,7 +126,7 @@ func (d *desk) hotkeyProblem(err error) {
 	}
 	if !d.hotkeyTold[err.Error()] {
 		d.hotkeyTold[err.Error()] = true
-		d.tell(notify.HotkeyProblem(err.Error()))
+		d.fb.Tell(notify.HotkeyProblem(err.Error()))
 	}
 }
 
@@ -189,19 +189,19 @@ func (d *desk) onAppEvent(e app.Event) {
 			"profile", e.Profile, "cleanup", e.Cleanup, "cleanup_ms", tm.Cleanup.Milliseconds(),
 			"early", tm.Early, "wasted_ms", tm.Wasted.Milliseconds(), "reused_windows", tm.Reused,
 			"goroutines", runtime.NumGoroutine()) // a leak shows over a long day (make soak)
-		d.rememberDictation(e)
+		d.fb.RememberDictation(e)
 		d.refreshMenu()
 	}
-	d.onProfileEvent(e)
+	d.fb.CleanupNotice(e)
 	if e.State == app.Transcribing && d.waitShown && d.modelPending() {
 		d.showWaiting() // still waiting: "Transcribing…" would hide why
 		return
 	}
-	d.showOnIndicator(e)
+	d.fb.ShowEvent(e)
 	if e.State == app.Error && errors.Is(e.Err, output.ErrNotRead) {
-		d.remember(e.Text) // it waits on the clipboard; keep it in Recent too
+		d.fb.Remember(e.Text) // it waits on the clipboard; keep it in Recent too
 		d.refreshMenu()
-		d.tell(notify.TextNotPasted())
+		d.fb.Tell(notify.TextNotPasted())
 	}
 	if e.Outcome == app.Delivered {
 		d.showReady("")
@@ -273,4 +273,12 @@ func (d *desk) open(path string) {
 	if err := tray.OpenPath(path); err != nil {
 		d.status(tray.StateError, fmt.Sprintf("Could not open %s: %v", path, err))
 	}
+}
+
+// current is the config in use; the defaults when there is no store yet.
+func (d *desk) current() config.Config {
+	if d.store == nil {
+		return config.Defaults()
+	}
+	return d.store.Current()
 }

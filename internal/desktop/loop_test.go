@@ -3,6 +3,7 @@ package desktop
 import (
 	"context"
 	"errors"
+	"github.com/whisperkey/whisperkey/internal/feedback"
 	"io"
 	"log/slog"
 	"net/http"
@@ -48,7 +49,7 @@ func testDesk(t *testing.T, endpoint string) *desk {
 	}
 	tr := tray.New(tray.Config{}, testLog(t))
 	t.Cleanup(tr.Close)
-	return &desk{log: testLog(t), tray: tr, models: cache, pulled: make(chan pullResult), pulling: map[string]bool{}}
+	return &desk{log: testLog(t), fb: feedback.New("", testLog(t)), tray: tr, models: cache, pulled: make(chan pullResult), pulling: map[string]bool{}}
 }
 
 // Hotkey presses reach the app through the run loop itself (no forwarding
@@ -157,7 +158,7 @@ func TestServeShowsMicrophoneEvents(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	d.log = slog.New(slog.NewTextHandler(&logged, nil))
 	note := &fakeNotifier{}
-	d.feedback.note = note
+	d.fb.SetNotifier(note)
 	mic := make(chan audio.Event)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
@@ -225,7 +226,7 @@ func TestHotkeyProblemToldOnce(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	d.log = slog.New(slog.NewTextHandler(&logged, nil))
 	note := &fakeNotifier{}
-	d.feedback.note = note
+	d.fb.SetNotifier(note)
 	keys := make(chan hotkey.Event)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)

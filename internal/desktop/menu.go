@@ -51,8 +51,8 @@ type menuState struct {
 // report and the config.
 func (d *desk) refreshMenu() {
 	st := menuState{cfg: d.store.Current(), models: d.models.List(), model: d.modelName, pulling: d.pulling,
-		recent: d.recentItems(), login: d.loginToggle(), profiles: d.profileItems(), auto: d.autoNote,
-		recentLanguages: d.recentLanguages(), configLines: d.cfgNotice.items()}
+		recent: d.fb.RecentItems(), login: d.fb.LoginToggle(), profiles: d.profileItems(), auto: d.autoNote,
+		recentLanguages: d.fb.RecentLanguages(), configLines: d.cfgNotice.items()}
 	if l := d.svc.Current(); l != nil {
 		st.gpus, st.computeTypes, st.languages = l.Report.GPUs, l.ComputeTypes(), l.Languages()
 		st.fetchCUBLAS = l.Decision.FetchCUBLAS != 0

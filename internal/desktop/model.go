@@ -38,7 +38,7 @@ type pullResult struct {
 func (d *desk) backendOptions(cfg config.Config) backend.Options {
 	sample, _ := backend.SelfTestSample()
 	eng := d.opt.Engine
-	eng.OnRestart = func(error) { d.tell(notify.EngineCrashed("")) } // the cause is in the log
+	eng.OnRestart = func(error) { d.fb.Tell(notify.EngineCrashed("")) } // the cause is in the log
 	return backend.Options{
 		EngineRoot: d.opt.EngineRoot, StateDir: d.opt.StateDir, Device: cfg.Engine.Device,
 		DeviceIndex: cfg.Engine.DeviceIndex, ComputeType: cfg.Engine.ComputeType, Threads: cfg.Engine.CPUThreads,
@@ -238,9 +238,7 @@ func (d *desk) showWaiting() {
 	}
 	d.waitShown = true
 	d.status(tray.StateLoading, waitingText)
-	if ind := d.feedback.ind; ind != nil {
-		ind.Show(indicator.Transcribing, "Waiting for the model…")
-	}
+	d.fb.Show(indicator.Transcribing, "Waiting for the model…")
 }
 
 // modelGate holds dictations that need the local model while a load is in
@@ -354,14 +352,14 @@ func (d *desk) onPulled(ctx context.Context, r pullResult) {
 	switch {
 	case r.err != nil && waiting:
 		d.modelErr = r.err
-		d.tell(notify.NoModel(missingModelText(r.name, r.err, d.modelHelp())))
+		d.fb.Tell(notify.NoModel(missingModelText(r.name, r.err, d.modelHelp())))
 	case r.err != nil:
 		defer d.status(tray.StateError, fmt.Sprintf("Download of %s failed: %v", r.name, r.err)) // after the refresh, so it stays visible
 	case waiting:
-		d.tell(notify.ModelDownloaded(r.name))
+		d.fb.Tell(notify.ModelDownloaded(r.name))
 		d.requestLoad(loadJob{cfg: d.store.Current()}) // onLoaded shows the outcome
 	default:
-		d.tell(notify.ModelDownloaded(r.name))
+		d.fb.Tell(notify.ModelDownloaded(r.name))
 		if err := d.store.Set(config.KeyModel, r.name); err != nil {
 			defer d.status(tray.StateError, err.Error())
 		}

@@ -3,16 +3,10 @@ package desktop
 import (
 	"cmp"
 	"log/slog"
-	"strings"
 	"sync"
-	"time"
 
-	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
-	"github.com/whisperkey/whisperkey/internal/history"
-	"github.com/whisperkey/whisperkey/internal/indicator"
-	"github.com/whisperkey/whisperkey/internal/notify"
 	"github.com/whisperkey/whisperkey/internal/output"
 	"github.com/whisperkey/whisperkey/internal/tray"
 )
@@ -78,33 +72,6 @@ func (t *profileTracker) Last() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.last
-}
-
-// rememberDictation keeps a finished dictation for the Recent menu, with its
-// text as heard, profile and cleanup mode; the caller refreshes the menu.
-func (d *desk) rememberDictation(e app.Event) {
-	if d.feedback.recent == nil || e.Text == "" {
-		return
-	}
-	entry, err := d.feedback.recent.AddEntry(history.Entry{Text: e.Text, At: time.Now(), Raw: e.Raw,
-		Profile: e.Profile, Cleanup: e.Cleanup, Language: e.Language})
-	if err != nil {
-		d.log.Warn("could not keep the dictation on disk", "err", err)
-	}
-	d.lastEntry = entry.ID
-}
-
-// onProfileEvent tells the user, on the indicator and in a notification,
-// that a dictation went out as heard because its AI cleanup failed.
-func (d *desk) onProfileEvent(e app.Event) {
-	if e.Notice == "" || e.State != app.Idle {
-		return
-	}
-	d.log.Info("AI cleanup not used", "notice", e.Notice)
-	if d.feedback.ind != nil {
-		d.feedback.ind.Show(indicator.Error, e.Notice)
-	}
-	d.tell(notify.CleanupFallback(strings.TrimSuffix(e.Notice, ", pasted as heard")))
 }
 
 // IDs of the Profiles submenu's fixed items; a profile's item is its name

@@ -79,9 +79,9 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 	err := reconfigure(ch.Old, cfg, parts{app: d.app, hotkeys: d.listener, mic: d.recorder, paste: d.paster,
 		settings: func(c config.Config) {
 			d.setLogLevel(c)
-			d.dictation.configure(c, d.opt.Remote, d.remoteNotice, d.log)
+			d.dictation.configure(c, d.opt.Remote, d.fb.RemoteNotice, d.log)
 		}})
-	d.reconfigureFeedback(ch.Old, cfg)
+	d.fb.Reconfigure(ch.Old, cfg)
 	d.checkVocabulary()
 	if ch.NeedsEngineRestart {
 		d.requestLoad(loadJob{cfg: cfg, timed: true}) // onLoaded says how it went

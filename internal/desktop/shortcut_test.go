@@ -32,7 +32,7 @@ func (c *closer) Close() error { c.closed = true; return nil }
 func TestShortcutRoute(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	note := &fakeNotifier{}
-	d.feedback.note = note
+	d.fb.SetNotifier(note)
 	l, err := hotkey.New(hotkey.Config{Record: "ctrl+shift+f9"}, testLog(t), noKeys{})
 	if err != nil {
 		t.Fatal(err)
