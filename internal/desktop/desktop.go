@@ -13,6 +13,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/control"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/feedback"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
@@ -104,7 +105,7 @@ type desk struct {
 	quit   context.CancelFunc
 
 	svc       *backend.Service
-	dictation *transcriber
+	dictation *dictation.Flow
 	app       *app.App
 	// live carries the newest early transcript of the hold to the loop,
 	// for the indicator (live_text); it holds one, the newest.
@@ -233,7 +234,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.svc = backend.NewEmpty(d.backendOptions(cfg), d.log)
 	defer d.svc.Close()
 	waits := make(chan struct{}, 1)
-	d.dictation = newTranscriber(&gatedEngine{Engine: d.svc, gate: &d.gate, waiting: func() {
+	d.dictation = dictation.NewFlow(&gatedEngine{Engine: d.svc, gate: &d.gate, waiting: func() {
 		select {
 		case waits <- struct{}{}: // the loop tells the user
 		default:
@@ -242,9 +243,10 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	var speculator app.Speculator
 	d.live = make(chan string, 1)
 	if d.opt.SpeechDetector != nil {
-		speculator = ahead{d}
+		d.dictation.Capture(d.recorder.Captured, d.sendLive)
+		speculator = d.dictation
 	}
-	d.dictation.configure(cfg, d.opt.Remote, d.fb.RemoteNotice, d.log)
+	d.dictation.Configure(cfg, d.opt.Remote, d.fb.RemoteNotice, d.log)
 	loaderDone := make(chan struct{})
 	go func() {
 		defer close(loaderDone)
@@ -328,10 +330,10 @@ func (d *desk) showReady(suffix string) {
 	if d.controlNote != "" {
 		suffix += " · " + d.controlNote
 	}
-	if d.modelPending() && d.dictation.status() == "" {
+	if d.modelPending() && d.dictation.Status() == "" {
 		return // "Loading …" or the download's progress stays until the model is there
 	}
-	if st := d.dictation.status(); st != "" {
+	if st := d.dictation.Status(); st != "" {
 		if d.modelErr != nil {
 			suffix += " (no local fallback: " + modelName(d.modelName) + " is not loaded)"
 		}

@@ -58,7 +58,7 @@ func TestDictationPastesPlainText(t *testing.T) {
 		{"remote engine, spoken punctuation", false, "Buy milk rm -rf ~ and eggs\nThanks"},
 		{"AI cleanup's list", true, "- Buy milk\n- rm -rf ~\n- and eggs"},
 	}
-	d := newTranscriber(&namedEngine{name: "local"}, nil)
+	d := dictation.NewFlow(&namedEngine{name: "local"}, nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := config.Defaults()
@@ -67,7 +67,7 @@ func TestDictationPastesPlainText(t *testing.T) {
 				cfg.Cleanup.Enabled, cfg.Cleanup.Mode, cfg.Cleanup.URL = true, "list", chat.URL
 				cfg.Cleanup.Timeout = time.Minute
 			}
-			d.configure(cfg, useRemote, func(string) {}, testLog(t))
+			d.Configure(cfg, useRemote, func(string) {}, testLog(t))
 			tr, err := d.Transcribe(context.Background(), make([]float32, 16000))
 			if err != nil {
 				t.Fatal(err)

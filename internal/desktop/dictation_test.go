@@ -52,12 +52,12 @@ func TestDictationEngineChoice(t *testing.T) {
 		{"remote not configured", "", useRemote, "local"},
 		{"remote that cannot be set up", "broken", useRemote, "local"},
 	}
-	d := newTranscriber(local, nil)
+	d := dictation.NewFlow(local, nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := config.Defaults()
 			cfg.Decode.Prompt, cfg.Decode.Language = tt.prompt, "de"
-			d.configure(cfg, tt.remote, nil, testLog(t))
+			d.Configure(cfg, tt.remote, nil, testLog(t))
 			tr, err := d.Transcribe(context.Background(), make([]float32, 16000))
 			if err != nil {
 				t.Fatal(err)
@@ -85,9 +85,9 @@ func (e *countingEngine) Transcribe(context.Context, []float32, whisper.Options)
 // speech on this machine: "nothing heard", no request. Speech still goes out.
 func TestRemoteIsNotAskedAboutPressesWithoutSpeech(t *testing.T) {
 	remote := &countingEngine{}
-	d := newTranscriber(&namedEngine{name: "local"}, Detector(vadtest.Open(t)))
+	d := dictation.NewFlow(&namedEngine{name: "local"}, Detector(vadtest.Open(t)))
 	useRemote := func(config.Config, dictation.Engine, func(string)) (dictation.Engine, error) { return remote, nil }
-	d.configure(config.Defaults(), useRemote, nil, testLog(t))
+	d.Configure(config.Defaults(), useRemote, nil, testLog(t))
 	tests := []struct {
 		name     string
 		samples  []float32

@@ -52,7 +52,7 @@ func (d *desk) checkVocabulary() {
 	if l == nil {
 		return
 	}
-	cfg := d.dictation.cur.Load().cfg
+	cfg := d.dictation.Config()
 	var msgs []string
 	add := func(where string, c config.Config) {
 		if msg := dictation.VocabularyLeftOut(l.FitVocabulary(dictation.DecodeOptions(c))); msg != "" {

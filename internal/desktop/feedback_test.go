@@ -151,12 +151,12 @@ func TestRemoteFallbackIsNotified(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	note := &fakeNotifier{}
 	d.fb.SetNotifier(note)
-	dict := newTranscriber(&namedEngine{name: "local"}, nil)
+	dict := dictation.NewFlow(&namedEngine{name: "local"}, nil)
 	failing := func(_ config.Config, local dictation.Engine, tell func(string)) (dictation.Engine, error) {
 		tell("the remote server failed; dictating on this computer")
 		return local, nil
 	}
-	dict.configure(config.Defaults(), failing, d.fb.RemoteNotice, testLog(t))
+	dict.Configure(config.Defaults(), failing, d.fb.RemoteNotice, testLog(t))
 	if len(note.got) != 1 || !strings.Contains(note.got[0], "the remote server failed") {
 		t.Errorf("notifications %q, want the remote engine's message", note.got)
 	}

@@ -80,7 +80,7 @@ func (d *desk) requestLoad(job loadJob) {
 		d.loadsPending++
 	}
 	d.gate.begin()
-	d.dictation.changed()                                    // a hold's early transcription is of the old model
+	d.dictation.Changed()                                    // a hold's early transcription is of the old model
 	d.status(tray.StateLoading, "Loading the speech model…") // the loader names it once resolved
 	d.loadReq <- job                                         // only the loop sends, and the buffer is empty now
 }
@@ -98,7 +98,7 @@ func (d *desk) applyEarly() {
 
 // early is decoding.early in the settings in use now, which may be newer
 // than a load job's.
-func (d *desk) early() bool { return d.dictation.cur.Load().cfg.Decode.Early }
+func (d *desk) early() bool { return d.dictation.Config().Decode.Early }
 
 // loader runs load jobs, and early-transcription worker changes, one at a
 // time until ctx ends.
@@ -142,7 +142,7 @@ func (d *desk) load(ctx context.Context, job loadJob) loaded {
 	opt.Report = choice.Report // auto has probed the GPUs already
 	opt.Yielding = d.early()
 	sw, err := d.svc.Switch(ctx, choice.Dir, opt)
-	d.dictation.changed()
+	d.dictation.Changed()
 	r.err, r.took = err, time.Since(start)
 	if err == nil {
 		d.log.Info("engine loaded", "model", choice.Dir, "load", sw.Load)

@@ -3,6 +3,7 @@ package desktop
 import (
 	"context"
 	"errors"
+	"github.com/whisperkey/whisperkey/internal/dictation"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -48,8 +49,8 @@ profiles:
 func TestDictationAppliesTheProfileOfItsWindow(t *testing.T) {
 	cfg := loadConfig(t, profilesConfig)
 	local := &namedEngine{name: " Hello there."}
-	d := newTranscriber(local, nil)
-	d.configure(cfg, nil, nil, testLog(t))
+	d := dictation.NewFlow(local, nil)
+	d.Configure(cfg, nil, nil, testLog(t))
 	tests := []struct {
 		profile, want, lang string
 	}{
@@ -122,8 +123,8 @@ func TestDictationKeepsTheTextWhenCleanupFails(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := loadConfig(t, profilesConfig+"cleanup:\n  enabled: true\n  url: "+srv.URL+"\n")
-	d := newTranscriber(&namedEngine{name: " um Hello there."}, nil)
-	d.configure(cfg, nil, nil, testLog(t))
+	d := dictation.NewFlow(&namedEngine{name: " um Hello there."}, nil)
+	d.Configure(cfg, nil, nil, testLog(t))
 	tr, err := d.Transcribe(app.WithProfile(context.Background(), "term"), make([]float32, 16000))
 	if err != nil {
 		t.Fatal(err)

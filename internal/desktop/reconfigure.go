@@ -79,7 +79,7 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 	err := reconfigure(ch.Old, cfg, parts{app: d.app, hotkeys: d.listener, mic: d.recorder, paste: d.paster,
 		settings: func(c config.Config) {
 			d.setLogLevel(c)
-			d.dictation.configure(c, d.opt.Remote, d.fb.RemoteNotice, d.log)
+			d.dictation.Configure(c, d.opt.Remote, d.fb.RemoteNotice, d.log)
 		}})
 	d.fb.Reconfigure(ch.Old, cfg)
 	d.checkVocabulary()

@@ -3,18 +3,13 @@ package desktop
 import (
 	"io"
 
-	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 )
 
-// RemoteEngine builds the engine to dictate with for cfg (internal/remote,
-// when cfg names a remote URL), given the local engine to fall back to and
-// tell, which shows the user a message (a notification) when the remote
-// engine gives way. It returns local itself when cfg asks for no remote
-// engine. Called at start and on every config change, so it must be quick
-// and not touch the network.
-type RemoteEngine func(cfg config.Config, local dictation.Engine, tell func(msg string)) (dictation.Engine, error)
+// RemoteEngine builds the engine to dictate with for a config
+// (dictation.Remote).
+type RemoteEngine = dictation.Remote
 
 // ShortcutRoute binds record (hotkeys.record) as a shortcut of the desktop
 // whose presses call drive with the record hotkey's edges. It returns at

@@ -1,0 +1,211 @@
+package dictation
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/whisperkey/whisperkey/internal/app"
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// Detector is what a dictation asks of the speech detector: whether a
+// press holds speech, where its speech ends, and the same as the audio
+// arrives (vad.Detector, adapted by the desktop).
+type Detector interface {
+	whisper.SpeechDetector
+	Trimmer
+	Stream() SpeechStream
+}
+
+// Remote builds the engine to dictate with for cfg (internal/remote, when
+// cfg names a remote URL), given the local engine to fall back to and tell,
+// which shows the user a message when the remote engine gives way. It
+// returns local itself when cfg asks for no remote engine. Called at start
+// and on every config change, so it must be quick and not touch the network.
+type Remote func(cfg config.Config, local Engine, tell func(msg string)) (Engine, error)
+
+// Flow is the app's dictations, from the recording to the text: the
+// app's Transcriber and Speculator. It holds the engine and settings of the
+// current config, swapped whole on each config change.
+type Flow struct {
+	local  Engine   // the engine on this machine, the fallback of a remote one
+	speech Detector // nil: none
+	// read is the capture so far (audio.Recorder.Captured), which early
+	// transcription follows; live gets the hold's words so far.
+	read func(from int) []float32
+	live func(text string)
+	cur  atomic.Pointer[flowSettings]
+	// gen counts config changes and model loads: a transcription made
+	// during a hold is the release's only if gen did not move meanwhile.
+	gen atomic.Uint64
+}
+
+type flowSettings struct {
+	cfg     config.Config // profiles apply on top of it, per dictation
+	base    Settings
+	engine  Engine
+	cleaner Cleaner // nil: no AI cleanup
+	log     *slog.Logger
+}
+
+// NewFlow is the dictations on local, with speech (nil: none) as the gate
+// and the cut, on the defaults until Configure.
+func NewFlow(local Engine, speech Detector) *Flow {
+	f := &Flow{local: local, speech: speech}
+	base, _ := Resolve(config.Defaults(), "") // the defaults are valid
+	f.cur.Store(&flowSettings{cfg: config.Defaults(), base: base, engine: local, log: slog.New(slog.DiscardHandler)})
+	return f
+}
+
+// Capture sets where early transcription reads the capture (read) and
+// shows the words so far (live, for feedback.live_text).
+func (f *Flow) Capture(read func(from int) []float32, live func(text string)) {
+	f.read, f.live = read, live
+}
+
+// Configure takes cfg's decoding settings and engine choice; a remote engine
+// that cannot be set up leaves dictation on the local one, and says why.
+func (f *Flow) Configure(cfg config.Config, remote Remote, tell func(string), log *slog.Logger) {
+	s := &flowSettings{cfg: cfg, engine: f.local, cleaner: NewCleaner(cfg, log), log: log}
+	base, err := Resolve(cfg, "")
+	if err != nil { // config.Load checked these settings; keep the text as heard
+		log.Warn("text settings not used", "err", err)
+		def := config.Defaults()
+		def.Decode, def.Cleanup = cfg.Decode, cfg.Cleanup
+		base, _ = Resolve(def, "")
+	}
+	s.base = base
+	if remote != nil {
+		e, err := remote(cfg, f.local, tell)
+		if err != nil {
+			log.Warn("remote engine not used; dictating on this machine", "err", err)
+		} else if e != nil {
+			s.engine = e
+		}
+	}
+	f.cur.Store(s)
+	f.Changed()
+}
+
+// Changed notes a config change or a model load.
+func (f *Flow) Changed() { f.gen.Add(1) }
+
+// Config is the config the dictations use now.
+func (f *Flow) Config() config.Config { return f.cur.Load().cfg }
+
+// Transcribe is app.Transcriber: the pipeline with the settings of the
+// profile ctx names (app.ProfileFrom).
+func (f *Flow) Transcribe(ctx context.Context, samples []float32) (app.Transcript, error) {
+	return f.transcribe(ctx, samples, nil)
+}
+
+// transcribe is Transcribe with trim, when not nil, as the Trimmer: a
+// hold's detector that has scored the recording already.
+func (f *Flow) transcribe(ctx context.Context, samples []float32, trim Trimmer) (app.Transcript, error) {
+	s := f.cur.Load()
+	set := s.forProfile(app.ProfileFrom(ctx))
+	p := Pipeline{Engine: s.engine, Cleaner: s.cleaner, Trim: trim}
+	if trim == nil && f.speech != nil {
+		p.Trim = f.speech
+	}
+	if s.engine != f.local && f.speech != nil {
+		// The local engine runs the detector itself; a remote one is not
+		// asked about a press without speech: no round trip, no upload.
+		p.Gate = f.speech
+	}
+	tr, err := p.Run(ctx, samples, set)
+	if err != nil || tr.Result == nil {
+		return app.Transcript{}, err
+	}
+	return app.Transcript{Text: tr.Text, Raw: tr.Raw, Features: tr.Result.Timings.Features, Engine: tr.Result.Timings.Engine,
+		Cleanup: tr.Cleanup, Notice: tr.Notice, Cleaning: tr.Cleaning, Reused: tr.Result.Reused, Language: tr.Result.Language}, nil
+}
+
+// forProfile is the settings of the profile called name; the config's own
+// when name is "" or no longer in the config (the file changed while the key
+// was down).
+func (s *flowSettings) forProfile(name string) Settings {
+	if name == "" {
+		return s.base
+	}
+	set, err := Resolve(s.cfg, name)
+	if err != nil {
+		s.log.Warn("profile's settings not used", "profile", name, "err", err)
+		return s.base
+	}
+	return set
+}
+
+// Status is the engine's own status line ("Remote: HOST"), "" for the local one.
+func (f *Flow) Status() string {
+	if s, ok := f.cur.Load().engine.(interface{ Status() string }); ok {
+		return s.Status()
+	}
+	return ""
+}
+
+// Follow is app.Speculator: it follows each hold's audio with the
+// speech detector and transcribes it through the dictation's own pipeline
+// as soon as the speech has ended, so a release that adds no words finds
+// its text ready. Without a detector or with decoding.early off it does not.
+func (f *Flow) Follow(ctx context.Context) app.Speculation {
+	s := f.cur.Load()
+	if f.speech == nil || f.read == nil || !s.cfg.Decode.Early {
+		return nil
+	}
+	run := f.Transcribe
+	live := s.cfg.Feedback.LiveText && f.live != nil
+	if live {
+		run = func(ctx context.Context, samples []float32) (app.Transcript, error) {
+			tr, err := f.Transcribe(ctx, samples)
+			if err == nil && tr.Text != "" {
+				f.live(tr.Text)
+			}
+			return tr, err
+		}
+	}
+	return &speculation{f: f, gen: f.gen.Load(), log: s.log, h: Ahead[app.Transcript]{
+		Stream: f.speech.Stream(),
+		Read:   f.read,
+		Run:    run,
+		Live:   live,
+		Log:    s.log,
+	}.Follow(ctx)}
+}
+
+type speculation struct {
+	f   *Flow
+	gen uint64 // f.gen when the hold began
+	log *slog.Logger
+	h   *Hold[app.Transcript]
+}
+
+// Finish is the release's transcript: the hold's, when it transcribed the
+// same audio with no model switch or config change since the hold began;
+// otherwise one made now, cut where the hold's detector found the speech's end.
+func (s *speculation) Finish(ctx context.Context, samples []float32) (app.Transcript, error) {
+	if s.f.gen.Load() != s.gen {
+		o := s.h.Drop()
+		s.log.Info("early transcription dropped: the model or the settings changed during the hold",
+			"dropped", o.Dropped, "wasted_ms", o.Wasted.Milliseconds())
+		tr, err := s.f.Transcribe(ctx, samples)
+		tr.Wasted = o.Wasted
+		return tr, err
+	}
+	tr, ok, o := s.h.Take(ctx, samples)
+	s.log.Info("early transcription", "used", o.Used, "waited_ms", o.Waited.Milliseconds(),
+		"dropped", o.Dropped, "wasted_ms", o.Wasted.Milliseconds())
+	if ok {
+		// The dropped ones' engine time counts even when the last is used:
+		// live text lets each run to its end.
+		tr.Early, tr.Wasted = true, o.Wasted
+		return tr, nil
+	}
+	tr, err := s.f.transcribe(ctx, samples, o.Trim)
+	tr.Wasted = o.Wasted
+	return tr, err
+}
+
+func (s *speculation) Drop() { s.h.Drop() }
