@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/whisperkey/whisperkey/internal/loader"
 	"log/slog"
 	"os"
 	"sync"
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/audio"
-	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/control"
 	"github.com/whisperkey/whisperkey/internal/dictation"
@@ -100,11 +100,10 @@ type desk struct {
 	opt    Options
 	log    *slog.Logger
 	store  *config.Store
-	models *models.Cache
 	tray   *tray.Tray
 	quit   context.CancelFunc
 
-	svc       *backend.Service
+	ld        *loader.Loader // the engine, the model loads and downloads
 	dictation *dictation.Flow
 	app       *app.App
 	// live carries the newest early transcript of the hold to the loop,
@@ -116,36 +115,12 @@ type desk struct {
 	fb       *feedback.Feedback
 	profiles *profileTracker
 
-	// modelName is the model in use or, when loading failed, wanted.
-	modelName string
-	// modelErr is why no model is loaded (nil when one is).
-	modelErr error
-
-	pulls   sync.WaitGroup // download goroutines; Run waits for them
-	pulled  chan pullResult
-	pulling map[string]bool
-
-	// Model loads run on the loader goroutine (requestLoad, onLoaded).
-	loadReq chan loadJob // buffer 1: a job not started yet is replaced
-	// earlyReq asks the loader to give the model in use its background
-	// worker, or stop it, after decoding.early changed (applyEarly).
-	earlyReq     chan struct{} // buffer 1
-	loaded       chan loaded
-	loadsPending int    // jobs asked for and not yet answered
-	awaiting     string // a missing model being downloaded to be loaded
-	waitShown    bool   // a dictation waits for them, and the user was told
-	gate         modelGate
-
 	checks     sync.WaitGroup  // resume checks in flight; Run waits for them
 	hotkeyTold map[string]bool // hotkey problems already notified
-	vocabTold  string          // the vocabulary notice last given, so it is given once
 	// cfgNotice is the config file's problems, shown until it is fixed;
 	// cfgTold the problems last notified, so one broken file is told once.
 	cfgNotice configNotice
 	cfgTold   string
-	// autoNote says which model auto chose and why, for the Model menu and
-	// the ready line ("" when the config names a model).
-	autoNote string
 	// controlNote, when set, says why `whisperkey ptt` cannot reach this
 	// app; it follows every idle status, as the log alone is not read.
 	controlNote string
@@ -168,12 +143,11 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	}
 	defer store.Close()
 	cfg := store.Current()
-	d := &desk{opt: opt, log: log.With("pkg", "desktop"), store: store, quit: quit, fb: feedback.New(opt.StateDir, log),
-		pulled: make(chan pullResult), pulling: map[string]bool{},
-		loadReq: make(chan loadJob, 1), earlyReq: make(chan struct{}, 1), loaded: make(chan loaded)}
+	d := &desk{opt: opt, log: log.With("pkg", "desktop"), store: store, quit: quit, fb: feedback.New(opt.StateDir, log)}
 	d.setLogLevel(cfg)
-	if d.models = opt.Models; d.models == nil {
-		if d.models, err = models.New(models.Options{Dir: cfg.ModelCacheDir, Endpoint: cfg.ModelsMirror}, log); err != nil {
+	cache := opt.Models
+	if cache == nil {
+		if cache, err = models.New(models.Options{Dir: cfg.ModelCacheDir, Endpoint: cfg.ModelsMirror}, log); err != nil {
 			return fmt.Errorf("model cache: %w", err)
 		}
 	}
@@ -195,9 +169,12 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		d.log.Warn("no tray icon; dictation still works with the hotkey", "err", err)
 	}
 	defer d.tray.Close()
+	d.ld = loader.New(loader.Options{EngineRoot: opt.EngineRoot, StateDir: opt.StateDir, CUBLASPin: opt.CUBLASPin,
+		ModelHelp: opt.ModelHelpPath, GuidePath: opt.GuidePath, Engine: opt.Engine, SpeechDetector: opt.SpeechDetector,
+		Models: cache}, cfg, d.tray, d.fb.Tell, d.log)
 	defer func() {
 		quit() // ends the downloads, which report progress to the tray
-		d.pulls.Wait()
+		d.ld.WaitPulls()
 	}()
 	if err := store.Err(); err != nil {
 		d.status(tray.StateError, err.Error())
@@ -231,15 +208,9 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	defer d.fb.Close() // before the recorder closes: the level ticker reads it
 	d.noteConfig(store.Err(), store.Warnings())
 
-	d.svc = backend.NewEmpty(d.backendOptions(cfg), d.log)
-	defer d.svc.Close()
-	waits := make(chan struct{}, 1)
-	d.dictation = dictation.NewFlow(&gatedEngine{Engine: d.svc, gate: &d.gate, waiting: func() {
-		select {
-		case waits <- struct{}{}: // the loop tells the user
-		default:
-		}
-	}}, d.opt.SpeechDetector)
+	defer d.ld.Close()
+	d.dictation = dictation.NewFlow(d.ld.Engine(), d.opt.SpeechDetector)
+	d.ld.SetDictation(d.dictation)
 	var speculator app.Speculator
 	d.live = make(chan string, 1)
 	if d.opt.SpeechDetector != nil {
@@ -250,10 +221,10 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	loaderDone := make(chan struct{})
 	go func() {
 		defer close(loaderDone)
-		d.loader(ctx)
+		_ = d.ld.Serve(ctx)
 	}()
 	defer func() { quit(); <-loaderDone }() // before the service closes
-	d.requestLoad(loadJob{cfg: cfg})        // on failure modelErr keeps the news for the tray; the app runs on
+	d.ld.Load(cfg, false)                   // on failure the loader keeps the news for the tray; the app runs on
 
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: keepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
 		Transcriber: d.dictation, Paster: paster{d.paster, d.dictation}, Sounds: d.fb,
@@ -277,7 +248,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.refreshMenu()
 	d.showReady("")
 	err = d.serve(ctx, sources{app: d.app.Events(), actions: d.tray.Actions(), changes: changes,
-		pulled: d.pulled, loaded: d.loaded, waits: waits, audio: d.recorder.Events(), hotkeys: d.listener.Events(),
+		pulled: d.ld.Pulled(), loaded: d.ld.Loaded(), waits: d.ld.Waits(), audio: d.recorder.Events(), hotkeys: d.listener.Events(),
 		resumed: resumed, live: d.live, shortcut: shortcut, input: input})
 	return err
 }
@@ -330,25 +301,25 @@ func (d *desk) showReady(suffix string) {
 	if d.controlNote != "" {
 		suffix += " · " + d.controlNote
 	}
-	if d.modelPending() && d.dictation.Status() == "" {
+	if d.ld.Pending() && d.dictation.Status() == "" {
 		return // "Loading …" or the download's progress stays until the model is there
 	}
 	if st := d.dictation.Status(); st != "" {
-		if d.modelErr != nil {
-			suffix += " (no local fallback: " + modelName(d.modelName) + " is not loaded)"
+		if d.ld.Err() != nil {
+			suffix += " (no local fallback: " + loader.ModelName(d.ld.Name()) + " is not loaded)"
 		}
 		d.status(tray.StateIdle, st+" · ready"+suffix)
 		return
 	}
-	if d.modelErr != nil {
-		text := missingModelText(d.modelName, d.modelErr, d.modelHelp())
+	if d.ld.Err() != nil {
+		text := d.ld.MissingText()
 		if d.controlNote != "" {
 			text += " · " + d.controlNote
 		}
 		d.status(tray.StateError, text)
 		return
 	}
-	d.status(tray.StateIdle, readyText(d.svc.Current(), d.modelName)+suffix)
+	d.status(tray.StateIdle, d.ld.ReadyText()+suffix)
 }
 
 func (d *desk) setLogLevel(cfg config.Config) {

@@ -3,11 +3,8 @@ package desktop
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/testenv"
@@ -109,86 +106,6 @@ func TestRemoteIsNotAskedAboutPressesWithoutSpeech(t *testing.T) {
 			asked := remote.calls - before
 			if tr.Text != tt.want || asked != tt.requests {
 				t.Errorf("text %q after %d requests, want %q after %d", tr.Text, asked, tt.want, tt.requests)
-			}
-		})
-	}
-}
-
-// loadingEngine answers as a Service does: ErrNoModel while no model serves.
-type loadingEngine struct{ serving atomic.Bool }
-
-func (e *loadingEngine) Transcribe(context.Context, []float32, whisper.Options) (*whisper.Result, error) {
-	if !e.serving.Load() {
-		return nil, backend.ErrNoModel
-	}
-	return &whisper.Result{Text: "text"}, nil
-}
-
-// During a load a dictation goes to the model that serves meanwhile; with
-// none (the first load, a GPU model closed first) the user is told, and the
-// text comes when the load ends, unless the dictation is given up.
-func TestGatedEngineWaitsForTheLoad(t *testing.T) {
-	tests := []struct {
-		name     string
-		loading  bool
-		serving  bool // a model serves during the load
-		cancel   bool
-		wantWait bool
-		wantErr  error
-	}{
-		{name: "no load", serving: true},
-		{name: "load pending, none serving", loading: true, wantWait: true},
-		{name: "load pending, the old model serving", loading: true, serving: true},
-		{name: "given up while waiting", loading: true, cancel: true, wantWait: true, wantErr: context.Canceled},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var g modelGate
-			var waited atomic.Int32
-			eng := &loadingEngine{}
-			eng.serving.Store(tt.serving)
-			e := &gatedEngine{Engine: eng, gate: &g, waiting: func() { waited.Add(1) }}
-			if tt.loading {
-				g.begin()
-				g.begin() // a second job while the first runs: still one gate
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			type answer struct {
-				text string
-				err  error
-			}
-			done := make(chan answer, 1)
-			go func() {
-				r, err := e.Transcribe(ctx, nil, whisper.DefaultOptions())
-				if err != nil {
-					done <- answer{err: err}
-					return
-				}
-				done <- answer{text: r.Text}
-			}()
-			if tt.wantWait {
-				select {
-				case a := <-done:
-					t.Fatalf("answered during the load: %+v", a)
-				case <-time.After(100 * time.Millisecond):
-				}
-				if tt.cancel {
-					cancel()
-				} else {
-					eng.serving.Store(true)
-					g.end()
-				}
-			}
-			a := <-done
-			if !errors.Is(a.err, tt.wantErr) || (tt.wantErr == nil && a.text != "text") {
-				t.Fatalf("got %+v, want text or %v", a, tt.wantErr)
-			}
-			if got := waited.Load() == 1; got != tt.wantWait {
-				t.Errorf("told the user %d times, want a notice: %v", waited.Load(), tt.wantWait)
-			}
-			if g.pending() != nil && !tt.loading {
-				t.Error("the gate is busy with no load")
 			}
 		})
 	}

@@ -11,12 +11,9 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/app"
-	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
-	"github.com/whisperkey/whisperkey/internal/engine"
-	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/history"
 	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/output"
@@ -57,7 +54,6 @@ func TestDictationShownOnIndicator(t *testing.T) {
 	}
 	defer store.Close()
 	d.store = store
-	d.svc = nil
 	ind, note := &fakeIndicator{}, &fakeNotifier{}
 	d.fb.Ind, d.fb.Level = ind, func() float32 { return 0.5 }
 	d.fb.SetNotifier(note)
@@ -121,7 +117,6 @@ func TestHistoryFollowsKeepOnDisk(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	d.opt.StateDir = t.TempDir()
 	d.fb = feedback.New(d.opt.StateDir, testLog(t))
-	d.svc = nil
 	d.fb.SetHistory(config.Defaults())
 	kept := history.Entry{Text: "Kept in memory.", Raw: "kept in memory", Profile: "chat", Cleanup: "tidy", At: time.Now()}
 	if _, err := d.fb.Recent.AddEntry(kept); err != nil {
@@ -159,34 +154,6 @@ func TestRemoteFallbackIsNotified(t *testing.T) {
 	dict.Configure(config.Defaults(), failing, d.fb.RemoteNotice, testLog(t))
 	if len(note.got) != 1 || !strings.Contains(note.got[0], "the remote server failed") {
 		t.Errorf("notifications %q, want the remote engine's message", note.got)
-	}
-}
-
-// "GPU not used" is told only when an NVIDIA or AMD GPU was found, the
-// engine runs on the CPU, and the config did not ask for the CPU.
-func TestGPUNotUsed(t *testing.T) {
-	nvidia := gpu.Report{GPUs: []gpu.GPU{{Vendor: gpu.NVIDIA, Name: "GeForce RTX 3060"}}}
-	intel := gpu.Report{GPUs: []gpu.GPU{{Vendor: gpu.Intel, Name: "UHD 630"}}}
-	const why = "CUDA 12 libraries not found — using CPU mode"
-	tests := []struct {
-		name   string
-		loaded *backend.Loaded
-		device string
-		want   bool
-	}{
-		{"no model", nil, config.DeviceAuto, false},
-		{"NVIDIA found, CPU used", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cpu"}, Message: why}, config.DeviceAuto, true},
-		{"NVIDIA found, CPU asked for", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cpu"}, Message: why}, config.DeviceCPU, false},
-		{"NVIDIA used", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cuda"}}, config.DeviceAuto, false},
-		{"only an Intel GPU", &backend.Loaded{Report: intel, Spec: engine.Spec{Device: "cpu"}}, config.DeviceAuto, false},
-	}
-	for _, tt := range tests {
-		cfg := config.Defaults()
-		cfg.Engine.Device = tt.device
-		reason, ok := gpuNotUsed(tt.loaded, cfg)
-		if ok != tt.want || ok && reason != why {
-			t.Errorf("%s: told %v (%q), want %v", tt.name, ok, reason, tt.want)
-		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/whisperkey/whisperkey/internal/loader"
 	"runtime"
 	"time"
 
@@ -23,8 +24,8 @@ type sources struct {
 	app     <-chan app.Event
 	actions <-chan tray.Action
 	changes <-chan config.Change
-	pulled  <-chan pullResult
-	loaded  <-chan loaded
+	pulled  <-chan loader.Pulled
+	loaded  <-chan loader.Loaded
 	// waits says a dictation waits for the model being loaded.
 	waits   <-chan struct{}
 	audio   <-chan audio.Event
@@ -146,8 +147,8 @@ func (d *desk) onResume(ctx context.Context, reason string, hotkeys bool) {
 		if d.recorder != nil {
 			d.recorder.Recheck()
 		}
-		if d.svc != nil {
-			errs = append(errs, d.svc.Recheck(ctx))
+		if d.ld != nil {
+			errs = append(errs, d.ld.Service().Recheck(ctx))
 		}
 		if err := errors.Join(errs...); err != nil {
 			d.log.Warn("resume checks found problems", "err", err)
@@ -193,7 +194,7 @@ func (d *desk) onAppEvent(e app.Event) {
 		d.refreshMenu()
 	}
 	d.fb.CleanupNotice(e)
-	if e.State == app.Transcribing && d.waitShown && d.modelPending() {
+	if e.State == app.Transcribing && d.ld.Waiting() {
 		d.showWaiting() // still waiting: "Transcribing…" would hide why
 		return
 	}
@@ -222,19 +223,21 @@ func (d *desk) onAction(ctx context.Context, a tray.Action) {
 			set(config.KeyModel, choice.ModelAuto) // the load says what auto chose
 			return
 		}
-		if _, ok := d.models.Resolve(a.Value); !ok {
-			d.pull(ctx, a.Value)
+		if _, ok := d.ld.Models().Resolve(a.Value); !ok {
+			d.ld.Pull(ctx, a.Value)
 			d.refreshMenu()
 			return
 		}
-		if a.Value == d.modelName && d.modelErr != nil {
-			d.requestLoad(loadJob{cfg: d.store.Current()}) // the config already names it
+		if a.Value == d.ld.Name() && d.ld.Err() != nil {
+			d.ld.Load(d.store.Current(), false) // the config already names it
 			return
 		}
 		set(config.KeyModel, a.Value)
 	case tray.SelectDevice:
-		if a.Value == fetchID {
-			d.fetchCUBLAS(ctx)
+		if a.Value == loader.FetchID {
+			if msg := d.ld.FetchCUBLAS(ctx); msg != "" {
+				d.status(tray.StateError, msg)
+			}
 			d.refreshMenu()
 			return
 		}

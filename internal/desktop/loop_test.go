@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"github.com/whisperkey/whisperkey/internal/feedback"
+	"github.com/whisperkey/whisperkey/internal/loader"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +19,6 @@ import (
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/models"
-	"github.com/whisperkey/whisperkey/internal/models/hubtest"
 	"github.com/whisperkey/whisperkey/internal/notify"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/tray"
@@ -49,7 +46,10 @@ func testDesk(t *testing.T, endpoint string) *desk {
 	}
 	tr := tray.New(tray.Config{}, testLog(t))
 	t.Cleanup(tr.Close)
-	return &desk{log: testLog(t), fb: feedback.New("", testLog(t)), tray: tr, models: cache, pulled: make(chan pullResult), pulling: map[string]bool{}}
+	fb := feedback.New("", testLog(t))
+	ld := loader.New(loader.Options{Models: cache}, config.Defaults(), tr, fb.Tell, testLog(t))
+	t.Cleanup(ld.Close)
+	return &desk{log: testLog(t), fb: fb, tray: tr, ld: ld}
 }
 
 // Hotkey presses reach the app through the run loop itself (no forwarding
@@ -85,61 +85,6 @@ func TestServeForwardsHotkeys(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-}
-
-// Two downloads at once both report (the second used to be dropped), a
-// repeated pick starts no second download, and Run's wait ends each one.
-func TestConcurrentPullsBothReport(t *testing.T) {
-	tiny := testenv.Model(t, "tiny.en")
-	hub := hubtest.New(map[string]string{"Systran/faster-whisper-tiny.en": tiny, "Systran/faster-whisper-tiny": tiny})
-	defer hub.Close()
-	d := testDesk(t, hub.URL)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	d.pull(ctx, "tiny.en")
-	d.pull(ctx, "tiny")
-	d.pull(ctx, "tiny") // already downloading
-	var got []string
-	for range 2 {
-		select {
-		case r := <-d.pulled:
-			if r.err != nil {
-				t.Fatalf("pull %s: %v", r.name, r.err)
-			}
-			got = append(got, r.name)
-		case <-time.After(60 * time.Second):
-			t.Fatalf("only %v reported within 60 s", got)
-		}
-	}
-	sort.Strings(got)
-	if len(got) != 2 || got[0] != "tiny" || got[1] != "tiny.en" {
-		t.Fatalf("downloads reported %v, want tiny and tiny.en once each", got)
-	}
-	for _, name := range got {
-		if _, ok := d.models.Resolve(name); !ok {
-			t.Errorf("%s reported done but is not in the cache", name)
-		}
-	}
-	d.pulls.Wait()
-}
-
-// A download still running when the app quits is cancelled and waited for.
-func TestQuitEndsDownload(t *testing.T) {
-	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
-	defer hang.Close()
-	d := testDesk(t, hang.URL)
-	ctx, cancel := context.WithCancel(context.Background())
-	d.pull(ctx, "tiny.en")
-	time.Sleep(100 * time.Millisecond) // the request is in flight
-	cancel()
-	waited := make(chan struct{})
-	go func() { d.pulls.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the download goroutine outlived the app")
-	}
-	hang.CloseClientConnections()
 }
 
 // fakeNotifier notes the notifications' summaries.

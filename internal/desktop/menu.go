@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"fmt"
+	"github.com/whisperkey/whisperkey/internal/loader"
 	"slices"
 	"strings"
 
@@ -28,7 +29,7 @@ type menuState struct {
 	// device's compute types and the model's languages.
 	gpus []gpu.GPU
 	// fetchCUBLAS: the GPU lacks only cuBLAS, which the Device menu offers
-	// to download (fetchID); fetching says the download is under way.
+	// to download (loader.FetchID); fetching says the download is under way.
 	fetchCUBLAS, fetching bool
 	computeTypes          []string
 	languages             []string
@@ -50,16 +51,16 @@ type menuState struct {
 // refreshMenu rebuilds the tray's submenus from the registry, the engine's
 // report and the config.
 func (d *desk) refreshMenu() {
-	st := menuState{cfg: d.store.Current(), models: d.models.List(), model: d.modelName, pulling: d.pulling,
-		recent: d.fb.RecentItems(), login: d.fb.LoginToggle(), profiles: d.profileItems(), auto: d.autoNote,
+	st := menuState{cfg: d.store.Current(), models: d.ld.Models().List(), model: d.ld.Name(), pulling: d.ld.Pulling(),
+		recent: d.fb.RecentItems(), login: d.fb.LoginToggle(), profiles: d.profileItems(), auto: d.ld.AutoNote(),
 		recentLanguages: d.fb.RecentLanguages(), configLines: d.cfgNotice.items()}
-	if l := d.svc.Current(); l != nil {
+	if l := d.ld.Current(); l != nil {
 		st.gpus, st.computeTypes, st.languages = l.Report.GPUs, l.ComputeTypes(), l.Languages()
 		st.fetchCUBLAS = l.Decision.FetchCUBLAS != 0
 	}
-	st.fetching = d.pulling[fetchID]
-	_, downloaded := d.models.Resolve(d.modelName)
-	st.missing = d.modelErr != nil && !downloaded
+	st.fetching = d.ld.Pulling()[loader.FetchID]
+	_, downloaded := d.ld.Models().Resolve(d.ld.Name())
+	st.missing = d.ld.Err() != nil && !downloaded
 	if devs, err := d.recorder.Devices(); err == nil {
 		st.inputs = devs
 	} else {
@@ -78,7 +79,7 @@ func buildMenu(st menuState) tray.Menu {
 		label := e.Name
 		switch {
 		case e.Name == st.model && st.missing:
-			label = fmt.Sprintf("%s (%s)", retryLabel(e.Name), models.FormatSize(e.Size))
+			label = fmt.Sprintf("%s (%s)", loader.RetryLabel(e.Name), models.FormatSize(e.Size))
 		case st.pulling[e.Name]:
 			label = e.Name + " (downloading…)"
 		case !e.Downloaded:
@@ -87,9 +88,9 @@ func buildMenu(st menuState) tray.Menu {
 		m.Models = append(m.Models, tray.Item{ID: e.Name, Label: label, Checked: e.Name == st.model && !st.missing && !auto})
 	}
 	if st.model != "" && !containsID(m.Models, st.model) {
-		label := modelName(st.model)
+		label := loader.ModelName(st.model)
 		if st.missing {
-			label = retryLabel(label)
+			label = loader.RetryLabel(label)
 		}
 		m.Models = append([]tray.Item{{ID: st.model, Label: label, Checked: !st.missing && !auto}}, m.Models...)
 	}
@@ -112,9 +113,9 @@ func buildMenu(st menuState) tray.Menu {
 	m.Devices = append(m.Devices, tray.Item{ID: config.DeviceCPU, Label: "CPU", Checked: cfg.Engine.Device == config.DeviceCPU})
 	switch {
 	case st.fetching:
-		m.Devices = append(m.Devices, tray.Item{ID: fetchID, Label: gpu.FetchLabel + " (downloading…)"})
+		m.Devices = append(m.Devices, tray.Item{ID: loader.FetchID, Label: gpu.FetchLabel + " (downloading…)"})
 	case st.fetchCUBLAS:
-		m.Devices = append(m.Devices, tray.Item{ID: fetchID, Label: gpu.FetchLabel})
+		m.Devices = append(m.Devices, tray.Item{ID: loader.FetchID, Label: gpu.FetchLabel})
 	}
 	for _, t := range append([]string{"auto"}, st.computeTypes...) {
 		m.ComputeTypes = append(m.ComputeTypes, tray.Item{ID: t, Label: t, Checked: cfg.Engine.ComputeType == t})

@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"bytes"
+	"github.com/whisperkey/whisperkey/internal/loader"
 	"regexp"
 	"strings"
 	"testing"
@@ -114,7 +115,7 @@ func TestBuildMenu(t *testing.T) {
 		{
 			name: "the cuBLAS download in progress says so",
 			st: menuState{cfg: cfg, models: registry("base"), model: "base", gpus: []gpu.GPU{rtx}, fetchCUBLAS: true,
-				pulling: map[string]bool{fetchID: true}, fetching: true},
+				pulling: map[string]bool{loader.FetchID: true}, fetching: true},
 			want: map[tray.ActionKind]string{
 				tray.SelectDevice: "auto=Auto* | cuda=" + rtx.Label() + " | cpu=CPU | fetch-cublas=Download cuBLAS for the GPU (downloading…)",
 			},

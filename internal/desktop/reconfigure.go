@@ -82,15 +82,15 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 			d.dictation.Configure(c, d.opt.Remote, d.fb.RemoteNotice, d.log)
 		}})
 	d.fb.Reconfigure(ch.Old, cfg)
-	d.checkVocabulary()
+	d.ld.CheckVocabulary()
 	if ch.NeedsEngineRestart {
-		d.requestLoad(loadJob{cfg: cfg, timed: true}) // onLoaded says how it went
+		d.ld.Load(cfg, true) // onLoaded says how it went
 	} else if ch.Old.Decode.Early != cfg.Decode.Early {
-		d.applyEarly()
+		d.ld.ApplyEarly()
 	}
 	d.refreshMenu()
 	d.showReady("")
-	if err != nil && d.modelErr == nil {
+	if err != nil && d.ld.Err() == nil {
 		d.status(tray.StateError, err.Error()) // after the ready line, so it stays visible
 	}
 }
