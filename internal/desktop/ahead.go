@@ -6,16 +6,19 @@ import (
 	"github.com/whisperkey/whisperkey/internal/vad"
 )
 
-// sendLive hands the loop the hold's words so far, replacing any it has
-// not shown yet: only the newest matters. It never blocks the transcription.
-func (d *desk) sendLive(text string) {
-	select {
-	case <-d.live:
-	default:
-	}
-	select {
-	case d.live <- text:
-	default:
+// latest hands the loop the hold's words so far on ch (buffer 1), replacing
+// any it has not shown yet: only the newest matters. It never blocks the
+// transcription.
+func latest(ch chan string) func(text string) {
+	return func(text string) {
+		select {
+		case <-ch:
+		default:
+		}
+		select {
+		case ch <- text:
+		default:
+		}
 	}
 }
 

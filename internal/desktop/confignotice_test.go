@@ -1,7 +1,6 @@
 package desktop
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -9,45 +8,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/notify"
-	"github.com/whisperkey/whisperkey/internal/tray"
 )
-
-// The config's problems, as the real loader reports them, become the
-// tray's lines: the file's line, the key and the suggestion or the fix.
-func TestConfigProblems(t *testing.T) {
-	tests := []struct {
-		name      string
-		file      string
-		wantState tray.State
-		want      []string
-	}{
-		{name: "a good file", file: "model: base\n"},
-		{name: "an old key name still works", file: "initial_prompt: Hi.\n"},
-		{name: "a typo", file: "audio:\n  pre_rol: false\n", wantState: tray.StateWarning,
-			want: []string{`config.yaml:2: unknown key "audio.pre_rol" is ignored; did you mean "audio.pre_roll"?`}},
-		{name: "a rejected value and a typo", file: "device: gpu\nmodle: base\n", wantState: tray.StateError,
-			want: []string{`config.yaml:1: key "device": "gpu" is not allowed (allowed: auto, cpu, cuda, rocm)`,
-				`config.yaml:2: unknown key "modle" is ignored; did you mean "model"?`}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "config.yaml")
-			if err := os.WriteFile(path, []byte(tt.file), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, warns, err := config.Load(path, config.Options{})
-			n := configProblems(err, warns)
-			if n.active() != (len(tt.want) > 0) || n.state != tt.wantState || len(n.lines) != len(tt.want) {
-				t.Fatalf("notice = %+v, want state %q and %d lines", n, tt.wantState, len(tt.want))
-			}
-			for i, w := range tt.want {
-				if !strings.HasPrefix(n.lines[i], w) {
-					t.Errorf("line %d = %q, want it to start %q", i, n.lines[i], w)
-				}
-			}
-		})
-	}
-}
 
 // A broken file is notified once however often it is reloaded, and again
 // once it was fixed and breaks anew; the menu keeps its lines till the fix.
@@ -74,28 +35,16 @@ func TestConfigProblemToldOnce(t *testing.T) {
 		{typo, 2, 1}, // broken anew
 	}
 	for i, s := range steps {
-		d.noteConfig(nil, s.warns)
-		if len(note.got) != s.told || len(d.cfgNotice.items()) != s.lines {
-			t.Fatalf("step %d: %d notifications %q and %d menu lines, want %d and %d", i, len(note.got), note.got, len(d.cfgNotice.items()), s.told, s.lines)
+		d.fb.NoteConfig(nil, s.warns, path)
+		if len(note.got) != s.told || len(d.fb.ConfigNotice().Items()) != s.lines {
+			t.Fatalf("step %d: %d notifications %q and %d menu lines, want %d and %d", i, len(note.got), note.got, len(d.fb.ConfigNotice().Items()), s.told, s.lines)
 		}
 	}
-	if want := []string{`config.yaml:3: unknown key "audio.pre_rol" is ignored; did you mean "audio.pre_roll"?`}; !reflect.DeepEqual(d.cfgNotice.lines, want) {
-		t.Errorf("lines = %q, want %q", d.cfgNotice.lines, want)
+	if want := []string{`config.yaml:3: unknown key "audio.pre_rol" is ignored; did you mean "audio.pre_roll"?`}; !reflect.DeepEqual(d.fb.ConfigNotice().Lines(), want) {
+		t.Errorf("lines = %q, want %q", d.fb.ConfigNotice().Lines(), want)
 	}
 	if !strings.Contains(note.got[1], `did you mean "audio.pre_roll"?`) {
 		t.Errorf("notification %q does not name the key and the suggestion", note.got[1])
-	}
-}
-
-// A file with more problems than the menu has lines for says how many more.
-func TestConfigLinesFitTheMenu(t *testing.T) {
-	n := configNotice{state: tray.StateWarning}
-	for i := range tray.MaxConfigLines + 3 {
-		n.lines = append(n.lines, "line "+string(rune('a'+i)))
-	}
-	items := n.items()
-	if len(items) != tray.MaxConfigLines || items[len(items)-1].Label != "…and 4 more: open the config file" {
-		t.Errorf("items = %+v", items)
 	}
 }
 
@@ -136,7 +85,7 @@ func TestConfigProblemPace(t *testing.T) {
 	}
 	told := 0
 	for _, s := range steps {
-		d.noteConfig(s.err, s.warns)
+		d.fb.NoteConfig(s.err, s.warns, d.store.Path())
 		if s.warns == nil {
 			continue
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/output"
 	"github.com/whisperkey/whisperkey/internal/power"
+	"github.com/whisperkey/whisperkey/internal/service"
 	"github.com/whisperkey/whisperkey/internal/tray"
 )
 
@@ -97,30 +98,21 @@ func CheckDisplay(goos string, getenv func(string) string) error {
 // are set before the run loop starts, and only the loop goroutine touches
 // the mutable ones (the feedback parts, the model and load fields, pulling).
 type desk struct {
-	opt    Options
-	log    *slog.Logger
-	store  *config.Store
-	tray   *tray.Tray
-	quit   context.CancelFunc
+	opt   Options
+	log   *slog.Logger
+	store *config.Store
+	tray  *tray.Tray
 
 	ld        *loader.Loader // the engine, the model loads and downloads
 	dictation *dictation.Flow
 	app       *app.App
-	// live carries the newest early transcript of the hold to the loop,
-	// for the indicator (live_text); it holds one, the newest.
-	live     chan string
-	recorder *audio.Recorder
-	paster   *output.Paster
-	listener *hotkey.Listener
-	fb       *feedback.Feedback
-	profiles *profileTracker
+	recorder  *audio.Recorder
+	paster    *output.Paster
+	listener  *hotkey.Listener
+	fb        *feedback.Feedback
+	profiles  *profileTracker
 
-	checks     sync.WaitGroup  // resume checks in flight; Run waits for them
-	hotkeyTold map[string]bool // hotkey problems already notified
-	// cfgNotice is the config file's problems, shown until it is fixed;
-	// cfgTold the problems last notified, so one broken file is told once.
-	cfgNotice configNotice
-	cfgTold   string
+	checks sync.WaitGroup // resume checks in flight; Run waits for them
 	// controlNote, when set, says why `whisperkey ptt` cannot reach this
 	// app; it follows every idle status, as the log alone is not read.
 	controlNote string
@@ -141,9 +133,23 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	defer store.Close()
 	cfg := store.Current()
-	d := &desk{opt: opt, log: log.With("pkg", "desktop"), store: store, quit: quit, fb: feedback.New(opt.StateDir, log)}
+	d := &desk{opt: opt, log: log.With("pkg", "desktop"), store: store, fb: feedback.New(opt.StateDir, log)}
+	// Each part is added to sup as it opens; sup serves them and, once ctx
+	// ends, stops them in reverse: a part stops before those it uses.
+	sup := service.New(d.log)
+	var served chan struct{} // closed once sup has stopped every part; nil until it runs
+	defer func() {
+		quit()
+		if served == nil {
+			_ = sup.Serve(ctx) // a part could not open: stop those opened so far
+			return
+		}
+		<-served
+	}()
+	sup.Add("config file", service.Closer(func() { _ = store.Close() }))
+	sup.Add("config watch", service.Func(store.Watch)) // a failed watch is started again
+	changes := store.Subscribe()
 	d.setLogLevel(cfg)
 	cache := opt.Models
 	if cache == nil {
@@ -152,30 +158,12 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		}
 	}
 
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if err := store.Watch(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			d.log.Warn("config watch stopped", "err", err)
-		}
-	}()
-	changes := store.Subscribe()
-
 	d.tray = tray.New(tray.Config{Title: "WhisperKey"}, log)
 	if err := d.tray.Start(); err != nil {
 		// The hotkeys still work; say so once in the log.
 		d.log.Warn("no tray icon; dictation still works with the hotkey", "err", err)
 	}
-	defer d.tray.Close()
-	d.ld = loader.New(loader.Options{EngineRoot: opt.EngineRoot, StateDir: opt.StateDir, CUBLASPin: opt.CUBLASPin,
-		ModelHelp: opt.ModelHelpPath, GuidePath: opt.GuidePath, Engine: opt.Engine, SpeechDetector: opt.SpeechDetector,
-		Models: cache}, cfg, d.tray, d.fb.Tell, d.log)
-	defer func() {
-		quit() // ends the downloads, which report progress to the tray
-		d.ld.WaitPulls()
-	}()
+	sup.Add("tray", service.Closer(d.tray.Close))
 	if err := store.Err(); err != nil {
 		d.status(tray.StateError, err.Error())
 	}
@@ -187,70 +175,69 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		d.status(tray.StateError, err.Error())
 		return err
 	}
-	defer d.closeIO()
+	sup.Add("microphone, clipboard and hotkeys", service.Closer(d.closeIO))
 	if d.opt.ControlSocket != "" {
 		if srv, err := control.Listen(d.opt.ControlSocket, pttHandler{d.listener}, log); err != nil {
 			d.log.Warn("no control socket; `whisperkey ptt` cannot reach this app", "err", err)
 			d.controlNote = "no control socket, `whisperkey ptt` cannot reach this app: " + err.Error()
 		} else {
-			defer srv.Close()
+			sup.Add("control socket", service.Closer(func() { _ = srv.Close() }))
 			d.log.Info("control socket ready", "path", srv.Path())
 		}
 	}
-	if d.opt.FollowLock != nil {
-		defer d.opt.FollowLock(d.lockChanged).Close() // before the listener it drives closes
+	if d.opt.FollowLock != nil { // stops before the listener it drives
+		lock := d.opt.FollowLock(d.lockChanged)
+		sup.Add("session lock", service.Closer(func() { _ = lock.Close() }))
 	}
 	shortcut := make(chan shortcutNews, 1)
-	if d.opt.Shortcut != nil {
-		defer d.startShortcut(cfg, shortcut).Close() // before the listener it drives closes
+	if d.opt.Shortcut != nil { // stops before the listener it drives
+		sc := d.startShortcut(cfg, shortcut)
+		sup.Add("desktop shortcut", service.Closer(func() { _ = sc.Close() }))
 	}
 	d.fb.Start(cfg, d.recorder.Level, d.opt.Exe)
-	defer d.fb.Close() // before the recorder closes: the level ticker reads it
-	d.noteConfig(store.Err(), store.Warnings())
+	sup.Add("feedback", service.Closer(d.fb.Close)) // stops before the recorder: the level ticker reads it
+	d.fb.NoteConfig(store.Err(), store.Warnings(), store.Path())
 
-	defer d.ld.Close()
+	d.ld = loader.New(loader.Options{EngineRoot: opt.EngineRoot, StateDir: opt.StateDir, CUBLASPin: opt.CUBLASPin,
+		ModelHelp: opt.ModelHelpPath, GuidePath: opt.GuidePath, Engine: opt.Engine, SpeechDetector: opt.SpeechDetector,
+		Models: cache}, cfg, d.tray, d.fb.Tell, d.log)
+	sup.Add("engine", service.Closer(d.ld.Close))
+	sup.Add("model loader", d.ld) // waits for the downloads, which report progress to the tray
 	d.dictation = dictation.NewFlow(d.ld.Engine(), d.opt.SpeechDetector)
 	d.ld.SetDictation(d.dictation)
 	var speculator app.Speculator
-	d.live = make(chan string, 1)
+	live := make(chan string, 1)
 	if d.opt.SpeechDetector != nil {
-		d.dictation.Capture(d.recorder.Captured, d.sendLive)
+		d.dictation.Capture(d.recorder.Captured, latest(live))
 		speculator = d.dictation
 	}
 	d.dictation.Configure(cfg, d.opt.Remote, d.fb.RemoteNotice, d.log)
-	loaderDone := make(chan struct{})
-	go func() {
-		defer close(loaderDone)
-		_ = d.ld.Serve(ctx)
-	}()
-	defer func() { quit(); <-loaderDone }() // before the service closes
-	d.ld.Load(cfg, false)                   // on failure the loader keeps the news for the tray; the app runs on
+	d.ld.Load(cfg, false) // on failure the loader keeps the news for the tray; the app runs on
 
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: keepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
 		Transcriber: d.dictation, Paster: paster{d.paster, d.dictation}, Sounds: d.fb,
 		Chooser: d.profiles, Speculator: speculator, Editor: d.paster, Commands: spokenCommands(d.store.Current),
 		Rewriter: rewriter{p: d.paster, cfg: d.store.Current, log: d.log}}, log)
 	input := make(chan app.Input)
-	appDone := make(chan struct{})
-	defer func() { quit(); <-appDone }() // before the parts it drives close
-	defer func() { quit(); d.checks.Wait() }()
+	sup.Add("app", service.Func(func(ctx context.Context) error { return d.app.Run(ctx, input) })) // stops before the parts it drives
+	sup.Add("resume checks", service.Closer(d.checks.Wait))
 	var resumed <-chan struct{}
 	if w, err := power.Watch(d.log); err != nil {
 		d.log.Info("not watching for resume from sleep", "err", err)
 	} else {
-		defer w.Close()
+		sup.Add("resume watch", service.Closer(func() { _ = w.Close() }))
 		resumed = w.Resumed()
 	}
+	served = make(chan struct{})
 	go func() {
-		defer close(appDone)
-		_ = d.app.Run(ctx, input)
+		defer close(served)
+		_ = sup.Serve(ctx)
 	}()
 	d.refreshMenu()
 	d.showReady("")
-	err = d.serve(ctx, sources{app: d.app.Events(), actions: d.tray.Actions(), changes: changes,
+	return d.serve(ctx, sources{app: d.app.Events(), actions: d.tray.Actions(), changes: changes,
 		pulled: d.ld.Pulled(), loaded: d.ld.Loaded(), waits: d.ld.Waits(), audio: d.recorder.Events(), hotkeys: d.listener.Events(),
-		resumed: resumed, live: d.live, shortcut: shortcut, input: input})
-	return err
+		resumed: resumed, live: live, shortcut: shortcut, input: input})
 }
 
 // startIO opens the microphone, the clipboard, the hotkeys and the sound
@@ -286,8 +273,8 @@ func (d *desk) closeIO() {
 // problems an idle state shows them instead: whatever is ready again, the
 // file is still wrong. Only the run loop shows idle states.
 func (d *desk) status(state tray.State, text string) {
-	if state == tray.StateIdle && d.cfgNotice.active() {
-		state, text = d.cfgNotice.state, d.cfgNotice.headline()+" · "+text
+	if n := d.fb.ConfigNotice(); state == tray.StateIdle && n.Active() {
+		state, text = n.State, n.Headline()+" · "+text
 	}
 	d.log.Info("status", "state", state, "text", text)
 	d.tray.SetState(state, text)

@@ -60,6 +60,9 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 				src.actions = nil
 				continue
 			}
+			if act.Kind == tray.Quit {
+				return nil // Run stops the parts
+			}
 			if act.Kind == tray.PasteAgain {
 				// Through the app, so it waits for the dictations before it.
 				select {
@@ -122,13 +125,7 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 // or a layout change meets the same conflict again, and the user was told.
 func (d *desk) hotkeyProblem(err error) {
 	d.status(tray.StateError, err.Error())
-	if d.hotkeyTold == nil {
-		d.hotkeyTold = map[string]bool{}
-	}
-	if !d.hotkeyTold[err.Error()] {
-		d.hotkeyTold[err.Error()] = true
-		d.fb.Tell(notify.HotkeyProblem(err.Error()))
-	}
+	d.fb.HotkeyProblem(err)
 }
 
 // onResume re-checks what sleep or a lock may have broken: the hotkey grabs
@@ -264,8 +261,6 @@ func (d *desk) onAction(ctx context.Context, a tray.Action) {
 		d.setStartAtLogin(a.Value)
 	case tray.SelectProfile:
 		d.onProfileAction(a.Value)
-	case tray.Quit:
-		d.quit()
 	}
 }
 

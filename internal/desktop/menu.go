@@ -53,7 +53,7 @@ type menuState struct {
 func (d *desk) refreshMenu() {
 	st := menuState{cfg: d.store.Current(), models: d.ld.Models().List(), model: d.ld.Name(), pulling: d.ld.Pulling(),
 		recent: d.fb.RecentItems(), login: d.fb.LoginToggle(), profiles: d.profileItems(), auto: d.ld.AutoNote(),
-		recentLanguages: d.fb.RecentLanguages(), configLines: d.cfgNotice.items()}
+		recentLanguages: d.fb.RecentLanguages(), configLines: d.fb.ConfigNotice().Items()}
 	if l := d.ld.Current(); l != nil {
 		st.gpus, st.computeTypes, st.languages = l.Report.GPUs, l.ComputeTypes(), l.Languages()
 		st.fetchCUBLAS = l.Decision.FetchCUBLAS != 0

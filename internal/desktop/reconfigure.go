@@ -69,7 +69,7 @@ func reconfigure(from, to config.Config, p parts) error {
 // onConfigChange applies a new config: the parts reconfigure themselves, and
 // the engine loads another model or device when those changed.
 func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
-	d.noteConfig(ch.Err, ch.Warnings)
+	d.fb.NoteConfig(ch.Err, ch.Warnings, d.store.Path())
 	if ch.Err != nil { // the last good config stays; the tray says why
 		d.refreshMenu()
 		d.showReady("")

@@ -84,6 +84,11 @@ type Feedback struct {
 	// lastEntry is the Recent entry of the last text pasted, which an undo
 	// marks; "" when the last paste was a paste again.
 	lastEntry string
+	// cfg is the config file's problems, shown until it is fixed; cfgTold
+	// the problems last notified, so one broken file is told once.
+	cfg        ConfigNotice
+	cfgTold    string
+	hotkeyTold map[string]bool // hotkey problems already notified
 }
 
 // levelFeed is the goroutine that feeds the indicator the input level.
