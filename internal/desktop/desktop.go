@@ -19,6 +19,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/output"
+	"github.com/whisperkey/whisperkey/internal/paste"
 	"github.com/whisperkey/whisperkey/internal/power"
 	"github.com/whisperkey/whisperkey/internal/service"
 	"github.com/whisperkey/whisperkey/internal/tray"
@@ -110,7 +111,7 @@ type desk struct {
 	paster    *output.Paster
 	listener  *hotkey.Listener
 	fb        *feedback.Feedback
-	profiles  *profileTracker
+	profiles  *dictation.Chooser
 
 	checks sync.WaitGroup // resume checks in flight; Run waits for them
 	// controlNote, when set, says why `whisperkey ptt` cannot reach this
@@ -214,10 +215,10 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.dictation.Configure(cfg, d.opt.Remote, d.fb.RemoteNotice, d.log)
 	d.ld.Load(cfg, false) // on failure the loader keeps the news for the tray; the app runs on
 
-	d.app = app.New(appConfig(cfg), app.Deps{Recorder: keepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
-		Transcriber: d.dictation, Paster: paster{d.paster, d.dictation}, Sounds: d.fb,
+	d.app = app.New(appConfig(cfg), app.Deps{Recorder: feedback.KeepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
+		Transcriber: d.dictation, Paster: paste.Paster{P: d.paster, Config: d.dictation.Config}, Sounds: d.fb,
 		Chooser: d.profiles, Speculator: speculator, Editor: d.paster, Commands: spokenCommands(d.store.Current),
-		Rewriter: rewriter{p: d.paster, cfg: d.store.Current, log: d.log}}, log)
+		Rewriter: paste.Rewriter{P: d.paster, Cfg: d.store.Current, Log: d.log}}, log)
 	input := make(chan app.Input)
 	sup.Add("app", service.Func(func(ctx context.Context) error { return d.app.Run(ctx, input) })) // stops before the parts it drives
 	sup.Add("resume checks", service.Closer(d.checks.Wait))
@@ -259,7 +260,10 @@ func (d *desk) startIO(cfg config.Config) error {
 		return fmt.Errorf("hotkeys: %w", err)
 	}
 	d.recorder, d.paster, d.listener = rec, p, l
-	d.profiles = &profileTracker{focused: p.Focused, current: d.store.Current, log: d.log}
+	d.profiles = dictation.NewChooser(func() (config.Window, error) {
+		w, err := p.Focused()
+		return config.Window{Class: w.Class, Instance: w.Instance, Title: w.Title, Exe: w.Exe}, err
+	}, d.store.Current, d.log)
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/whisperkey/whisperkey/internal/dictation"
+	"github.com/whisperkey/whisperkey/internal/paste"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -84,7 +85,7 @@ func TestPasteOptionsFollowTheProfile(t *testing.T) {
 		{"quiet", true, output.Options{Mode: choice.Paste, PressEnter: true}},
 	}
 	for _, tt := range tests {
-		if got := pasteOptions(cfg, tt.profile, tt.enter); got != tt.want {
+		if got := paste.Options(cfg, tt.profile, tt.enter); got != tt.want {
 			t.Errorf("pasteOptions(%q, %v) = %+v, want %+v", tt.profile, tt.enter, got, tt.want)
 		}
 	}
@@ -92,20 +93,20 @@ func TestPasteOptionsFollowTheProfile(t *testing.T) {
 
 func TestChooseMatchesTheFocusedWindow(t *testing.T) {
 	cfg := loadConfig(t, profilesConfig)
-	var w output.Window
+	var w config.Window
 	var werr error
-	tr := &profileTracker{focused: func() (output.Window, error) { return w, werr },
-		current: func() config.Config { return cfg }, log: testLog(t)}
+	tr := dictation.NewChooser(func() (config.Window, error) { return w, werr },
+		func() config.Config { return cfg }, testLog(t))
 	tests := []struct {
-		w    output.Window
+		w    config.Window
 		err  error
 		want string
 	}{
-		{output.Window{Class: "XTerm", Instance: "xterm"}, nil, "term"},
-		{output.Window{Class: "Slack", Exe: "slack"}, nil, "chat"},
-		{output.Window{Class: "Gedit", Title: "Notes — gedit"}, nil, "quiet"},
-		{output.Window{Class: "Gedit"}, nil, ""},
-		{output.Window{}, errors.New("no X display"), ""},
+		{config.Window{Class: "XTerm", Instance: "xterm"}, nil, "term"},
+		{config.Window{Class: "Slack", Exe: "slack"}, nil, "chat"},
+		{config.Window{Class: "Gedit", Title: "Notes — gedit"}, nil, "quiet"},
+		{config.Window{Class: "Gedit"}, nil, ""},
+		{config.Window{}, errors.New("no X display"), ""},
 	}
 	for _, tt := range tests {
 		w, werr = tt.w, tt.err

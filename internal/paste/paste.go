@@ -1,4 +1,4 @@
-package desktop
+package paste
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/choice"
@@ -14,25 +15,60 @@ import (
 	"github.com/whisperkey/whisperkey/internal/output"
 )
 
+// Options are the output options for a dictation in profile name.
+func Options(cfg config.Config, name string, enter bool) output.Options {
+	o := output.Options{PressEnter: enter}
+	p, ok := cfg.Profiles.Find(name)
+	if name == "" || !ok {
+		return o
+	}
+	if p.Paste != nil {
+		o.Mode = *p.Paste
+	}
+	if p.AutoSend != nil {
+		switch mode := cmp.Or(o.Mode, cfg.Paste); {
+		case *p.AutoSend:
+			o.PressEnter = true
+		case mode == choice.PasteEnter:
+			o.Mode = choice.Paste // the profile turns the mode's Enter off; the hotkey's stays
+		}
+	}
+	return o
+}
+
+// Paster gives output.Paster the app's Paster signature, with the paste
+// settings of the dictation's profile in the config the dictations use.
+type Paster struct {
+	P      *output.Paster
+	Config func() config.Config
+}
+
+// Output is app.Paster's.
+func (p Paster) Output(ctx context.Context, text string, enter bool) (time.Time, error) {
+	res, err := p.P.Output(ctx, text, Options(p.Config(), app.ProfileFrom(ctx), enter))
+	return res.PastedAt, err
+}
+
 // errNoChatServer is the edit hotkey's answer when no chat server is set.
 var errNoChatServer = fmt.Errorf("rewriting by voice needs a chat server: set %s (and %s) to an OpenAI-compatible server (%s)",
 	config.KeyCleanupURL, config.KeyCleanupModel, config.EditDocAnchor)
 
-// rewriter is the app's Rewriter: the selection read from the focused
+// Rewriter is the app's Rewriter: the selection read from the focused
 // window, the instruction and the selection sent to the chat server of
 // cleanup.url, and the checked answer pasted over the selection.
-type rewriter struct {
-	p   *output.Paster
-	cfg func() config.Config // the settings in use now
-	log *slog.Logger
+type Rewriter struct {
+	P   *output.Paster
+	Cfg func() config.Config // the settings in use now
+	Log *slog.Logger
 }
 
-func (r rewriter) Rewrite(ctx context.Context, instruction string) (string, error) {
-	cfg := r.cfg()
+// Rewrite is app.Rewriter's.
+func (r Rewriter) Rewrite(ctx context.Context, instruction string) (string, error) {
+	cfg := r.Cfg()
 	if cfg.Cleanup.URL == "" {
 		return "", errNoChatServer
 	}
-	sel, err := r.p.Selection(ctx)
+	sel, err := r.P.Selection(ctx)
 	switch {
 	case errors.Is(err, output.ErrNoSelection) && cfg.Edit.InsertAtCursor:
 		// sel names the window: the answer goes to its cursor.
@@ -42,7 +78,7 @@ func (r rewriter) Rewrite(ctx context.Context, instruction string) (string, erro
 		return "", err
 	}
 	client, err := cleanup.New(cleanup.Config{URL: cfg.Cleanup.URL, Model: cfg.Cleanup.Model,
-		APIKey: cfg.Cleanup.APIKey, Timeout: cfg.Edit.Timeout}, r.log)
+		APIKey: cfg.Cleanup.APIKey, Timeout: cfg.Edit.Timeout}, r.Log)
 	if err != nil {
 		return "", err
 	}
@@ -50,16 +86,16 @@ func (r rewriter) Rewrite(ctx context.Context, instruction string) (string, erro
 	if res.Err != nil {
 		return "", res.Err
 	}
-	opt := pasteOptions(cfg, app.ProfileFrom(ctx), false)
+	opt := Options(cfg, app.ProfileFrom(ctx), false)
 	if cmp.Or(opt.Mode, cfg.Paste) == choice.PasteEnter {
 		opt.Mode = choice.Paste // a rewrite is not a message to send
 	}
 	opt.PressEnter, opt.Replace = false, &sel
-	out, err := r.p.Output(ctx, res.Text, opt)
+	out, err := r.P.Output(ctx, res.Text, opt)
 	if err == nil && !out.Pasted && !out.Typed && out.OnClipboard {
 		err = errors.New("the rewrite is on the clipboard (paste mode is clipboard): press Ctrl+V to replace the selection")
 	}
 	return res.Text, err
 }
 
-var _ app.Rewriter = rewriter{}
+var _ app.Rewriter = Rewriter{}
