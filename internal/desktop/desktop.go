@@ -217,7 +217,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: feedback.KeepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
 		Transcriber: d.dictation, Paster: paste.Paster{P: d.paster, Config: d.dictation.Config}, Sounds: d.fb,
-		Chooser: d.profiles, Speculator: speculator, Editor: d.paster, Commands: spokenCommands(d.store.Current),
+		Chooser: d.profiles, Speculator: speculator, Editor: d.paster, Commands: dictation.Commands(d.store.Current),
 		Rewriter: paste.Rewriter{P: d.paster, Cfg: d.store.Current, Log: d.log}}, log)
 	input := make(chan app.Input)
 	sup.Add("app", service.Func(func(ctx context.Context) error { return d.app.Run(ctx, input) })) // stops before the parts it drives
