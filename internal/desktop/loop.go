@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/whisperkey/whisperkey/internal/feedback"
 	"github.com/whisperkey/whisperkey/internal/loader"
 	"runtime"
 	"time"
@@ -89,8 +90,7 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 				src.audio = nil
 				continue
 			}
-			state, text := audioStatus(e)
-			d.status(state, text)
+			d.status(feedback.MicStatus(e))
 			d.fb.MicEvent(e, d.current())
 		case e, ok := <-src.hotkeys:
 			if !ok {

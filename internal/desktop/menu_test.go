@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"bytes"
+	"github.com/whisperkey/whisperkey/internal/feedback"
 	"github.com/whisperkey/whisperkey/internal/loader"
 	"regexp"
 	"strings"
@@ -198,7 +199,7 @@ func TestCommandItems(t *testing.T) {
 			cfg := config.Defaults()
 			tt.edit(&cfg)
 			var got []string
-			for _, it := range commandItems(cfg) {
+			for _, it := range feedback.CommandItems(cfg) {
 				got = append(got, it.Label)
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {

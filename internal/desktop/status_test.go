@@ -2,6 +2,7 @@ package desktop
 
 import (
 	"errors"
+	"github.com/whisperkey/whisperkey/internal/feedback"
 	"strings"
 	"testing"
 
@@ -34,7 +35,7 @@ func TestStatusTexts(t *testing.T) {
 		{"maximum length", audio.Event{Kind: audio.EventLimit}, tray.StateRecording, []string{"Maximum recording length", "audio.max_duration"}},
 	}
 	for _, a := range audioCases {
-		st, text := audioStatus(a.e)
+		st, text := feedback.MicStatus(a.e)
 		tests = append(tests, struct {
 			name      string
 			state     tray.State

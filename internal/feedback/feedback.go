@@ -478,3 +478,28 @@ func (f *Feedback) MicEvent(e audio.Event, cfg config.Config) {
 		f.Tell(notify.RecordingCut(cfg.Audio.MaxDuration))
 	}
 }
+
+// MicStatus is the tray state and text for a microphone event.
+func MicStatus(e audio.Event) (state tray.State, text string) {
+	dev := e.Device
+	if dev == "" {
+		dev = "the default microphone"
+	}
+	switch e.Kind {
+	case audio.EventDeviceLost:
+		if e.Err != nil {
+			return tray.StateError, "Microphone unavailable: " + e.Err.Error()
+		}
+		return tray.StateError, fmt.Sprintf("Microphone %s unavailable; reconnect it or pick another in the Input device menu", dev)
+	case audio.EventDeviceRestored:
+		return tray.StateIdle, fmt.Sprintf("Microphone %s is back — ready", dev)
+	case audio.EventDeviceChanged:
+		if e.Was != "" {
+			return tray.StateIdle, fmt.Sprintf("Recording from %s (was %s) — ready", dev, e.Was)
+		}
+		return tray.StateIdle, fmt.Sprintf("Recording from %s — ready", dev)
+	case audio.EventLimit:
+		return tray.StateRecording, "Maximum recording length reached — release the hotkey to transcribe what was said (audio.max_duration)"
+	}
+	return tray.StateIdle, e.Kind.String()
+}
