@@ -21,15 +21,15 @@ type Recorder interface {
 
 // Transcriber turns 16 kHz samples into text.
 type Transcriber interface {
-	Transcribe(ctx context.Context, samples []float32) (Transcript, error)
+	Transcribe(ctx context.Context, req Request, samples []float32) (Transcript, error)
 }
 
 // Speculator transcribes a dictation while its key is still held
 // (dictation.Ahead), so the text can be ready at the release.
 type Speculator interface {
-	// Follow starts following the recording that has just begun; ctx
-	// carries its profile (ProfileFrom). nil: not this one.
-	Follow(ctx context.Context) Speculation
+	// Follow starts following the recording that has just begun, with
+	// its settings req. nil: not this one.
+	Follow(ctx context.Context, req Request) Speculation
 }
 
 // Speculation is one hold's early transcription.
@@ -66,30 +66,30 @@ type Transcript struct {
 	Language string
 }
 
-// Chooser names the profile of a dictation when its key goes down (the
-// focused window's); "" means the defaults. It must be quick.
+// Request is one dictation's settings, resolved once when its key goes
+// down (dictation.Request): the config in use then, the focused window's
+// profile and the engine. The Chooser makes it, and the app hands it with
+// the recording to the Speculator, the Transcriber, the Paster and the
+// Rewriter; it reads only the profile's name, for its events and log.
+type Request interface {
+	Profile() string // "" for the defaults
+}
+
+// Chooser resolves a dictation's settings when its key goes down, from the
+// focused window's profile. It must be quick.
 type Chooser interface {
-	Choose() string
+	Choose() Request
 }
 
-type profileKey struct{}
+// noProfile is the Request of an app with no Chooser.
+type noProfile struct{}
 
-// WithProfile returns ctx carrying the dictation's profile name, which the
-// app hands to the Transcriber and Paster this way.
-func WithProfile(ctx context.Context, name string) context.Context {
-	return context.WithValue(ctx, profileKey{}, name)
-}
-
-// ProfileFrom is the profile name ctx carries; "" for none.
-func ProfileFrom(ctx context.Context) string {
-	s, _ := ctx.Value(profileKey{}).(string)
-	return s
-}
+func (noProfile) Profile() string { return "" }
 
 // Paster puts text at the cursor and says when the text went out (zero
 // when it was only put on the clipboard).
 type Paster interface {
-	Output(ctx context.Context, text string, pressEnter bool) (pastedAt time.Time, err error)
+	Output(ctx context.Context, req Request, text string, pressEnter bool) (pastedAt time.Time, err error)
 }
 
 // Editor takes the last text the Paster delivered back out of its window
@@ -105,7 +105,7 @@ type Editor interface {
 // why, fit for the user. answer is the rewrite whenever one came, even with
 // an error (the focus moved away meanwhile), so that Paste again can put it in.
 type Rewriter interface {
-	Rewrite(ctx context.Context, instruction string) (answer string, err error)
+	Rewrite(ctx context.Context, req Request, instruction string) (answer string, err error)
 }
 
 // Command is a spoken command: what a whole utterance may ask for instead of
@@ -296,13 +296,21 @@ type App struct {
 }
 
 type job struct {
-	action   Action // Dictate, Edit (an instruction), or a command on the last dictation (no samples)
-	profile  string
+	action   Action      // Dictate, Edit (an instruction), or a command on the last dictation (no samples)
+	req      Request     // never nil
 	early    Speculation // nil: none
 	samples  []float32
 	send     bool
 	released time.Time
 	stopTook time.Duration
+}
+
+// choose is the Request of a dictation starting now.
+func (a *App) choose() Request {
+	if a.deps.Chooser == nil {
+		return noProfile{}
+	}
+	return a.deps.Chooser.Choose()
 }
 
 // New makes an app; Run drives it.
@@ -348,7 +356,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 	}()
 	recording := false
 	var send, edit bool
-	var profile string
+	var req Request = noProfile{}
 	var pressed time.Time // the start's Input.At; zero when not given
 	var early Speculation
 	drop := func() {
@@ -374,23 +382,20 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				if recording {
 					continue
 				}
-				profile = ""
-				if a.deps.Chooser != nil {
-					profile = a.deps.Chooser.Choose() // before anything else can take the focus
-				}
+				req = a.choose() // before anything else can take the focus
 				if err := a.deps.Recorder.Start(); err != nil {
 					a.emit(Event{State: Error, Err: err, Message: "Could not start recording: " + err.Error()})
 					continue
 				}
 				recording, send, edit, pressed = true, in.Send, in.Edit, in.At
 				if a.deps.Speculator != nil && a.idleOrBusy() == Idle {
-					early = a.deps.Speculator.Follow(WithProfile(ctx, profile))
+					early = a.deps.Speculator.Follow(ctx, req)
 				}
 				a.play("start")
 				a.mu.Lock()
 				a.state = Recording
 				a.mu.Unlock()
-				a.send(Event{State: Recording, Message: "Listening…", Profile: profile})
+				a.send(Event{State: Recording, Message: "Listening…", Profile: req.Profile()})
 			case TriggerStop:
 				if !recording {
 					continue
@@ -418,7 +423,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					continue
 				}
 				a.setState(Transcribing, "Transcribing…")
-				j := job{profile: profile, early: early, samples: samples, send: send || in.Send, released: released, stopTook: stopTook}
+				j := job{req: req, early: early, samples: samples, send: send || in.Send, released: released, stopTook: stopTook}
 				if edit {
 					j.action, j.send = Edit, false
 				}
@@ -432,12 +437,9 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				if recording {
 					continue // the key that ends the recording comes first
 				}
-				j := job{action: Undo}
+				j := job{action: Undo, req: noProfile{}}
 				if in.Trigger == TriggerPasteAgain {
-					j.action = PasteAgain
-					if a.deps.Chooser != nil {
-						j.profile = a.deps.Chooser.Choose() // the window it goes to
-					}
+					j.action, j.req = PasteAgain, a.choose() // the window it goes to
 				}
 				// Behind the dictations still in the engine: they paste first,
 				// so the command acts on the last one.
@@ -484,7 +486,7 @@ func (a *App) transcribeLoop(ctx context.Context) {
 	for j := range a.jobs {
 		switch j.action {
 		case PasteAgain:
-			a.pasteAgain(WithProfile(ctx, j.profile))
+			a.pasteAgain(ctx, j.req)
 		case Undo:
 			a.undo(ctx)
 		default:
@@ -495,17 +497,17 @@ func (a *App) transcribeLoop(ctx context.Context) {
 
 // pasteAgain pastes the last dictation into the window focused now, through
 // the Paster as any dictation.
-func (a *App) pasteAgain(ctx context.Context) {
+func (a *App) pasteAgain(ctx context.Context, req Request) {
 	if a.last == "" {
 		a.done(Event{Action: PasteAgain, Outcome: Refused, Message: "Nothing to paste again: no dictation yet"})
 		return
 	}
 	a.setState(Output, "Pasting again…")
-	if _, err := a.deps.Paster.Output(ctx, a.last, false); err != nil {
+	if _, err := a.deps.Paster.Output(ctx, req, a.last, false); err != nil {
 		a.emit(Event{State: Error, Action: PasteAgain, Err: err, Text: a.last, Message: err.Error()})
 		return
 	}
-	a.log.Info("pasted again", "chars", len(a.last), "profile", ProfileFrom(ctx))
+	a.log.Info("pasted again", "chars", len(a.last), "profile", req.Profile())
 	a.done(Event{Action: PasteAgain, Outcome: Delivered, Message: "Pasted again"})
 }
 
@@ -530,13 +532,13 @@ func (a *App) undo(ctx context.Context) {
 }
 
 // edit has the selection rewritten as instruction says.
-func (a *App) edit(ctx context.Context, instruction string) {
+func (a *App) edit(ctx context.Context, req Request, instruction string) {
 	if a.deps.Rewriter == nil {
 		a.done(Event{Action: Edit, Outcome: Refused, Message: "Rewriting by voice is not available here"})
 		return
 	}
 	a.setState(Output, "Rewriting…")
-	answer, err := a.deps.Rewriter.Rewrite(ctx, instruction)
+	answer, err := a.deps.Rewriter.Rewrite(ctx, req, instruction)
 	if answer != "" {
 		a.last = answer // Paste again puts it in, also where the focus moved meanwhile
 	}
@@ -568,12 +570,11 @@ func (a *App) transcribe(ctx context.Context, j job) (Transcript, error) {
 	if j.early != nil {
 		return j.early.Finish(ctx, j.samples)
 	}
-	return a.deps.Transcriber.Transcribe(ctx, j.samples)
+	return a.deps.Transcriber.Transcribe(ctx, j.req, j.samples)
 }
 
 func (a *App) finish(ctx context.Context, j job) {
 	t := Timings{Audio: time.Duration(len(j.samples)) * time.Second / 16000, CaptureStop: j.stopTook}
-	ctx = WithProfile(ctx, j.profile)
 	tr, err := a.transcribe(ctx, j)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -583,7 +584,7 @@ func (a *App) finish(ctx context.Context, j job) {
 		return
 	}
 	t.Features, t.Engine, t.Cleanup, t.Early, t.Wasted, t.Reused = tr.Features, tr.Engine, tr.Cleaning, tr.Early, tr.Wasted, tr.Reused
-	done := Event{Profile: j.profile, Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice, Language: tr.Language}
+	done := Event{Profile: j.req.Profile(), Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice, Language: tr.Language}
 	if tr.Text == "" {
 		a.mu.Lock()
 		a.state = Idle
@@ -592,7 +593,7 @@ func (a *App) finish(ctx context.Context, j job) {
 		return
 	}
 	if j.action == Edit {
-		a.edit(ctx, tr.Text)
+		a.edit(ctx, j.req, tr.Text)
 		return
 	}
 	if a.deps.Commands != nil {
@@ -606,7 +607,7 @@ func (a *App) finish(ctx context.Context, j job) {
 	a.last = tr.Text
 	a.setState(Output, "Pasting…")
 	pasteStart := time.Now()
-	pastedAt, err := a.deps.Paster.Output(ctx, tr.Text, j.send)
+	pastedAt, err := a.deps.Paster.Output(ctx, j.req, tr.Text, j.send)
 	if pastedAt.IsZero() {
 		pastedAt = time.Now()
 	}
@@ -619,7 +620,7 @@ func (a *App) finish(ctx context.Context, j job) {
 	}
 	a.play("done")
 	a.log.Info("dictation done", "chars", len(tr.Text), "audio", t.Audio, "release_to_paste", t.ReleaseToPaste,
-		"engine", t.Engine, "paste", t.Paste, "profile", j.profile, "cleanup", tr.Cleanup, "cleanup_time", t.Cleanup)
+		"engine", t.Engine, "paste", t.Paste, "profile", j.req.Profile(), "cleanup", tr.Cleanup, "cleanup_time", t.Cleanup)
 	a.mu.Lock()
 	a.state = Idle
 	a.mu.Unlock()

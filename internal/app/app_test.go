@@ -47,7 +47,7 @@ type transcriber struct {
 	calls          atomic.Int32
 }
 
-func (t *transcriber) Transcribe(ctx context.Context, s []float32) (Transcript, error) {
+func (t *transcriber) Transcribe(ctx context.Context, _ Request, s []float32) (Transcript, error) {
 	t.calls.Add(1)
 	n := t.active.Add(1)
 	defer t.active.Add(-1)
@@ -69,7 +69,7 @@ type paster struct {
 	got []string
 }
 
-func (p *paster) Output(_ context.Context, text string, enter bool) (time.Time, error) {
+func (p *paster) Output(_ context.Context, _ Request, text string, enter bool) (time.Time, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if enter {
@@ -207,23 +207,28 @@ func TestReconfigureIsLive(t *testing.T) {
 // chooser names a profile per key press, as the focused window would.
 type chooser struct{ names []string }
 
-func (c *chooser) Choose() string {
+func (c *chooser) Choose() Request {
 	n := c.names[0]
 	c.names = c.names[1:]
-	return n
+	return profile(n)
 }
 
-// profileEcho reports the profile its ctx carries in the text.
+// profile is a Request naming its profile alone.
+type profile string
+
+func (p profile) Profile() string { return string(p) }
+
+// profileEcho reports the profile of the request in the text.
 type profileEcho struct{}
 
-func (profileEcho) Transcribe(ctx context.Context, _ []float32) (Transcript, error) {
-	return Transcript{Text: "to " + ProfileFrom(ctx)}, nil
+func (profileEcho) Transcribe(_ context.Context, req Request, _ []float32) (Transcript, error) {
+	return Transcript{Text: "to " + req.Profile()}, nil
 }
 
 type profilePaster struct{ got []string }
 
-func (p *profilePaster) Output(ctx context.Context, text string, _ bool) (time.Time, error) {
-	p.got = append(p.got, ProfileFrom(ctx)+": "+text)
+func (p *profilePaster) Output(_ context.Context, req Request, text string, _ bool) (time.Time, error) {
+	p.got = append(p.got, req.Profile()+": "+text)
 	return time.Now(), nil
 }
 

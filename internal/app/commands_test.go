@@ -14,7 +14,7 @@ import (
 // scripted "recognises" a clip by its tag as one of its texts.
 type scripted []string
 
-func (s scripted) Transcribe(_ context.Context, samples []float32) (Transcript, error) {
+func (s scripted) Transcribe(_ context.Context, _ Request, samples []float32) (Transcript, error) {
 	return Transcript{Text: s[int(samples[0])]}, nil
 }
 
@@ -119,7 +119,7 @@ type rewriter struct {
 	err    error
 }
 
-func (r *rewriter) Rewrite(_ context.Context, instruction string) (string, error) {
+func (r *rewriter) Rewrite(_ context.Context, _ Request, instruction string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.got = append(r.got, instruction)

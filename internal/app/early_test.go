@@ -19,7 +19,7 @@ type speculator struct {
 	ready   bool
 }
 
-func (s *speculator) Follow(context.Context) Speculation {
+func (s *speculator) Follow(context.Context, Request) Speculation {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.follows++
@@ -110,10 +110,10 @@ type busyFirst struct {
 	seen bool
 }
 
-func (b *busyFirst) Follow(ctx context.Context) Speculation {
+func (b *busyFirst) Follow(ctx context.Context, req Request) Speculation {
 	if !b.seen {
 		b.seen = true
 		return nil
 	}
-	return b.s.Follow(ctx)
+	return b.s.Follow(ctx, req)
 }

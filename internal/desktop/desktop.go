@@ -212,6 +212,10 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		d.dictation.Capture(d.recorder.Captured, latest(live))
 		speculator = d.dictation
 	}
+	d.profiles = dictation.NewChooser(func() (config.Window, error) {
+		w, err := d.paster.Focused()
+		return config.Window{Class: w.Class, Instance: w.Instance, Title: w.Title, Exe: w.Exe}, err
+	}, d.dictation, d.log)
 	d.dictation.Configure(cfg, d.opt.Remote, d.fb.RemoteNotice, d.log)
 	d.ld.Load(cfg, false) // on failure the loader keeps the news for the tray; the app runs on
 
@@ -260,10 +264,6 @@ func (d *desk) startIO(cfg config.Config) error {
 		return fmt.Errorf("hotkeys: %w", err)
 	}
 	d.recorder, d.paster, d.listener = rec, p, l
-	d.profiles = dictation.NewChooser(func() (config.Window, error) {
-		w, err := p.Focused()
-		return config.Window{Class: w.Class, Instance: w.Instance, Title: w.Title, Exe: w.Exe}, err
-	}, d.store.Current, d.log)
 	return nil
 }
 

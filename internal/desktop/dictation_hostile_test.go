@@ -68,7 +68,7 @@ func TestDictationPastesPlainText(t *testing.T) {
 				cfg.Cleanup.Timeout = time.Minute
 			}
 			d.Configure(cfg, useRemote, func(string) {}, testLog(t))
-			tr, err := d.Transcribe(context.Background(), make([]float32, 16000))
+			tr, err := d.Transcribe(context.Background(), d.Request(""), make([]float32, 16000))
 			if err != nil {
 				t.Fatal(err)
 			}

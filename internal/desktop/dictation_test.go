@@ -55,7 +55,7 @@ func TestDictationEngineChoice(t *testing.T) {
 			cfg := config.Defaults()
 			cfg.Decode.Prompt, cfg.Decode.Language = tt.prompt, "de"
 			d.Configure(cfg, tt.remote, nil, testLog(t))
-			tr, err := d.Transcribe(context.Background(), make([]float32, 16000))
+			tr, err := d.Transcribe(context.Background(), d.Request(""), make([]float32, 16000))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestRemoteIsNotAskedAboutPressesWithoutSpeech(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := remote.calls
-			tr, err := d.Transcribe(context.Background(), tt.samples)
+			tr, err := d.Transcribe(context.Background(), d.Request(""), tt.samples)
 			if err != nil {
 				t.Fatal(err)
 			}

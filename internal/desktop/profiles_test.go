@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/whisperkey/whisperkey/internal/app"
 	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/output"
@@ -60,7 +59,7 @@ func TestDictationAppliesTheProfileOfItsWindow(t *testing.T) {
 		{"gone", "Hello there.", "en"}, // removed from the file meanwhile: the defaults
 	}
 	for _, tt := range tests {
-		tr, err := d.Transcribe(app.WithProfile(context.Background(), tt.profile), make([]float32, 16000))
+		tr, err := d.Transcribe(context.Background(), d.Request(tt.profile), make([]float32, 16000))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,8 +94,9 @@ func TestChooseMatchesTheFocusedWindow(t *testing.T) {
 	cfg := loadConfig(t, profilesConfig)
 	var w config.Window
 	var werr error
-	tr := dictation.NewChooser(func() (config.Window, error) { return w, werr },
-		func() config.Config { return cfg }, testLog(t))
+	flow := dictation.NewFlow(&namedEngine{name: "local"}, nil)
+	flow.Configure(cfg, nil, nil, testLog(t))
+	tr := dictation.NewChooser(func() (config.Window, error) { return w, werr }, flow, testLog(t))
 	tests := []struct {
 		w    config.Window
 		err  error
@@ -110,7 +110,7 @@ func TestChooseMatchesTheFocusedWindow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		w, werr = tt.w, tt.err
-		if got := tr.Choose(); got != tt.want || tr.Last() != tt.want {
+		if got := tr.Choose().Profile(); got != tt.want || tr.Last() != tt.want {
 			t.Errorf("Choose() for %+v = %q (last %q), want %q", tt.w, got, tr.Last(), tt.want)
 		}
 	}
@@ -126,7 +126,7 @@ func TestDictationKeepsTheTextWhenCleanupFails(t *testing.T) {
 	cfg := loadConfig(t, profilesConfig+"cleanup:\n  enabled: true\n  url: "+srv.URL+"\n")
 	d := dictation.NewFlow(&namedEngine{name: " um Hello there."}, nil)
 	d.Configure(cfg, nil, nil, testLog(t))
-	tr, err := d.Transcribe(app.WithProfile(context.Background(), "term"), make([]float32, 16000))
+	tr, err := d.Transcribe(context.Background(), d.Request("term"), make([]float32, 16000))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,22 +95,61 @@ func (f *Flow) Changed() { f.gen.Add(1) }
 // Config is the config the dictations use now.
 func (f *Flow) Config() config.Config { return f.cur.Load().cfg }
 
-// Transcribe is app.Transcriber: the pipeline with the settings of the
-// profile ctx names (app.ProfileFrom).
-func (f *Flow) Transcribe(ctx context.Context, samples []float32) (app.Transcript, error) {
-	return f.transcribe(ctx, samples, nil)
+// Request is one dictation's settings, resolved once when its key goes
+// down (app.Request): the config the dictations use then with the focused
+// window's profile applied, the engine (the local one, or a remote one
+// falling back to it) and the AI cleanup.
+type Request struct {
+	Settings
+	chosen  string // the profile chosen at key-down, by name
+	engine  Engine
+	cleaner Cleaner
+	gen     uint64 // the Flow's gen when it was resolved
+}
+
+// Profile is app.Request's: the profile applied, "" for none.
+func (r *Request) Profile() string { return r.Settings.Profile }
+
+// Request resolves a dictation's settings now, with the profile called
+// profile ("" for none; a name no longer in the config gives the config's
+// own settings).
+func (f *Flow) Request(profile string) *Request {
+	s := f.cur.Load()
+	return &Request{Settings: s.forProfile(profile), chosen: profile, engine: s.engine, cleaner: s.cleaner, gen: f.gen.Load()}
+}
+
+// fresh is req as this Flow's Request, resolved again when the config or
+// the model changed since it was (the file was edited while the key was
+// down: the newer settings win, as they would at the release).
+func (f *Flow) fresh(req app.Request) *Request {
+	r, ok := req.(*Request)
+	switch {
+	case !ok || r == nil:
+		name := ""
+		if req != nil {
+			name = req.Profile()
+		}
+		return f.Request(name)
+	case r.gen != f.gen.Load():
+		return f.Request(r.chosen)
+	}
+	return r
+}
+
+// Transcribe is app.Transcriber: the pipeline with req's settings.
+func (f *Flow) Transcribe(ctx context.Context, req app.Request, samples []float32) (app.Transcript, error) {
+	return f.transcribe(ctx, f.fresh(req), samples, nil)
 }
 
 // transcribe is Transcribe with trim, when not nil, as the Trimmer: a
 // hold's detector that has scored the recording already.
-func (f *Flow) transcribe(ctx context.Context, samples []float32, trim Trimmer) (app.Transcript, error) {
-	s := f.cur.Load()
-	set := s.forProfile(app.ProfileFrom(ctx))
-	p := Pipeline{Engine: s.engine, Cleaner: s.cleaner, Trim: trim}
+func (f *Flow) transcribe(ctx context.Context, r *Request, samples []float32, trim Trimmer) (app.Transcript, error) {
+	set := r.Settings
+	p := Pipeline{Engine: r.engine, Cleaner: r.cleaner, Trim: trim}
 	if trim == nil && f.speech != nil {
 		p.Trim = f.speech
 	}
-	if s.engine != f.local && f.speech != nil {
+	if r.engine != f.local && f.speech != nil {
 		// The local engine runs the detector itself; a remote one is not
 		// asked about a press without speech: no round trip, no upload.
 		p.Gate = f.speech
@@ -150,23 +189,26 @@ func (f *Flow) Status() string {
 // speech detector and transcribes it through the dictation's own pipeline
 // as soon as the speech has ended, so a release that adds no words finds
 // its text ready. Without a detector or with decoding.early off it does not.
-func (f *Flow) Follow(ctx context.Context) app.Speculation {
+func (f *Flow) Follow(ctx context.Context, req app.Request) app.Speculation {
 	s := f.cur.Load()
 	if f.speech == nil || f.read == nil || !s.cfg.Decode.Early {
 		return nil
 	}
-	run := f.Transcribe
+	r := f.fresh(req)
+	run := func(ctx context.Context, samples []float32) (app.Transcript, error) {
+		return f.transcribe(ctx, r, samples, nil)
+	}
 	live := s.cfg.Feedback.LiveText && f.live != nil
 	if live {
 		run = func(ctx context.Context, samples []float32) (app.Transcript, error) {
-			tr, err := f.Transcribe(ctx, samples)
+			tr, err := f.transcribe(ctx, r, samples, nil)
 			if err == nil && tr.Text != "" {
 				f.live(tr.Text)
 			}
 			return tr, err
 		}
 	}
-	return &speculation{f: f, gen: f.gen.Load(), log: s.log, h: Ahead[app.Transcript]{
+	return &speculation{f: f, r: r, log: s.log, h: Ahead[app.Transcript]{
 		Stream: f.speech.Stream(),
 		Read:   f.read,
 		Run:    run,
@@ -177,7 +219,7 @@ func (f *Flow) Follow(ctx context.Context) app.Speculation {
 
 type speculation struct {
 	f   *Flow
-	gen uint64 // f.gen when the hold began
+	r   *Request // the hold's settings; r.gen is f.gen when it began
 	log *slog.Logger
 	h   *Hold[app.Transcript]
 }
@@ -186,11 +228,11 @@ type speculation struct {
 // same audio with no model switch or config change since the hold began;
 // otherwise one made now, cut where the hold's detector found the speech's end.
 func (s *speculation) Finish(ctx context.Context, samples []float32) (app.Transcript, error) {
-	if s.f.gen.Load() != s.gen {
+	if s.f.gen.Load() != s.r.gen {
 		o := s.h.Drop()
 		s.log.Info("early transcription dropped: the model or the settings changed during the hold",
 			"dropped", o.Dropped, "wasted_ms", o.Wasted.Milliseconds())
-		tr, err := s.f.Transcribe(ctx, samples)
+		tr, err := s.f.Transcribe(ctx, s.r, samples) // resolved again: the settings changed
 		tr.Wasted = o.Wasted
 		return tr, err
 	}
@@ -203,7 +245,7 @@ func (s *speculation) Finish(ctx context.Context, samples []float32) (app.Transc
 		tr.Early, tr.Wasted = true, o.Wasted
 		return tr, nil
 	}
-	tr, err := s.f.transcribe(ctx, samples, o.Trim)
+	tr, err := s.f.transcribe(ctx, s.r, samples, o.Trim)
 	tr.Wasted = o.Wasted
 	return tr, err
 }

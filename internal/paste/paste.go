@@ -44,8 +44,8 @@ type Paster struct {
 }
 
 // Output is app.Paster's.
-func (p Paster) Output(ctx context.Context, text string, enter bool) (time.Time, error) {
-	res, err := p.P.Output(ctx, text, Options(p.Config(), app.ProfileFrom(ctx), enter))
+func (p Paster) Output(ctx context.Context, req app.Request, text string, enter bool) (time.Time, error) {
+	res, err := p.P.Output(ctx, text, Options(p.Config(), req.Profile(), enter))
 	return res.PastedAt, err
 }
 
@@ -63,7 +63,7 @@ type Rewriter struct {
 }
 
 // Rewrite is app.Rewriter's.
-func (r Rewriter) Rewrite(ctx context.Context, instruction string) (string, error) {
+func (r Rewriter) Rewrite(ctx context.Context, req app.Request, instruction string) (string, error) {
 	cfg := r.Cfg()
 	if cfg.Cleanup.URL == "" {
 		return "", errNoChatServer
@@ -86,7 +86,7 @@ func (r Rewriter) Rewrite(ctx context.Context, instruction string) (string, erro
 	if res.Err != nil {
 		return "", res.Err
 	}
-	opt := Options(cfg, app.ProfileFrom(ctx), false)
+	opt := Options(cfg, req.Profile(), false)
 	if cmp.Or(opt.Mode, cfg.Paste) == choice.PasteEnter {
 		opt.Mode = choice.Paste // a rewrite is not a message to send
 	}

@@ -1,0 +1,69 @@
+package dictation
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// heardLanguage is an engine that answers with the language it was asked for.
+type heardLanguage struct{}
+
+func (heardLanguage) Transcribe(_ context.Context, _ []float32, o whisper.Options) (*whisper.Result, error) {
+	return &whisper.Result{Text: o.Language}, nil
+}
+
+func loadConfig(t *testing.T, yaml string) config.Config {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := config.Load(path, config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// A dictation's settings are resolved once, at key-down, into the Request
+// that travels with it: the profile chosen then applies at the release.
+// When the config changes in between, the release takes the new file's
+// settings for the same profile, as it would have without a Request.
+func TestRequestCarriesTheSettings(t *testing.T) {
+	const profiles = "profiles:\n  - name: term\n    match: {class: XTerm}\n    language: %s\n"
+	f := NewFlow(heardLanguage{}, nil)
+	f.Configure(loadConfig(t, "language: en\n"+fmt.Sprintf(profiles, "de")), nil, nil, slog.New(slog.DiscardHandler))
+	tests := []struct {
+		name    string
+		req     *Request
+		edit    string // a new config before the release; "" for none
+		want    string
+		profile string
+	}{
+		{name: "no profile", req: f.Request(""), want: "en"},
+		{name: "the profile chosen at key-down", req: f.Request("term"), want: "de", profile: "term"},
+		{name: "a profile gone from the file", req: f.Request("gone"), want: "en"},
+		{name: "the file changed during the hold", req: f.Request("term"), edit: "language: en\n" + fmt.Sprintf(profiles, "fr"), want: "fr", profile: "term"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.edit != "" {
+				f.Configure(loadConfig(t, tt.edit), nil, nil, slog.New(slog.DiscardHandler))
+			}
+			tr, err := f.Transcribe(context.Background(), tt.req, make([]float32, 16000))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr.Text != tt.want || tt.req.Profile() != tt.profile {
+				t.Errorf("decoded in %q with profile %q, want %q and %q", tr.Text, tt.req.Profile(), tt.want, tt.profile)
+			}
+		})
+	}
+}
