@@ -135,14 +135,14 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	p := dictation.Pipeline{Cleaner: dictation.NewCleaner(set.Config, log)}
+	var speech dictation.SpeechGate // the gate and the cut, as the tray's (dictation.Build)
 	if d := env.speechDetector(); d != nil {
 		defer d.Close()
-		p.Gate = d // the remote engine's gate; the local engine runs it itself (below)
-		p.Trim = d // as the tray cuts a dictation's silence after the words
+		speech = d
 	}
+	cleaner := dictation.NewCleaner(set.Config, log)
 	if o.remote != "" {
-		return transcribeRemote(ctx, o, p, set, meta, clips, stdout, stderr)
+		return transcribeRemote(ctx, o, speech, cleaner, set, meta, clips, stdout, stderr)
 	}
 	c := set.Config.Engine
 	choice := engineChoice{device: c.Device, computeType: c.ComputeType, threads: c.CPUThreads}
@@ -169,11 +169,10 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if meta.leftOut = leftOut; len(leftOut) > 0 {
 		notice(dictation.VocabularyLeftOut(kept, leftOut))
 	}
-	if p.Gate != nil {
-		m.UseSpeechDetector(p.Gate)
-		p.Gate = nil
+	if speech != nil {
+		m.UseSpeechDetector(speech) // the local engine gates itself
 	}
-	p.Engine = m
+	p := dictation.Build(m, true, speech, cleaner)
 	// One engine process for all files, in order: the later ones are warm.
 	return writeTranscripts(ctx, p, set, o, clips, stdout, notice, func(file string, tr dictation.Transcript) any {
 		return struct {

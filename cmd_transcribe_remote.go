@@ -12,7 +12,7 @@ import (
 
 // transcribeRemote runs the pipeline with an OpenAI-compatible server
 // (o.remote) as the engine, clip by clip, in order.
-func transcribeRemote(ctx context.Context, o transcribeOptions, p dictation.Pipeline, set dictation.Settings, meta runMeta,
+func transcribeRemote(ctx context.Context, o transcribeOptions, speech dictation.SpeechGate, cleaner dictation.Cleaner, set dictation.Settings, meta runMeta,
 	clips [][]float32, stdout, stderr io.Writer) error {
 	// Checked here too, so the message names where the key came from.
 	key, err := remote.CheckAPIKey(o.apiKey)
@@ -26,7 +26,7 @@ func transcribeRemote(ctx context.Context, o transcribeOptions, p dictation.Pipe
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	p.Engine = c
+	p := dictation.Build(c, false, speech, cleaner) // no upload for a file without speech
 	notice := func(msg string) { _, _ = io.WriteString(stderr, "whisperkey: "+msg+"\n") }
 	// JSON Lines, as for the local engine.
 	return writeTranscripts(ctx, p, set, o, clips, stdout, notice, func(file string, tr dictation.Transcript) any {

@@ -144,17 +144,13 @@ func (f *Flow) Transcribe(ctx context.Context, req app.Request, samples []float3
 // transcribe is Transcribe with trim, when not nil, as the Trimmer: a
 // hold's detector that has scored the recording already.
 func (f *Flow) transcribe(ctx context.Context, r *Request, samples []float32, trim Trimmer) (app.Transcript, error) {
-	set := r.Settings
-	p := Pipeline{Engine: r.engine, Cleaner: r.cleaner, Trim: trim}
-	if trim == nil && f.speech != nil {
-		p.Trim = f.speech
+	// The local engine runs the detector itself; a remote one is not asked
+	// about a press without speech: no round trip, no upload.
+	p := Build(r.engine, r.engine == f.local, f.speech, r.cleaner)
+	if trim != nil {
+		p.Trim = trim
 	}
-	if r.engine != f.local && f.speech != nil {
-		// The local engine runs the detector itself; a remote one is not
-		// asked about a press without speech: no round trip, no upload.
-		p.Gate = f.speech
-	}
-	tr, err := p.Run(ctx, samples, set)
+	tr, err := p.Run(ctx, samples, r.Settings)
 	if err != nil || tr.Result == nil {
 		return app.Transcript{}, err
 	}

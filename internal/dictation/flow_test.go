@@ -67,3 +67,30 @@ func TestRequestCarriesTheSettings(t *testing.T) {
 		})
 	}
 }
+
+// cutAll is a speech detector that finds speech and cuts nothing.
+type cutAll struct{}
+
+func (cutAll) Speech(s []float32) (int, int, bool, error) { return 0, len(s), true, nil }
+func (cutAll) Cut(s []float32) (int, error)               { return len(s), nil }
+
+// Build puts the gate in the pipeline only for an engine that does not gate
+// itself; the cut is there whenever a detector is.
+func TestBuildPlacesTheGate(t *testing.T) {
+	tests := []struct {
+		name              string
+		selfGated         bool
+		speech            SpeechGate
+		wantGate, wantCut bool
+	}{
+		{"local engine", true, cutAll{}, false, true},
+		{"remote engine", false, cutAll{}, true, true},
+		{"no detector", false, nil, false, false},
+	}
+	for _, tt := range tests {
+		p := Build(heardLanguage{}, tt.selfGated, tt.speech, nil)
+		if (p.Gate != nil) != tt.wantGate || (p.Trim != nil) != tt.wantCut || p.Engine == nil {
+			t.Errorf("%s: gate %v, cut %v; want %v, %v", tt.name, p.Gate != nil, p.Trim != nil, tt.wantGate, tt.wantCut)
+		}
+	}
+}

@@ -57,6 +57,30 @@ type Pipeline struct {
 	Cleaner Cleaner
 }
 
+// SpeechGate is the speech detector as a pipeline's stages use it: the
+// gate and the cut (vad.Detector).
+type SpeechGate interface {
+	whisper.SpeechDetector
+	Trimmer
+}
+
+// Build is the one way a pipeline is put together (the tray, transcribe,
+// transcribe --remote): engine, the speech detector speech (nil: none) and
+// the AI cleanup (nil: none). It decides where the gate runs: inside the
+// engine when selfGated (the local engine, given the same detector, asks it
+// before decoding), here otherwise, so a press without speech sends nothing
+// to a server. Either way speech cuts the silence after the last words.
+func Build(engine Engine, selfGated bool, speech SpeechGate, cleaner Cleaner) Pipeline {
+	p := Pipeline{Engine: engine, Cleaner: cleaner}
+	if speech != nil {
+		p.Trim = speech
+		if !selfGated {
+			p.Gate = speech
+		}
+	}
+	return p
+}
+
 // Trimmer finds where a recording's speech ends (vad.Detector's Cut): the
 // last sample of it the engine hears.
 type Trimmer interface {
