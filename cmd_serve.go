@@ -163,7 +163,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		// gives the words transcribe and transcribe --remote give.
 		defer d.Close()
 		m.UseSpeechDetector(d)
-		eng = dictation.Trimmed{Engine: m, Trim: d}
+		eng = dictation.Build(m, true, d, nil) // the stages of transcribe, without cleanup or shaping
 	}
 	name := filepath.Base(modelDir) // the id GET /v1/models lists, such as whisper-base
 	srv, err := server.New(server.Config{

@@ -121,16 +121,10 @@ type Transcript struct {
 // Run transcribes samples with s: the gate, the engine, the cleanup, the
 // shaping. Only the engine can fail; a failed cleanup keeps the words as heard.
 func (p Pipeline) Run(ctx context.Context, samples []float32, s Settings) (Transcript, error) {
-	whole := len(samples)
-	samples = EngineInput(p.Trim, samples, s.Decode)
-	if p.Gate != nil && !heardSpeech(p.Gate, samples, s.Decode) {
-		return Transcript{}, nil
-	}
-	res, err := p.Engine.Transcribe(ctx, samples, s.Decode)
-	if err != nil {
+	res, err := p.decode(ctx, samples, s.Decode)
+	if err != nil || res == nil {
 		return Transcript{}, err
 	}
-	res = lasting(res, whole)
 	tr := Transcript{Result: res}
 	text := res.Text
 	if mode := s.Config.Cleanup.ActiveMode(); p.Cleaner != nil && mode != "" && strings.TrimSpace(text) != "" {
@@ -145,21 +139,32 @@ func (p Pipeline) Run(ctx context.Context, samples []float32, s Settings) (Trans
 	return tr, nil
 }
 
-// Trimmed is an Engine that decodes only up to the end of the speech, as
-// the Pipeline's Trim does, for a caller with no other stage (serve): a
-// file sent to the server is decoded as transcribe and --remote decode it.
-type Trimmed struct {
-	Engine Engine
-	Trim   Trimmer
-}
-
-// Transcribe is Engine's.
-func (t Trimmed) Transcribe(ctx context.Context, samples []float32, opt whisper.Options) (*whisper.Result, error) {
-	res, err := t.Engine.Transcribe(ctx, EngineInput(t.Trim, samples, opt), opt)
+// decode is the engine's result for samples after the cut and the gate;
+// nil when the gate heard no speech.
+func (p Pipeline) decode(ctx context.Context, samples []float32, o whisper.Options) (*whisper.Result, error) {
+	whole := len(samples)
+	samples = EngineInput(p.Trim, samples, o)
+	if p.Gate != nil && !heardSpeech(p.Gate, samples, o) {
+		return nil, nil
+	}
+	res, err := p.Engine.Transcribe(ctx, samples, o)
 	if err != nil {
 		return nil, err
 	}
-	return lasting(res, len(samples)), nil
+	return lasting(res, whole), nil
+}
+
+// Transcribe is the pipeline as an Engine, for a caller that answers with
+// the engine's result itself (serve): the cut and the gate, then the
+// engine, with no cleanup and no shaping, so a file sent to the server is
+// decoded as transcribe and --remote decode it. A press the gate finds no
+// speech in gives an empty result of the recording's length.
+func (p Pipeline) Transcribe(ctx context.Context, samples []float32, o whisper.Options) (*whisper.Result, error) {
+	res, err := p.decode(ctx, samples, o)
+	if res == nil && err == nil {
+		res = &whisper.Result{Duration: float64(len(samples)) / whisper.SampleRate}
+	}
+	return res, err
 }
 
 // EngineInput is what the engine hears of a recording: up to tr's cut,
