@@ -2,15 +2,14 @@ package service
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 )
 
 // Service is a long-lived part: Serve runs it until ctx ends. An error
 // before then is a failure and the supervisor serves it again; nil means
-// the part has finished and is not restarted.
+// the part has finished and is not restarted. A panic is not recovered: it
+// is a bug, and ends the app as it would without a supervisor.
 type Service interface {
 	Serve(ctx context.Context) error
 }
@@ -94,7 +93,7 @@ func (s *Supervisor) Serve(ctx context.Context) error {
 func (s *Supervisor) supervise(ctx context.Context, n named) {
 	backoff := firstBackoff
 	for {
-		err := serve(ctx, n.svc)
+		err := n.svc.Serve(ctx)
 		if err == nil || ctx.Err() != nil {
 			return
 		}
@@ -108,17 +107,4 @@ func (s *Supervisor) supervise(ctx context.Context, n named) {
 		}
 		backoff = min(2*backoff, maxBackoff)
 	}
-}
-
-// errPanic marks a service that panicked; it is restarted as one that failed.
-var errPanic = errors.New("panic")
-
-// serve runs svc once, turning a panic into a failure.
-func serve(ctx context.Context, svc Service) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %v", errPanic, r)
-		}
-	}()
-	return svc.Serve(ctx)
 }
