@@ -127,10 +127,10 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	err = desktop.Run(ctx, desktop.Options{
 		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, CUBLASPin: os.Getenv(cublas.PinEnv), StateDir: env.stateDir,
-		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
-		ModelHelpPath: installedDoc("installing-at-work.md", ""), LogPath: logPath, Grabber: grabber, Version: version,
-		LogLevel: level, Verbose: *verbose, Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech,
-		ControlSocket: controlSocket, Shortcut: shortcut, FollowLock: lock, SessionNote: desk.Summary,
+		Docs: desktop.Docs{Guide: installedDoc("gpu-setup.md", ""), ConfigHelp: installedDoc("configuration.md", "#your-words"),
+			ModelHelp: installedDoc("installing-at-work.md", ""), Log: logPath},
+		Version: version, LogLevel: level, Verbose: *verbose, Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech,
+		Session: desktop.Session{Grabber: grabber, ControlSocket: controlSocket, Shortcut: shortcut, FollowLock: lock, Note: desk.Summary},
 	}, log)
 	if err != nil {
 		log.Error("WhisperKey stopped", "err", err)

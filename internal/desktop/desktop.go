@@ -37,19 +37,42 @@ type Options struct {
 	StateDir  string
 	// Models is the model cache; nil makes one in the config's model_cache_dir.
 	Models *models.Cache
-	// GuidePath is docs/gpu-setup.md as installed; LogPath the log file ("" if none).
-	GuidePath, LogPath string
-	// ConfigHelpPath is docs/configuration.md as installed, or its URL.
-	ConfigHelpPath string
-	// ModelHelpPath is docs/installing-at-work.md (models without Hugging
-	// Face) as installed, or its URL; "" names the file in the repository.
-	ModelHelpPath string
+	Docs   Docs
 	// SpeechDetector (Silero VAD), when set, skips presses without speech
 	// before any decoding, cuts the silence after the last words, and
 	// finds the end of the speech during a hold so the text can be ready
 	// at the release; main owns and closes it.
 	SpeechDetector SpeechDetector
 	Engine         engine.Options
+	Session        Session
+	Version        string
+	// LogLevel, when set, is the log's level: desktop keeps it at the
+	// config's log_level. Verbose pins it at debug (the --verbose flag).
+	LogLevel *slog.LevelVar
+	Verbose  bool
+
+	// Exe is the executable the start-at-login entry starts; "" hides the toggle.
+	Exe string
+
+	// Seams for parts built in their own packages; a nil one is off.
+	// See seams.go for what each is called with.
+	Remote RemoteEngine
+}
+
+// Docs are the files the tray's items and notices open, each as installed
+// or its URL.
+type Docs struct {
+	// Guide is docs/gpu-setup.md; Log the log file ("" if none).
+	Guide, Log string
+	// ConfigHelp is docs/configuration.md.
+	ConfigHelp string
+	// ModelHelp is docs/installing-at-work.md (models without Hugging
+	// Face); "" names the file in the repository.
+	ModelHelp string
+}
+
+// Session is how the app reaches the desktop session's keys.
+type Session struct {
 	// Grabber registers hotkeys with the OS (package hotkey/grab).
 	Grabber hotkey.Grabber
 	// ControlSocket, when set, is where `whisperkey ptt` reaches the record
@@ -63,21 +86,9 @@ type Options struct {
 	// directly (evdev) hear the lock screen, so a recording that runs when
 	// the screen locks is thrown away rather than pasted there.
 	FollowLock LockRoute
-	// SessionNote, when set, follows the ready status: how to dictate in
-	// this session (Wayland: bind `whisperkey ptt`; session.Report.Summary).
-	SessionNote string
-	Version     string
-	// LogLevel, when set, is the log's level: desktop keeps it at the
-	// config's log_level. Verbose pins it at debug (the --verbose flag).
-	LogLevel *slog.LevelVar
-	Verbose  bool
-
-	// Exe is the executable the start-at-login entry starts; "" hides the toggle.
-	Exe string
-
-	// Seams for parts built in their own packages; a nil one is off.
-	// See seams.go for what each is called with.
-	Remote RemoteEngine
+	// Note, when set, follows the ready status: how to dictate in this
+	// session (Wayland: bind `whisperkey ptt`; session.Report.Summary).
+	Note string
 }
 
 // ErrNoDisplay means there is no desktop session to run in.
@@ -177,8 +188,8 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		return err
 	}
 	sup.Add("microphone, clipboard and hotkeys", service.Closer(d.closeIO))
-	if d.opt.ControlSocket != "" {
-		if srv, err := control.Listen(d.opt.ControlSocket, pttHandler{d.listener}, log); err != nil {
+	if d.opt.Session.ControlSocket != "" {
+		if srv, err := control.Listen(d.opt.Session.ControlSocket, pttHandler{d.listener}, log); err != nil {
 			d.log.Warn("no control socket; `whisperkey ptt` cannot reach this app", "err", err)
 			d.controlNote = "no control socket, `whisperkey ptt` cannot reach this app: " + err.Error()
 		} else {
@@ -186,12 +197,12 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 			d.log.Info("control socket ready", "path", srv.Path())
 		}
 	}
-	if d.opt.FollowLock != nil { // stops before the listener it drives
-		lock := d.opt.FollowLock(d.lockChanged)
+	if d.opt.Session.FollowLock != nil { // stops before the listener it drives
+		lock := d.opt.Session.FollowLock(d.lockChanged)
 		sup.Add("session lock", service.Closer(func() { _ = lock.Close() }))
 	}
 	shortcut := make(chan shortcutNews, 1)
-	if d.opt.Shortcut != nil { // stops before the listener it drives
+	if d.opt.Session.Shortcut != nil { // stops before the listener it drives
 		sc := d.startShortcut(cfg, shortcut)
 		sup.Add("desktop shortcut", service.Closer(func() { _ = sc.Close() }))
 	}
@@ -200,7 +211,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.fb.NoteConfig(store.Err(), store.Warnings(), store.Path())
 
 	d.ld = loader.New(loader.Options{EngineRoot: opt.EngineRoot, StateDir: opt.StateDir, CUBLASPin: opt.CUBLASPin,
-		ModelHelp: opt.ModelHelpPath, GuidePath: opt.GuidePath, Engine: opt.Engine, SpeechDetector: opt.SpeechDetector,
+		ModelHelp: opt.Docs.ModelHelp, GuidePath: opt.Docs.Guide, Engine: opt.Engine, SpeechDetector: opt.SpeechDetector,
 		Models: cache}, cfg, d.tray, d.fb.Tell, d.log)
 	sup.Add("engine", service.Closer(d.ld.Close))
 	sup.Add("model loader", d.ld) // waits for the downloads, which report progress to the tray
@@ -257,7 +268,7 @@ func (d *desk) startIO(cfg config.Config) error {
 		_ = rec.Close()
 		return fmt.Errorf("clipboard: %w", err)
 	}
-	l, err := hotkey.New(hotkeyConfig(cfg), d.log, d.opt.Grabber)
+	l, err := hotkey.New(hotkeyConfig(cfg), d.log, d.opt.Session.Grabber)
 	if err != nil {
 		_ = rec.Close()
 		_ = p.Close()
@@ -286,8 +297,8 @@ func (d *desk) status(state tray.State, text string) {
 
 // showReady shows the idle status: ready on a model, or what is missing.
 func (d *desk) showReady(suffix string) {
-	if d.opt.SessionNote != "" {
-		suffix += " · " + d.opt.SessionNote
+	if d.opt.Session.Note != "" {
+		suffix += " · " + d.opt.Session.Note
 	}
 	if d.controlNote != "" {
 		suffix += " · " + d.controlNote

@@ -250,11 +250,11 @@ func (d *desk) onAction(ctx context.Context, a tray.Action) {
 	case tray.OpenConfig:
 		d.open(d.opt.ConfigPath)
 	case tray.OpenGuide:
-		d.open(d.opt.GuidePath)
+		d.open(d.opt.Docs.Guide)
 	case tray.OpenConfigHelp, tray.ShowCommands:
-		d.open(d.opt.ConfigHelpPath)
+		d.open(d.opt.Docs.ConfigHelp)
 	case tray.OpenLog:
-		d.open(d.opt.LogPath)
+		d.open(d.opt.Docs.Log)
 	case tray.CopyRecent:
 		d.copyRecent(ctx, a.Value)
 	case tray.ToggleStartAtLogin:

@@ -18,7 +18,7 @@ type shortcutNews struct {
 // startShortcut binds the record hotkey through Options.Shortcut; its
 // news arrives on news for the loop.
 func (d *desk) startShortcut(cfg config.Config, news chan<- shortcutNews) io.Closer {
-	return d.opt.Shortcut(cfg.Hotkeys.Record, d.listener.Command, func(note string, err error) {
+	return d.opt.Session.Shortcut(cfg.Hotkeys.Record, d.listener.Command, func(note string, err error) {
 		select {
 		case news <- shortcutNews{note: note, err: err}:
 		default: // reported once; a second report has nobody to tell
@@ -31,12 +31,12 @@ func (d *desk) startShortcut(cfg config.Config, news chan<- shortcutNews) io.Clo
 func (d *desk) onShortcut(n shortcutNews) {
 	if n.err != nil {
 		d.log.Warn("the desktop's shortcut is not bound", "err", n.err)
-		d.opt.SessionNote = n.err.Error()
+		d.opt.Session.Note = n.err.Error()
 		d.hotkeyProblem(n.err)
 		return
 	}
 	d.log.Info("the desktop's shortcut is bound", "note", n.note)
-	d.opt.SessionNote = n.note
+	d.opt.Session.Note = n.note
 	if d.app.State() == app.Idle {
 		d.showReady("")
 	}

@@ -43,7 +43,7 @@ func TestShortcutRoute(t *testing.T) {
 	var drive func(hotkey.Command) error
 	var bound func(string, error)
 	c := &closer{}
-	d.opt.Shortcut = func(r string, dr func(hotkey.Command) error, b func(string, error)) io.Closer {
+	d.opt.Session.Shortcut = func(r string, dr func(hotkey.Command) error, b func(string, error)) io.Closer {
 		record, drive, bound = r, dr, b
 		return c
 	}
@@ -80,8 +80,8 @@ func TestShortcutRoute(t *testing.T) {
 		t.Fatalf("%d reports queued, want the first alone", len(news))
 	}
 	d.onShortcut(<-news) // what the loop does with it
-	if !strings.Contains(d.opt.SessionNote, "whisperkey ptt") {
-		t.Errorf("session note %q lacks the fix", d.opt.SessionNote)
+	if !strings.Contains(d.opt.Session.Note, "whisperkey ptt") {
+		t.Errorf("session note %q lacks the fix", d.opt.Session.Note)
 	}
 	if len(note.got) != 1 || !strings.Contains(note.got[0], "declined") {
 		t.Errorf("notifications %q, want the refusal once", note.got)
