@@ -28,22 +28,27 @@ type menuState struct {
 	// device's compute types and the model's languages.
 	gpus []gpu.GPU
 	// fetchCUBLAS: the GPU lacks only cuBLAS, which the Device menu offers
-	// to download (loader.FetchID); fetching says the download is under way.
-	fetchCUBLAS, fetching bool
-	computeTypes          []string
-	languages             []string
+	// to download (loader.FetchID; under way while pulling has it).
+	fetchCUBLAS  bool
+	computeTypes []string
+	languages    []string
 	// inputs are the microphones; nil hides the submenu (listing failed).
 	inputs []audio.Device
-	// recent are the Recent submenu's dictations; login the start-at-login toggle.
-	recent []tray.Item
-	login  tray.Toggle
 	// profiles is the Profiles submenu (profiles.go).
 	profiles []tray.Item
 	// auto says which model the config's model: auto chose and why; "" before a load.
 	auto string
+	fb   feedbackMenu
+}
+
+// feedbackMenu is what the menu shows of feedback's.
+type feedbackMenu struct {
+	// recent are the Recent submenu's dictations; login the start-at-login toggle.
+	recent []tray.Item
+	login  tray.Toggle
 	// recentLanguages are the languages of the recent dictations, newest first.
 	recentLanguages []string
-	// configLines are the config file's problems (confignotice.go).
+	// configLines are the config file's problems (feedback.ConfigNotice).
 	configLines []tray.Item
 }
 
@@ -51,13 +56,12 @@ type menuState struct {
 // report and the config.
 func (d *desk) refreshMenu() {
 	st := menuState{cfg: d.store.Current(), models: d.ld.Models().List(), model: d.ld.Name(), pulling: d.ld.Pulling(),
-		recent: d.fb.RecentItems(), login: d.fb.LoginToggle(), profiles: d.profileItems(), auto: d.ld.AutoNote(),
-		recentLanguages: d.fb.RecentLanguages(), configLines: d.fb.ConfigNotice().Items()}
+		profiles: d.profileItems(), auto: d.ld.AutoNote(), fb: feedbackMenu{recent: d.fb.RecentItems(), login: d.fb.LoginToggle(),
+			recentLanguages: d.fb.RecentLanguages(), configLines: d.fb.ConfigNotice().Items()}}
 	if l := d.ld.Current(); l != nil {
 		st.gpus, st.computeTypes, st.languages = l.Report.GPUs, l.ComputeTypes(), l.Languages()
 		st.fetchCUBLAS = l.Decision.FetchCUBLAS != 0
 	}
-	st.fetching = d.ld.Pulling()[loader.FetchID]
 	_, downloaded := d.ld.Models().Resolve(d.ld.Name())
 	st.missing = d.ld.Err() != nil && !downloaded
 	if devs, err := d.recorder.Devices(); err == nil {
@@ -111,7 +115,7 @@ func buildMenu(st menuState) tray.Menu {
 	}
 	m.Devices = append(m.Devices, tray.Item{ID: config.DeviceCPU, Label: "CPU", Checked: cfg.Engine.Device == config.DeviceCPU})
 	switch {
-	case st.fetching:
+	case st.pulling[loader.FetchID]:
 		m.Devices = append(m.Devices, tray.Item{ID: loader.FetchID, Label: gpu.FetchLabel + " (downloading…)"})
 	case st.fetchCUBLAS:
 		m.Devices = append(m.Devices, tray.Item{ID: loader.FetchID, Label: gpu.FetchLabel})
@@ -120,7 +124,7 @@ func buildMenu(st menuState) tray.Menu {
 		m.ComputeTypes = append(m.ComputeTypes, tray.Item{ID: t, Label: t, Checked: cfg.Engine.ComputeType == t})
 	}
 
-	m.Languages, m.MoreLanguages = feedback.LanguageItems(cfg.Decode.Language, st.languages, st.recentLanguages)
+	m.Languages, m.MoreLanguages = feedback.LanguageItems(cfg.Decode.Language, st.languages, st.fb.recentLanguages)
 
 	if st.inputs != nil {
 		m.InputDevices = []tray.Item{{ID: "", Label: "System default", Checked: cfg.Audio.InputDevice == ""}}
@@ -135,7 +139,7 @@ func buildMenu(st menuState) tray.Menu {
 		{choice.Clipboard, "Clipboard only"}, {choice.Type, "Type as keystrokes"}} {
 		m.PasteModes = append(m.PasteModes, tray.Item{ID: string(p.mode), Label: p.label, Checked: cfg.Paste == p.mode})
 	}
-	m.Recent, m.StartAtLogin, m.Profiles, m.ConfigLines = st.recent, st.login, st.profiles, st.configLines
+	m.Recent, m.StartAtLogin, m.Profiles, m.ConfigLines = st.fb.recent, st.fb.login, st.profiles, st.fb.configLines
 	m.Commands = feedback.CommandItems(cfg)
 	return m
 }

@@ -116,7 +116,7 @@ func TestBuildMenu(t *testing.T) {
 		{
 			name: "the cuBLAS download in progress says so",
 			st: menuState{cfg: cfg, models: registry("base"), model: "base", gpus: []gpu.GPU{rtx}, fetchCUBLAS: true,
-				pulling: map[string]bool{loader.FetchID: true}, fetching: true},
+				pulling: map[string]bool{loader.FetchID: true}},
 			want: map[tray.ActionKind]string{
 				tray.SelectDevice: "auto=Auto* | cuda=" + rtx.Label() + " | cpu=CPU | fetch-cublas=Download cuBLAS for the GPU (downloading…)",
 			},
@@ -133,7 +133,7 @@ func TestBuildMenu(t *testing.T) {
 			// model: auto checks Auto alone, which names the model it chose and why.
 			name: "auto names what it chose",
 			st: menuState{cfg: auto, models: registry("base"), model: "base", auto: "base (base.en not downloaded; base found)",
-				languages: []string{"en", "de", "fr", "af"}, recentLanguages: []string{"fr", "xx", "en", "fr"}},
+				languages: []string{"en", "de", "fr", "af"}, fb: feedbackMenu{recentLanguages: []string{"fr", "xx", "en", "fr"}}},
 			want: map[tray.ActionKind]string{
 				tray.SelectModel: "auto=Auto: base (base.en not downloaded; base found)* | tiny=tiny (78.0 MB, download) | " +
 					"tiny.en=tiny.en (78.0 MB, download) | base=base | base.en=base.en (148.0 MB, download)",
@@ -146,7 +146,7 @@ func TestBuildMenu(t *testing.T) {
 		{
 			name: "the configured language comes first, then the recent ones",
 			st: menuState{cfg: onCPU, models: registry("base"), model: "base", languages: []string{"en", "de", "fr", "af"},
-				recentLanguages: []string{"fr", "de"}},
+				fb: feedbackMenu{recentLanguages: []string{"fr", "de"}}},
 			want: map[tray.ActionKind]string{
 				tray.SelectLanguage: "auto=Detect automatically | de=German (de)* | fr=French (fr)",
 				moreLanguages:       "af=Afrikaans (af) | en=English (en)",
