@@ -16,7 +16,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
-func requirePulse(t *testing.T) {
+func requirePulse(t testing.TB) {
 	t.Helper()
 	requireTool(t, "pactl")
 	requireTool(t, "paplay")
@@ -29,7 +29,7 @@ func requirePulse(t *testing.T) {
 // privateSink loads a null sink of its own, so that other tests playing into
 // the shared vmic sink cannot disturb this one, and returns its sink name and
 // the description its monitor source carries ("Monitor of <description>").
-func privateSink(t *testing.T, rate, channels int) (sink, desc string) {
+func privateSink(t testing.TB, rate, channels int) (sink, desc string) {
 	t.Helper()
 	n := time.Now().UnixNano() % 1e9
 	sink = fmt.Sprintf("wk_audiotest_%d_%d", os.Getpid(), n)
@@ -50,7 +50,7 @@ func privateSink(t *testing.T, rate, channels int) (sink, desc string) {
 }
 
 // speech writes an espeak-ng utterance and returns its path and its 16 kHz samples.
-func speech(t *testing.T, text string) (string, []float32) {
+func speech(t testing.TB, text string) (string, []float32) {
 	t.Helper()
 	requireTool(t, "espeak-ng")
 	path := filepath.Join(t.TempDir(), "speech.wav")

@@ -16,6 +16,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/control"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/media"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/output"
 	"github.com/whisperkey/whisperkey/internal/power"
@@ -112,7 +113,8 @@ type desk struct {
 	recorder *audio.Recorder
 	paster   *output.Paster
 	listener *hotkey.Listener
-	sounds   *audio.Player // nil when there is no sound output
+	sounds   *audio.Player     // nil when there is no sound output
+	media    *media.Controller // audio.media: players paused or lowered while recording
 	feedback feedback
 	profiles *profileTracker
 
@@ -276,6 +278,14 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		defer close(appDone)
 		_ = d.app.Run(ctx, input)
 	}()
+	// Media control: told by onAppEvent; stopped after the app, putting back what it paused.
+	d.media = media.New(cfg.Audio.Media, d.log)
+	mediaDone := make(chan struct{})
+	go func() {
+		defer close(mediaDone)
+		_ = d.media.Run(ctx)
+	}()
+	defer func() { quit(); <-mediaDone }()
 	d.refreshMenu()
 	d.showReady("")
 	err = d.serve(ctx, sources{app: d.app.Events(), actions: d.tray.Actions(), changes: changes,
@@ -365,7 +375,16 @@ func (d *desk) showReady(suffix string) {
 		d.status(tray.StateError, text)
 		return
 	}
-	d.status(tray.StateIdle, readyText(d.svc.Current(), d.modelName)+suffix)
+	d.status(tray.StateIdle, readyText(d.svc.Current(), d.modelName)+suffix+micOpenNote(d.recorder))
+}
+
+// micOpenNote tells, on the ready line, that the microphone stays open
+// between dictations (audio.pre_roll), since a privacy indicator says so too.
+func micOpenNote(r *audio.Recorder) string {
+	if r != nil && r.HeldOpen() {
+		return " · microphone open between dictations (audio.pre_roll)"
+	}
+	return ""
 }
 
 func (d *desk) setLogLevel(cfg config.Config) {

@@ -80,6 +80,7 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 		settings: func(c config.Config) {
 			d.setLogLevel(c)
 			d.dictation.configure(c, d.opt.Remote, d.remoteNotice, d.log)
+			d.media.SetMode(c.Audio.Media)
 		}})
 	d.reconfigureFeedback(ch.Old, cfg)
 	d.checkVocabulary()
