@@ -164,3 +164,54 @@ func BenchmarkColdStartPulse(b *testing.B) {
 	b.ReportMetric(float64(firstSum.Milliseconds())/n, "first_sample_ms")
 	b.ReportMetric(float64(lostSum.Milliseconds())/n, "lost_ms")
 }
+
+// A Bluetooth microphone is never held open, even with pre-roll asked for:
+// a source named as PulseAudio names a headset's (bluez_input.*, here a
+// remap of a private null sink's monitor) has no stream while idle, one
+// while recording, and none after.
+func TestBluetoothNotHeldOpen(t *testing.T) {
+	requirePulse(t)
+	sink, _ := privateSink(t, 16000, 1)
+	name := "bluez_input.wktest_" + sink[len("wk_audiotest_"):]
+	desc := "WKBluetoothTest" + sink[len("wk_audiotest_"):]
+	out, err := exec.Command("pactl", "load-module", "module-remap-source", "source_name="+name,
+		"master="+sink+".monitor", "source_properties=device.description="+desc).CombinedOutput()
+	if err != nil {
+		t.Fatalf("load remap source: %v: %s", err, out)
+	}
+	module := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command("pactl", "unload-module", module).Run() })
+
+	r := newRecorder(t, Config{Device: desc, PreRoll: 500 * time.Millisecond})
+	mic, err := r.Microphone()
+	if err != nil {
+		t.Fatalf("Microphone: %v", err)
+	}
+	if mic.Kind != KindBluetooth {
+		t.Fatalf("Microphone() = %q kind %v, want Bluetooth", mic.Name, mic.Kind)
+	}
+	for i := range 2 {
+		if s := testenv.Recording(t, os.Getpid()); len(s) != 0 || r.HeldOpen() {
+			t.Fatalf("idle (%d): streams %q, HeldOpen %v; want none, false", i, s, r.HeldOpen())
+		}
+		if err := r.Start(); err != nil {
+			t.Fatalf("Start: %v", err)
+		}
+		if s := testenv.Recording(t, os.Getpid()); len(s) != 1 {
+			t.Fatalf("recording: streams %q, want one", s)
+		}
+		if _, err := r.Stop(); err != nil {
+			t.Fatalf("Stop: %v", err)
+		}
+		if pre := r.Stats().PreRoll; pre != 0 {
+			t.Errorf("recording %d carried %v of pre-roll from a microphone that was closed", i, pre)
+		}
+	}
+	if s := testenv.Recording(t, os.Getpid()); len(s) != 0 {
+		t.Fatalf("after the recordings: streams %q, want none", s)
+	}
+	rep := Probe(Config{Device: desc, PreRoll: 500 * time.Millisecond}, testLog(t))
+	if rep.Kind != "Bluetooth" || rep.Held || !strings.Contains(rep.Device, desc) {
+		t.Errorf("Probe = %+v, want the Bluetooth microphone, not held", rep)
+	}
+}
