@@ -59,8 +59,9 @@ type Config struct {
 	// this much audio from before Start at the front of each recording, so a
 	// word begun before the hotkey went down keeps its first syllable. 0
 	// opens the microphone only while recording: no always-on microphone
-	// indicator; what is said from the key press on is kept (the device
-	// starts within tens of milliseconds, docs/benchmarks.md). A Bluetooth
+	// indicator; what is said from Start on is kept, less the device's
+	// start-up (tens of milliseconds on PulseAudio, up to about 110 ms for
+	// WASAPI under wine: docs/benchmarks.md). A Bluetooth
 	// microphone is never held open: it opens at Start, without pre-roll.
 	PreRoll time.Duration
 	// MaxDuration caps a recording (after the pre-roll); reaching it ends
