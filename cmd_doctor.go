@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"time"
 
+	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/authenticode"
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
@@ -57,6 +59,8 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if e := r.Engine; e != nil {
 		e.Window = dictation.Window(env.cfg).Resolve(e.Device == "cpu").String()
 	}
+	mic := audio.Probe(audio.Config{Device: env.cfg.Audio.InputDevice, PreRoll: preRoll(env.cfg)}, log)
+	mic.Media = config.MediaNote(env.cfg, runtime.GOOS)
 	// The desktop session and its routes for the hotkey and the paste
 	// (Linux: X11 or Wayland, and which desktop).
 	var desk *session.Report
@@ -67,11 +71,12 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(doctorJSON{DoctorReport: r, Desktop: desk}); err != nil {
+		if err := enc.Encode(doctorJSON{DoctorReport: r, Desktop: desk, Microphone: &mic}); err != nil {
 			return err
 		}
 	} else {
 		r.Print(stdout)
+		mic.Print(stdout)
 		if desk != nil {
 			desk.Print(stdout)
 		}
@@ -96,9 +101,18 @@ func signatureReport() *authenticode.Status {
 	return &s
 }
 
-// doctorJSON is the report with the desktop session beside the engine's
-// fields (docs/doctor.schema.json: desktop).
+// doctorJSON is the report with the desktop session and the microphone
+// beside the engine's fields (docs/doctor.schema.json: desktop, microphone).
 type doctorJSON struct {
 	backend.DoctorReport
-	Desktop *session.Report `json:"desktop,omitempty"`
+	Desktop    *session.Report  `json:"desktop,omitempty"`
+	Microphone *audio.MicReport `json:"microphone,omitempty"`
+}
+
+// preRoll is the pre-roll the tray app asks of the recorder.
+func preRoll(cfg config.Config) time.Duration {
+	if cfg.Audio.PreRoll {
+		return cfg.Audio.PreRollLength
+	}
+	return 0
 }

@@ -252,8 +252,20 @@ func TestDoctorJSONMatchesSchema(t *testing.T) {
 				Used bool
 			}
 		}
+		Microphone struct {
+			Device, Kind, Backend string
+			Held                  bool `json:"held_open"`
+		}
 	}
 	_ = json.Unmarshal([]byte(r.stdout), &rep)
+	// The test desktop's microphone is the monitor of its null sink, and the
+	// default config holds no microphone between dictations.
+	if m := rep.Microphone; !strings.Contains(m.Device, "VirtualMic") || m.Kind != "monitor of an output" || m.Backend != "PulseAudio" || m.Held {
+		t.Errorf("doctor's microphone %+v, want the monitor of VirtualMic on PulseAudio, not held open", m)
+	}
+	if !strings.Contains(whisperkey(t, "doctor", "--model", model).stdout, "Microphone: Monitor of VirtualMic (monitor of an output, PulseAudio), open only while recording") {
+		t.Errorf("doctor's text report lacks the Microphone line")
+	}
 	// The test desktop is Xvfb: an X11 session whose hotkey is the X grab,
 	// with `whisperkey ptt` beside it.
 	used := func(name string) bool {

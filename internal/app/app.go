@@ -463,7 +463,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 
 // held is how long a recording was asked for: the key's time down when
 // both Inputs carry their time, never more than the audio. The samples alone
-// would let every tap through, since the pre-roll (audio.DefaultPreRoll)
+// would let every tap through, since a pre-roll (audio.pre_roll, when on)
 // puts half a second in front of it.
 func held(samples []float32, pressed, released time.Time) time.Duration {
 	d := time.Duration(len(samples)) * time.Second / 16000

@@ -57,10 +57,12 @@ type Config struct {
 	Device string
 	// PreRoll keeps the microphone open between recordings and puts up to
 	// this much audio from before Start at the front of each recording, so a
-	// word begun while the hotkey goes down keeps its first syllable (config
-	// default DefaultPreRoll). 0 opens the microphone only while recording:
-	// no pre-roll, no always-on microphone indicator, but every recording
-	// waits for the device to start.
+	// word begun before the hotkey went down keeps its first syllable. 0
+	// opens the microphone only while recording: no always-on microphone
+	// indicator; what is said from Start on is kept, less the device's
+	// start-up (tens of milliseconds on PulseAudio, up to about 110 ms for
+	// WASAPI under wine: docs/benchmarks.md). A Bluetooth
+	// microphone is never held open: it opens at Start, without pre-roll.
 	PreRoll time.Duration
 	// MaxDuration caps a recording (after the pre-roll); reaching it ends
 	// the capture and sends EventLimit. Default DefaultMaxDuration.
@@ -98,6 +100,7 @@ type Device struct {
 	Name    string
 	ID      string // backend identifier, usable as Config.Device
 	Default bool
+	Kind    Kind
 }
 
 // EventKind says what happened to the recorder.
@@ -185,6 +188,8 @@ type Recorder struct {
 	standIn string
 	closed  bool
 	stuck   bool // a device's Uninit never returned; the context must not be freed under it
+	kind    Kind // of the device last opened or about to be
+	btHeld  bool // a Bluetooth microphone was left closed while idle (logged once)
 
 	mu      sync.Mutex // guards the fields below; taken by the audio callback
 	gen     uint64     // generation of the device whose callbacks count; 0 = none
@@ -277,7 +282,7 @@ func New(cfg Config, log *slog.Logger) (*Recorder, error) {
 	}
 	if r.keepOpen {
 		r.devMu.Lock()
-		if err := r.openLocked(); err != nil {
+		if err := r.openLocked(true); err != nil {
 			r.announced = true
 			log.Warn("microphone unavailable, retrying in the background", "err", err, "every", cfg.RetryInterval)
 			r.emit(Event{Kind: EventDeviceLost, Device: cfg.Device, Err: err})
@@ -305,10 +310,49 @@ func (r *Recorder) Devices() ([]Device, error) {
 	}
 	out := make([]Device, len(infos))
 	for i := range infos {
-		out[i] = Device{Name: infos[i].Name(), ID: infos[i].ID.String(), Default: infos[i].IsDefault != 0}
+		out[i] = Device{Name: infos[i].Name(), ID: infos[i].ID.String(), Default: infos[i].IsDefault != 0,
+			Kind: deviceKind(rawID(infos[i].ID, r.backend), infos[i].Name())}
 	}
 	return out, nil
 }
+
+// Microphone is the device recordings use now: the configured one, else
+// the system default. ErrNoDevice when there is none.
+func (r *Recorder) Microphone() (Device, error) {
+	r.devMu.Lock()
+	defer r.devMu.Unlock()
+	if r.closed {
+		return Device{}, ErrClosed
+	}
+	infos, err := r.actx.Devices(malgo.Capture)
+	if err != nil {
+		return Device{}, fmt.Errorf("list microphones: %w", err)
+	}
+	r.mu.Lock()
+	want := r.cfg.Device
+	r.mu.Unlock()
+	m := defaultInfo(infos)
+	if want != "" {
+		if m = matchDevice(infos, want); m == nil {
+			return Device{}, kindErr(ErrNoDevice, "no microphone found matching %q: connect it or pick another in config input_device (available: %s)", want, available(infos))
+		}
+	}
+	if m == nil {
+		return Device{}, kindErr(ErrNoDevice, "no microphone found: connect one (the audio system marks no default input; available: %s)", available(infos))
+	}
+	return Device{Name: m.Name(), ID: m.ID.String(), Default: m.IsDefault != 0, Kind: deviceKind(rawID(m.ID, r.backend), m.Name())}, nil
+}
+
+// HeldOpen reports whether the microphone is open between recordings (for
+// the pre-roll), which the desktop shows: a privacy indicator stays on.
+func (r *Recorder) HeldOpen() bool {
+	r.devMu.Lock()
+	defer r.devMu.Unlock()
+	return r.dev != nil && r.holdsLocked()
+}
+
+// Backend is the audio system in use, such as PulseAudio or WASAPI.
+func (r *Recorder) Backend() string { return r.backend }
 
 // Start begins a recording, keeping everything captured from now on plus
 // up to PreRoll of audio from just before the call.
@@ -334,7 +378,7 @@ func (r *Recorder) Start() error {
 	// Cold start (no pre-roll) or a device that was lost: open it now. The
 	// recording is armed first so its very first callback is kept.
 	was := r.standIn
-	if err := r.openLocked(); err != nil {
+	if err := r.openLocked(false); err != nil {
 		r.mu.Lock()
 		r.resetLocked()
 		r.mu.Unlock()
@@ -496,13 +540,13 @@ func (r *Recorder) apply(cfg Config) error {
 	if !r.keepOpen {
 		return nil // opened by the next Start
 	}
-	if err := r.openLocked(); err != nil {
+	if err := r.openLocked(true); err != nil {
 		r.announced = true
 		r.log.Warn("microphone unavailable, retrying in the background", "err", err, "every", cfg.RetryInterval)
 		r.emit(Event{Kind: EventDeviceLost, Device: cfg.Device, Err: err})
 		return nil
 	}
-	if r.announced {
+	if r.dev != nil && r.announced {
 		r.announced = false
 		r.emit(Event{Kind: EventDeviceRestored, Device: r.devName})
 	}
@@ -560,10 +604,10 @@ func (r *Recorder) Close() error {
 
 // beginLocked arms a recording, seeding it with the pre-roll: the ring's
 // samples that arrived no earlier than now-PreRoll (the ring may be stale if
-// the source paused).
+// the source paused). devMu and mu are held.
 func (r *Recorder) beginLocked(now time.Time) {
 	pre := 0
-	if r.keepOpen && r.rate > 0 && r.ring.n > 0 {
+	if r.holdsLocked() && r.rate > 0 && r.ring.n > 0 {
 		want := r.cfg.PreRoll - now.Sub(r.ringAt)
 		pre = min(int(want.Seconds()*float64(r.rate)), r.ring.n)
 	}

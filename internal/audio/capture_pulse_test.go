@@ -5,7 +5,6 @@ package audio
 import (
 	"fmt"
 	"math"
-	"math/cmplx"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +15,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
-func requirePulse(t *testing.T) {
+func requirePulse(t testing.TB) {
 	t.Helper()
 	requireTool(t, "pactl")
 	requireTool(t, "paplay")
@@ -29,7 +28,7 @@ func requirePulse(t *testing.T) {
 // privateSink loads a null sink of its own, so that other tests playing into
 // the shared vmic sink cannot disturb this one, and returns its sink name and
 // the description its monitor source carries ("Monitor of <description>").
-func privateSink(t *testing.T, rate, channels int) (sink, desc string) {
+func privateSink(t testing.TB, rate, channels int) (sink, desc string) {
 	t.Helper()
 	n := time.Now().UnixNano() % 1e9
 	sink = fmt.Sprintf("wk_audiotest_%d_%d", os.Getpid(), n)
@@ -50,7 +49,7 @@ func privateSink(t *testing.T, rate, channels int) (sink, desc string) {
 }
 
 // speech writes an espeak-ng utterance and returns its path and its 16 kHz samples.
-func speech(t *testing.T, text string) (string, []float32) {
+func speech(t testing.TB, text string) (string, []float32) {
 	t.Helper()
 	requireTool(t, "espeak-ng")
 	path := filepath.Join(t.TempDir(), "speech.wav")
@@ -62,91 +61,6 @@ func speech(t *testing.T, text string) (string, []float32) {
 		t.Fatal(err)
 	}
 	return path, ref
-}
-
-// align finds the lag at which capt best matches ref (capt[i+lag] ≈ ref[i])
-// by normalised cross-correlation over overlaps of at least minOverlap samples.
-func align(capt, ref []float32, minOverlap int) (lag int, corr float64) {
-	n := 1
-	for n < len(capt)+len(ref) {
-		n <<= 1
-	}
-	x := make([]complex128, n)
-	y := make([]complex128, n)
-	for i, v := range capt {
-		x[i] = complex(float64(v), 0)
-	}
-	for i, v := range ref {
-		y[i] = complex(float64(v), 0)
-	}
-	fft(x, false)
-	fft(y, false)
-	for i := range x {
-		x[i] *= cmplx.Conj(y[i])
-	}
-	fft(x, true)
-	pc := prefixEnergy(capt)
-	pr := prefixEnergy(ref)
-	corr = -2
-	for l := -(len(ref) - 1); l < len(capt); l++ {
-		lo, hi := max(0, -l), min(len(ref), len(capt)-l) // ref indices overlapping
-		if hi-lo < minOverlap {
-			continue
-		}
-		er := pr[hi] - pr[lo]
-		ec := pc[hi+l] - pc[lo+l]
-		if er <= 0 || ec <= 0 {
-			continue
-		}
-		v := real(x[(l+n)%n]) / math.Sqrt(er*ec)
-		if v > corr {
-			lag, corr = l, v
-		}
-	}
-	return lag, corr
-}
-
-func prefixEnergy(s []float32) []float64 {
-	p := make([]float64, len(s)+1)
-	for i, v := range s {
-		p[i+1] = p[i] + float64(v)*float64(v)
-	}
-	return p
-}
-
-// fft is an in-place radix-2 transform; the inverse is scaled by 1/n.
-func fft(a []complex128, inverse bool) {
-	n := len(a)
-	for i, j := 1, 0; i < n; i++ {
-		bit := n >> 1
-		for ; j&bit != 0; bit >>= 1 {
-			j ^= bit
-		}
-		j ^= bit
-		if i < j {
-			a[i], a[j] = a[j], a[i]
-		}
-	}
-	for size := 2; size <= n; size <<= 1 {
-		ang := 2 * math.Pi / float64(size)
-		if !inverse {
-			ang = -ang
-		}
-		w := cmplx.Rect(1, ang)
-		for start := 0; start < n; start += size {
-			wk := complex(1, 0)
-			for k := range size / 2 {
-				u, v := a[start+k], a[start+k+size/2]*wk
-				a[start+k], a[start+k+size/2] = u+v, u-v
-				wk *= w
-			}
-		}
-	}
-	if inverse {
-		for i := range a {
-			a[i] /= complex(float64(n), 0)
-		}
-	}
 }
 
 func segmentCorr(a, b []float32) float64 {

@@ -19,9 +19,9 @@ func TestMain(m *testing.M) {
 }
 
 // testLog sends the recorder's log to t.Log.
-func testLog(t *testing.T) *slog.Logger { return testlog.New(t, slog.LevelInfo) }
+func testLog(t testing.TB) *slog.Logger { return testlog.New(t, slog.LevelInfo) }
 
-func newRecorder(t *testing.T, cfg Config) *Recorder {
+func newRecorder(t testing.TB, cfg Config) *Recorder {
 	t.Helper()
 	r, err := New(cfg, testLog(t))
 	if err != nil {

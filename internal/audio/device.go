@@ -81,11 +81,13 @@ func (r *Recorder) check() {
 		return // opened by the next Start
 	}
 	was := r.standIn
-	if err := r.openLocked(); err != nil {
+	if err := r.openLocked(true); err != nil {
 		r.log.Debug("microphone still unavailable", "err", err)
 		return
 	}
-	r.announceOpenLocked(was)
+	if r.dev != nil {
+		r.announceOpenLocked(was)
+	}
 }
 
 // announceOpenLocked tells what the device just opened is: the default
@@ -128,7 +130,7 @@ func (r *Recorder) followLocked() {
 	}
 	old, was := r.devName, r.standIn
 	r.closeLocked()
-	if err := r.openLocked(); err != nil {
+	if err := r.openLocked(true); err != nil {
 		r.announced = true
 		r.log.Warn("microphone unavailable, retrying in the background", "err", err, "every", r.cfg.RetryInterval)
 		r.emit(Event{Kind: EventDeviceLost, Device: old, Err: err})
@@ -158,16 +160,29 @@ func (r *Recorder) Recheck() {
 	}
 	r.closeLocked()
 	was := r.standIn
-	if err := r.openLocked(); err != nil {
+	if err := r.openLocked(true); err != nil {
 		r.announced = true
 		r.log.Warn("microphone unavailable after resume, retrying in the background", "err", err, "every", r.cfg.RetryInterval)
 		r.emit(Event{Kind: EventDeviceLost, Device: r.cfg.Device, Err: err})
 		return
 	}
+	if r.dev == nil {
+		return // a Bluetooth microphone, opened by the next Start
+	}
 	r.log.Info("microphone reopened", "device", r.devName)
 	if r.announced {
 		r.announceOpenLocked(was)
 	}
+}
+
+// defaultInfo is the device the audio system marks as its default input.
+func defaultInfo(infos []malgo.DeviceInfo) *malgo.DeviceInfo {
+	for i := range infos {
+		if infos[i].IsDefault != 0 {
+			return &infos[i]
+		}
+	}
+	return nil
 }
 
 // defaultName is the name of the device the audio system marks as its
@@ -200,15 +215,19 @@ func (r *Recorder) unlistedLocked() bool {
 	return matchDevice(infos, want) == nil
 }
 
-// closeIfColdStart closes the device after a recording without pre-roll.
+// closeIfColdStart closes the device after a recording unless it is held
+// open for the pre-roll.
 func (r *Recorder) closeIfColdStart() {
-	if r.keepOpen {
-		return
-	}
 	r.devMu.Lock()
-	r.closeLocked()
-	r.devMu.Unlock()
+	defer r.devMu.Unlock()
+	if !r.holdsLocked() {
+		r.closeLocked()
+	}
 }
+
+// holdsLocked reports whether the device stays open between recordings:
+// pre-roll asked for, and not a Bluetooth headset.
+func (r *Recorder) holdsLocked() bool { return r.keepOpen && r.kind != KindBluetooth }
 
 // closeLocked uninitialises the device. The callbacks are disowned first,
 // and r.mu is not held during Uninit, which waits for the audio thread.
@@ -242,8 +261,11 @@ func (r *Recorder) closeLocked() {
 }
 
 // openLocked opens and starts the configured device, asking miniaudio for
-// 16 kHz mono float32 (it converts whatever the hardware delivers).
-func (r *Recorder) openLocked() error {
+// 16 kHz mono float32 (it converts whatever the hardware delivers). For
+// idle (held open between recordings for the pre-roll) a Bluetooth
+// microphone is left closed: holding it would keep the headset in its
+// telephone-quality hands-free profile all day. Start opens it then.
+func (r *Recorder) openLocked(idle bool) error {
 	infos, listErr := r.actx.Devices(malgo.Capture)
 	var id *malgo.DeviceID
 	name := "default microphone"
@@ -269,7 +291,21 @@ func (r *Recorder) openLocked() error {
 		if def := defaultName(infos); def != "" {
 			name = def
 		}
+		m = defaultInfo(infos)
 	}
+	kind := KindUnknown
+	if m != nil {
+		kind = deviceKind(rawID(m.ID, r.backend), m.Name())
+	}
+	r.kind = kind
+	if idle && kind == KindBluetooth {
+		if !r.btHeld {
+			r.btHeld = true
+			r.log.Info("not holding a Bluetooth microphone open between recordings: it opens at the key press, without pre-roll", "device", name)
+		}
+		return nil
+	}
+	r.btHeld = false
 
 	dc := malgo.DefaultDeviceConfig(malgo.Capture)
 	dc.Capture.Format = malgo.FormatF32
@@ -314,7 +350,7 @@ func (r *Recorder) openLocked() error {
 	if id != nil {
 		r.standIn = "" // the configured microphone is back
 	}
-	r.log.Info("microphone open", "device", name, "backend", r.backend, "rate", rate,
+	r.log.Info("microphone open", "device", name, "kind", kind.String(), "backend", r.backend, "rate", rate,
 		"device_rate", dev.CaptureInternalSampleRate(), "device_channels", dev.CaptureInternalChannels(),
 		"preroll", r.cfg.PreRoll)
 	return nil

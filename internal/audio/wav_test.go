@@ -16,7 +16,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
-func requireTool(t *testing.T, tool string) {
+func requireTool(t testing.TB, tool string) {
 	t.Helper()
 	if _, err := exec.LookPath(tool); err != nil {
 		testenv.Require(t, tool, "apt-get install "+map[string]string{"sox": "sox", "soxi": "sox", "espeak-ng": "espeak-ng", "paplay": "pulseaudio-utils", "pactl": "pulseaudio-utils"}[tool])

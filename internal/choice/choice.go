@@ -52,3 +52,19 @@ func Placements() []Placement { return []Placement{Bottom, Cursor, IndicatorOff}
 
 // Valid reports whether p is one of Placements.
 func (p Placement) Valid() bool { return slices.Contains(Placements(), p) }
+
+// MediaMode is what happens to playing media while recording (the config key audio.media).
+type MediaMode string
+
+// Media modes.
+const (
+	MediaPause MediaMode = "pause" // pause the players that were playing, resume them after
+	MediaLower MediaMode = "lower" // turn the playing players down, back up after
+	MediaOff   MediaMode = "off"   // leave media alone
+)
+
+// MediaModes lists the media modes.
+func MediaModes() []MediaMode { return []MediaMode{MediaPause, MediaLower, MediaOff} }
+
+// Valid reports whether m is one of MediaModes.
+func (m MediaMode) Valid() bool { return slices.Contains(MediaModes(), m) }

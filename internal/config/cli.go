@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -62,6 +63,9 @@ func RunCLI(args []string, stdout, stderr io.Writer, path string, opts Options) 
 			fmt.Fprintf(stderr, "an unknown key is ignored, so its line does nothing: correct or delete it "+
 				"(docs/configuration.md lists the keys), or pass %s to accept unknown keys\n", AllowUnknownFlag)
 			return 1
+		}
+		if note := MediaNote(cfg, runtime.GOOS); note != "" {
+			fmt.Fprintln(stderr, "warning: "+note)
 		}
 		if opts.CheckVocabulary != nil {
 			for _, w := range opts.CheckVocabulary(cfg) {

@@ -104,6 +104,7 @@ type Audio struct {
 	MaxDuration   time.Duration
 	PreRoll       bool
 	PreRollLength time.Duration
+	Media         choice.MediaMode // playing media while recording; Linux only for now (MediaNote)
 }
 
 // Allowed values of the enumerated keys.
@@ -146,6 +147,7 @@ const (
 	KeyMaxDuration    = "audio.max_duration"
 	KeyPreRoll        = "audio.pre_roll"
 	KeyPreRollLength  = "audio.pre_roll_length"
+	KeyMedia          = "audio.media"
 	KeySounds         = "sounds"
 	KeyLogLevel       = "log_level"
 	KeyModelCacheDir  = "model_cache_dir"
@@ -172,8 +174,9 @@ func Defaults() Config {
 		Audio: Audio{
 			MinDuration:   300 * time.Millisecond,
 			MaxDuration:   5 * time.Minute,
-			PreRoll:       true,
+			PreRoll:       false, // the microphone closed between dictations (docs/configuration.md#audio)
 			PreRollLength: 500 * time.Millisecond,
+			Media:         choice.MediaOff,
 		},
 		Sounds:   true,
 		LogLevel: "info",
@@ -269,6 +272,7 @@ func fields() []field {
 		durField(KeyMaxDuration, func(c *Config) any { return &c.Audio.MaxDuration }, time.Second, time.Hour),
 		boolField(KeyPreRoll, func(c *Config) any { return &c.Audio.PreRoll }),
 		durField(KeyPreRollLength, func(c *Config) any { return &c.Audio.PreRollLength }, 0, 5*time.Second),
+		enumField(KeyMedia, func(c *Config) *choice.MediaMode { return &c.Audio.Media }, choice.MediaModes()...),
 		boolField(KeySounds, func(c *Config) any { return &c.Sounds }),
 		enumField(KeyLogLevel, func(c *Config) *string { return &c.LogLevel }, "debug", "info", "warn", "error"),
 		{key: KeyModelCacheDir, ptr: func(c *Config) any { return &c.ModelCacheDir }, check: checkAbsDir,
@@ -450,4 +454,14 @@ func checkLanguage(v any, _ Options) error {
 		return nil
 	}
 	return errNotAllowed
+}
+
+// MediaNote says why audio.media does nothing on goos ("" when it works
+// there): players are reached through MPRIS, which only Linux desktops have;
+// Windows' media session (WinRT) is not built yet.
+func MediaNote(cfg Config, goos string) string {
+	if cfg.Audio.Media == choice.MediaOff || goos == "linux" {
+		return ""
+	}
+	return fmt.Sprintf("%s: %s works on Linux only for now (through MPRIS); on %s it leaves media alone", KeyMedia, cfg.Audio.Media, goos)
 }

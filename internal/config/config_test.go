@@ -169,7 +169,7 @@ func TestLoadRejectsValues(t *testing.T) {
 		{"min not below max", "audio:\n  min_duration: 5s\n  max_duration: 5s",
 			nil, `{file}:2: key "audio.min_duration": "5s" is not allowed: it must be shorter than audio.max_duration (5s) (allowed: a duration from 0s to 10s, such as 300ms); fix: make audio.min_duration shorter than audio.max_duration`},
 		{"pre roll", "audio:\n  pre_roll: maybe",
-			nil, `{file}:2: key "audio.pre_roll": "maybe" is not allowed (allowed: true, false); fix: set audio.pre_roll to true or false or remove the line to use true`},
+			nil, `{file}:2: key "audio.pre_roll": "maybe" is not allowed (allowed: true, false); fix: set audio.pre_roll to true or false or remove the line to use false`},
 		{"pre roll length", "audio:\n  pre_roll_length: 6s",
 			nil, `{file}:2: key "audio.pre_roll_length": "6s" is not allowed (allowed: a duration from 0s to 5s, such as 500ms); fix: set audio.pre_roll_length to a duration in that range or remove the line to use 500ms`},
 		{"sounds", "sounds: loud",
@@ -375,5 +375,28 @@ func TestSharedLimits(t *testing.T) {
 		if (err == nil) != (ValidateBeamSize(n) == nil) {
 			t.Errorf("beam_size: %d in the file: %v; the flag's check says %v", n, err, ValidateBeamSize(n))
 		}
+	}
+}
+
+func TestMediaNote(t *testing.T) {
+	tests := []struct {
+		name  string
+		media choice.MediaMode
+		goos  string
+		want  string
+	}{
+		{"off anywhere", choice.MediaOff, "windows", ""},
+		{"pause on linux", choice.MediaPause, "linux", ""},
+		{"pause on windows", choice.MediaPause, "windows", "audio.media: pause works on Linux only for now (through MPRIS); on windows it leaves media alone"},
+		{"lower on darwin", choice.MediaLower, "darwin", "audio.media: lower works on Linux only for now (through MPRIS); on darwin it leaves media alone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Defaults()
+			cfg.Audio.Media = tt.media
+			if got := MediaNote(cfg, tt.goos); got != tt.want {
+				t.Errorf("MediaNote = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

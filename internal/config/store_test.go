@@ -149,7 +149,7 @@ func TestUnknownKeyIsAChange(t *testing.T) {
 	ch := watch(t, s)
 	good := s.Current()
 
-	replaceInFile(t, path, "\n  pre_roll: true", "\n  pre_rol: false")
+	replaceInFile(t, path, "\n  pre_roll: false", "\n  pre_rol: true")
 	c := nextChange(t, ch, func(c Change) bool { return len(c.Warnings) > 0 })
 	if w := c.Warnings[0]; w.Key != "audio.pre_rol" || w.Suggestion != "audio.pre_roll" || w.Line == 0 || c.Err != nil {
 		t.Errorf("warning = %+v (err %v), want audio.pre_rol on its line with the suggestion audio.pre_roll", w, c.Err)
@@ -158,7 +158,7 @@ func TestUnknownKeyIsAChange(t *testing.T) {
 		t.Errorf("an ignored key changed the settings: %+v", c)
 	}
 
-	replaceInFile(t, path, "\n  pre_rol: false", "\n  pre_roll: true")
+	replaceInFile(t, path, "\n  pre_rol: true", "\n  pre_roll: false")
 	c = nextChange(t, ch, func(c Change) bool { return len(c.Warnings) == 0 })
 	if c.Err != nil || c.New != good || len(s.Warnings()) != 0 {
 		t.Errorf("after the fix: %+v, warnings %v", c, s.Warnings())
@@ -192,7 +192,7 @@ func TestSetKeepsCommentsAndLayout(t *testing.T) {
 		{KeyPaste, choice.Clipboard, "paste: clipboard"},
 		{KeyInputDevice, "USB Mic (2)", "  input_device: USB Mic (2)"},
 		{KeyMaxDuration, 2 * time.Minute, "  max_duration: 2m"},
-		{KeyPreRoll, false, "  pre_roll: false"},
+		{KeyPreRoll, true, "  pre_roll: true"},
 		{KeySounds, false, "sounds: false"},
 	}
 	for _, st := range sets {
@@ -232,7 +232,7 @@ func TestSetKeepsCommentsAndLayout(t *testing.T) {
 	want.Engine.Model, want.Engine.Device, want.Engine.CPUThreads = "small", DeviceCUDA, 4
 	want.Decode.Prompt = "Notes: ROCm, CUDA"
 	want.Hotkeys.Cancel, want.Hotkeys.Mode, want.Paste = HotkeyOff, choice.Toggle, choice.Clipboard
-	want.Audio.InputDevice, want.Audio.MaxDuration, want.Audio.PreRoll, want.Sounds = "USB Mic (2)", 2*time.Minute, false, false
+	want.Audio.InputDevice, want.Audio.MaxDuration, want.Audio.PreRoll, want.Sounds = "USB Mic (2)", 2*time.Minute, true, false
 	if cfg != want || s.Current() != want {
 		t.Errorf("after Set\n load    %+v\n current %+v\n want    %+v", cfg, s.Current(), want)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/feedback"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/media"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/output"
 	"github.com/whisperkey/whisperkey/internal/paste"
@@ -123,6 +124,7 @@ type desk struct {
 	listener  *hotkey.Listener
 	fb        *feedback.Feedback
 	profiles  *dictation.Chooser
+	media     *media.Controller // audio.media: players paused or lowered while recording
 
 	checks sync.WaitGroup // resume checks in flight; Run waits for them
 	// controlNote, when set, says why `whisperkey ptt` cannot reach this
@@ -234,6 +236,8 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		Transcriber: d.dictation, Paster: paste.Paster{P: d.paster, Config: d.dictation.Config}, Sounds: d.fb,
 		Chooser: d.profiles, Speculator: speculator, Editor: d.paster, Commands: dictation.Commands(d.store.Current),
 		Rewriter: paste.Rewriter{P: d.paster, Cfg: d.store.Current, Log: d.log}}, log)
+	d.media = media.New(cfg.Audio.Media, d.log)
+	sup.Add("media control", service.Func(d.media.Run)) // after the app stops, puts back what it paused
 	input := make(chan app.Input)
 	sup.Add("app", service.Func(func(ctx context.Context) error { return d.app.Run(ctx, input) })) // stops before the parts it drives
 	sup.Add("resume checks", service.Closer(d.checks.Wait))
@@ -321,7 +325,16 @@ func (d *desk) showReady(suffix string) {
 		d.status(tray.StateError, text)
 		return
 	}
-	d.status(tray.StateIdle, d.ld.ReadyText()+suffix)
+	d.status(tray.StateIdle, d.ld.ReadyText()+suffix+micOpenNote(d.recorder))
+}
+
+// micOpenNote tells, on the ready line, that the microphone stays open
+// between dictations (audio.pre_roll), since a privacy indicator says so too.
+func micOpenNote(r *audio.Recorder) string {
+	if r != nil && r.HeldOpen() {
+		return " · microphone open between dictations (audio.pre_roll)"
+	}
+	return ""
 }
 
 func (d *desk) setLogLevel(cfg config.Config) {

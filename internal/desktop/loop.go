@@ -175,6 +175,7 @@ func appInput(e hotkey.Event) app.Input {
 }
 
 func (d *desk) onAppEvent(e app.Event) {
+	d.media.Recording(e.State == app.Recording)
 	if e.Action != app.Dictate && (e.State == app.Idle || e.State == app.Error) {
 		d.onCommandEvent(e)
 		return

@@ -80,6 +80,7 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 		settings: func(c config.Config) {
 			d.setLogLevel(c)
 			d.dictation.Configure(c, d.opt.Remote, d.fb.RemoteNotice, d.log)
+			d.media.SetMode(c.Audio.Media)
 		}})
 	d.fb.Reconfigure(ch.Old, cfg)
 	d.ld.CheckVocabulary()

@@ -1,0 +1,2 @@
+// Package media pauses or lowers the desktop's playing media while a recording runs, and puts it back after.
+package media
