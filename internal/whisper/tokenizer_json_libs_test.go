@@ -34,15 +34,18 @@ func tokenizerJSONParsers() []jsonParser {
 // stdlibMerge is one merge as encoding/json reads it: "a b" or ["a", "b"].
 type stdlibMerge [2][]byte
 
-func (m *stdlibMerge) UnmarshalJSON(b []byte) error {
+func (m *stdlibMerge) UnmarshalJSON(b []byte) error { return m.decode(b, json.Unmarshal) }
+
+// decode reads a merge's JSON with the given library's Unmarshal.
+func (m *stdlibMerge) decode(b []byte, unmarshal func([]byte, any) error) error {
 	var parts []string
 	if len(b) > 0 && b[0] == '"' {
 		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		if err := unmarshal(b, &s); err != nil {
 			return err
 		}
 		parts = strings.Split(s, " ")
-	} else if err := json.Unmarshal(b, &parts); err != nil {
+	} else if err := unmarshal(b, &parts); err != nil {
 		return err
 	}
 	if len(parts) != 2 {

@@ -7,7 +7,6 @@ import (
 	"encoding/json/jsontext"
 	jsonv2 "encoding/json/v2"
 	"fmt"
-	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 )
@@ -20,21 +19,11 @@ func jsonV2Parsers() []jsonParser {
 
 // UnmarshalJSONFrom lets v2 read a merge without going through v1.
 func (m *stdlibMerge) UnmarshalJSONFrom(d *jsontext.Decoder) error {
-	var parts []string
-	if d.PeekKind() == '"' {
-		var s string
-		if err := jsonv2.UnmarshalDecode(d, &s); err != nil {
-			return err
-		}
-		parts = strings.Split(s, " ")
-	} else if err := jsonv2.UnmarshalDecode(d, &parts); err != nil {
+	v, err := d.ReadValue()
+	if err != nil {
 		return err
 	}
-	if len(parts) != 2 {
-		return fmt.Errorf("merge has %d parts, want 2", len(parts))
-	}
-	m[0], m[1] = []byte(parts[0]), []byte(parts[1])
-	return nil
+	return m.decode(v, func(b []byte, out any) error { return jsonv2.Unmarshal(b, out) })
 }
 
 func parseBPEFileV2(path string) (*bpeFile, error) {
