@@ -84,13 +84,16 @@ func (d *tokenizerDoc) bpeFile(path string) *bpeFile {
 	return f
 }
 
-func parseBPEFileStdlib(path string) (*bpeFile, error) {
+func parseBPEFileStdlib(path string) (*bpeFile, error) { return parseBPEFileWith(path, json.Unmarshal) }
+
+// parseBPEFileWith reads path into a tokenizerDoc with a library's Unmarshal.
+func parseBPEFileWith(path string, unmarshal func([]byte, any) error) (*bpeFile, error) {
 	data, err := ct2bin.ReadModelFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var d tokenizerDoc
-	if err := json.Unmarshal(data, &d); err != nil {
+	if err := unmarshal(data, &d); err != nil {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
 	return d.bpeFile(path), nil

@@ -23,20 +23,12 @@ func (m *stdlibMerge) UnmarshalJSONFrom(d *jsontext.Decoder) error {
 	if err != nil {
 		return err
 	}
-	return m.decode(v, func(b []byte, out any) error { return jsonv2.Unmarshal(b, out) })
+	return m.decode(v, unmarshalV2)
 }
 
-func parseBPEFileV2(path string) (*bpeFile, error) {
-	data, err := ct2bin.ReadModelFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var d tokenizerDoc
-	if err := jsonv2.Unmarshal(data, &d); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", path, err)
-	}
-	return d.bpeFile(path), nil
-}
+func parseBPEFileV2(path string) (*bpeFile, error) { return parseBPEFileWith(path, unmarshalV2) }
+
+func unmarshalV2(b []byte, out any) error { return jsonv2.Unmarshal(b, out) }
 
 // parseBPEFileJSONText walks the token stream, decoding into values only
 // what it keeps, as a streaming decoder is used.
