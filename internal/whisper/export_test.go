@@ -44,3 +44,7 @@ var Sentences = []string{
 	"The coffee machine on the second floor is broken again.",
 	"I think we should hire two more engineers for the mobile team.",
 }
+
+// TokenizerJSONPeakIfAsked runs the peak-memory helper of
+// scripts/bench_libs.sh when asked to (tokenizer_json_libs_test.go).
+func TokenizerJSONPeakIfAsked() { tokenizerJSONPeakIfAsked() }

@@ -12,8 +12,15 @@ import (
 type jsonScanner struct {
 	data  []byte
 	pos   int
+	depth int    // objects and arrays open at pos
 	arena []byte // backing store for strings that had escapes
 }
+
+// maxJSONDepth bounds nesting: the scanner recurses once per level, and a
+// 32 MB file of brackets (under ct2bin.MaxTokenizerJSON) once overflowed
+// the goroutine stack, a crash no recover catches. Real tokenizer.json
+// files nest 5 deep; encoding/json allows 10000.
+const maxJSONDepth = 64
 
 func (s *jsonScanner) ws() {
 	for s.pos < len(s.data) {
@@ -80,6 +87,10 @@ func (s *jsonScanner) list(open, end byte, item func() error) error {
 	if err := s.expect(open); err != nil {
 		return err
 	}
+	if s.depth++; s.depth > maxJSONDepth {
+		return s.errorf("nested more than %d deep", maxJSONDepth)
+	}
+	defer func() { s.depth-- }()
 	if s.peek() == end {
 		s.pos++
 		return nil

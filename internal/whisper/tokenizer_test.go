@@ -296,6 +296,11 @@ func TestLoadTokenizerErrors(t *testing.T) {
 			"vocabulary.txt": "a\n<|endoftext|>\n<|startoftranscript|>\n<|en|>\n<|translate|>\n<|transcribe|>\n<|startoflm|>\n<|startofprev|>\n<|nocaptions|>\n<|notimestamps|>\n<|0.00|>\n",
 			"tokenizer.json": `{"model": {"type": "Unigram"}}`,
 		}, want: "not BPE"},
+		// 2 MB of brackets; 30 MB once overflowed the stack and crashed.
+		{name: "deep tokenizer.json", files: map[string]string{
+			"vocabulary.txt": "a\n<|endoftext|>\n<|startoftranscript|>\n<|en|>\n<|translate|>\n<|transcribe|>\n<|startoflm|>\n<|startofprev|>\n<|nocaptions|>\n<|notimestamps|>\n<|0.00|>\n",
+			"tokenizer.json": `{"x": ` + strings.Repeat("[", 1<<20) + strings.Repeat("]", 1<<20) + `}`,
+		}, want: "nested more than 64 deep: the model's tokenizer.json is damaged"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 // re-executing this test binary.
 func TestMain(m *testing.M) {
 	testenv.ServeWorkerIfAsked()
+	whisper.TokenizerJSONPeakIfAsked()
 	os.Exit(m.Run())
 }
 
