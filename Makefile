@@ -37,7 +37,7 @@ $(ENGINE_STAMP): FORCE
 	  echo "$(ENGINE_BACKEND)" > $@; touch -r $(ENGINE_LIB) $@; fi
 	@[ "$$(cat $@ 2>/dev/null)" = "$(ENGINE_BACKEND)" ] || echo "$(ENGINE_BACKEND)" > $@
 
-$(ENGINE_LIB): $(wildcard native/ct2engine/src/*) native/ct2engine/Cargo.toml native/ct2engine/build.rs scripts/engine.sh scripts/engine-link.sh $(ENGINE_STAMP)
+$(ENGINE_LIB): $(wildcard native/ct2engine/src/*) native/ct2engine/Cargo.toml native/ct2engine/build.rs scripts/engine.sh scripts/engine-link.sh scripts/engine-source.sh scripts/ct2-patch.sh $(wildcard native/ct2-patches/*.patch) $(ENGINE_STAMP)
 	bash scripts/engine.sh
 
 # The Linux CUDA engine, for this machine's GPU, with its CUDA toolkit
