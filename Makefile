@@ -5,7 +5,8 @@ CACHE ?= $(or $(WHISPERKEY_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/whisper
 export WHISPERKEY_CACHE := $(CACHE)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GOFLAGS_BUILD := -trimpath -ldflags "-X main.version=$(VERSION)"
-# Where the CPU engine's CTranslate2 comes from: wheel (default), ruy or dnnl.
+# Where the CPU engine's CTranslate2 comes from: wheel (default), source (built here
+# with our patches, native/ct2-patches), ruy or dnnl.
 # docs/benchmarks.md says why.
 export ENGINE_BACKEND ?= wheel
 ENGINE_LIB := build/engine/cpu/libct2engine.so
