@@ -5,7 +5,8 @@ CACHE ?= $(or $(WHISPERKEY_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/whisper
 export WHISPERKEY_CACHE := $(CACHE)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GOFLAGS_BUILD := -trimpath -ldflags "-X main.version=$(VERSION)"
-# Where the CPU engine's CTranslate2 comes from: wheel (default), ruy or dnnl.
+# Where the CPU engine's CTranslate2 comes from: wheel (default), source (built here
+# with our patches, native/ct2-patches), ruy or dnnl.
 # docs/benchmarks.md says why.
 export ENGINE_BACKEND ?= wheel
 ENGINE_LIB := build/engine/cpu/libct2engine.so
@@ -37,7 +38,7 @@ $(ENGINE_STAMP): FORCE
 	  echo "$(ENGINE_BACKEND)" > $@; touch -r $(ENGINE_LIB) $@; fi
 	@[ "$$(cat $@ 2>/dev/null)" = "$(ENGINE_BACKEND)" ] || echo "$(ENGINE_BACKEND)" > $@
 
-$(ENGINE_LIB): $(wildcard native/ct2engine/src/*) native/ct2engine/Cargo.toml native/ct2engine/build.rs scripts/engine.sh scripts/engine-link.sh $(ENGINE_STAMP)
+$(ENGINE_LIB): $(wildcard native/ct2engine/src/*) native/ct2engine/Cargo.toml native/ct2engine/build.rs scripts/engine.sh scripts/engine-link.sh scripts/engine-source.sh scripts/ct2-patch.sh $(wildcard native/ct2-patches/*.patch) $(ENGINE_STAMP)
 	bash scripts/engine.sh
 
 # The Linux CUDA engine, for this machine's GPU, with its CUDA toolkit

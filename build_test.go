@@ -35,7 +35,8 @@ func TestMakefileEngineFollowsBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := map[string]string{"Makefile": string(mk), "native/ct2engine/src/lib.rs": "", "native/ct2engine/Cargo.toml": "",
-		"native/ct2engine/build.rs": "", "scripts/engine-link.sh": ""}
+		"native/ct2engine/build.rs": "", "scripts/engine-link.sh": "", "scripts/engine-source.sh": "", "scripts/ct2-patch.sh": "",
+		"native/ct2-patches/0001-a.patch": "a"}
 	for name, body := range files {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
 			t.Fatal(err)
@@ -89,6 +90,20 @@ echo "$ENGINE_BACKEND" >> built.log
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "built.log")); string(got) != "wheel\nruy\nwheel\n" {
 		t.Fatalf("an up-to-date engine without a stamp was rebuilt: %q", got)
+	}
+	// A changed patch on CTranslate2 rebuilds the engine (scripts/engine.sh then
+	// builds the library of the new patch set: scripts/ct2-patch.sh's key).
+	time.Sleep(20 * time.Millisecond)
+	if err := os.WriteFile(filepath.Join(dir, "native/ct2-patches/0001-a.patch"), []byte("b"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command("make", "-s", "engine", "ENGINE_BACKEND=wheel")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make engine: %v\n%s", err, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "built.log")); string(got) != "wheel\nruy\nwheel\nwheel\n" {
+		t.Fatalf("a changed patch did not rebuild the engine: %q", got)
 	}
 }
 

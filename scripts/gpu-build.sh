@@ -14,7 +14,10 @@
 #                PyPI into the cache and uses those
 #   CUDA_ARCH    compute capability to build for, "9.0"; default: nvidia-smi's
 #                first GPU, else 9.0 (H100/H200)
-#   CT2_SRC      CTranslate2's source; default: the one inside the ct2rs crate
+#   CT2_SRC      CTranslate2's source; default: the ct2rs crate's copy with our
+#                patches (scripts/ct2-patch.sh; its key names the build folder, so
+#                a changed patch is a new build). A GPU machine without cargo
+#                gets a tree made here by ct2-patch.sh.
 #   ENGINE_SO    a libct2engine.so built elsewhere (GPU machines have no cargo)
 # cuDNN is not needed: CTranslate2 4.6.3+ has its own GPU Conv1D. cuBLAS is
 # loaded at run time (libcublas.so.<the toolkit's CUDA major>), as in the
@@ -24,7 +27,6 @@ cd "$(dirname "$0")/.."
 CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 OUT=build/engine/cuda
 STEPS="${GPU_BUILD_STEPS:-ct2 engine}"
-CT2RS=0.10.3
 die() { echo "gpu-build: $*" >&2; exit 1; }
 
 # --- the toolkit ------------------------------------------------------------
@@ -64,15 +66,14 @@ fi
 
 # --- CTranslate2 ---------------------------------------------------------------
 if [ -z "${CT2_SRC:-}" ]; then
-  CT2_SRC=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ct2rs-$CT2RS/CTranslate2 2>/dev/null | head -1 || true)
-  if [ -z "$CT2_SRC" ]; then
-    (cd native/ct2engine && cargo fetch --locked -q)
-    CT2_SRC=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/ct2rs-$CT2RS/CTranslate2 | head -1)
-  fi
+  CT2_SRC=$(bash scripts/ct2-patch.sh)
 fi
 [ -f "$CT2_SRC/CMakeLists.txt" ] || die "no CTranslate2 source at $CT2_SRC (CT2_SRC)"
+# The patch set the tree carries (ct2-patch.sh's key is its folder's name).
+src_key=$(basename "$CT2_SRC")
+[ -f "$CT2_SRC/.whisperkey-patched" ] || src_key=unpatched-$(printf '%s' "$CT2_SRC" | sha256sum | cut -c1-8)
 ct2_version=$(sed -n 's/^__version__ = "\(.*\)"/\1/p' "$CT2_SRC/python/ctranslate2/version.py")
-BUILD="${CT2_BUILD:-$CACHE/ct2-cuda$cuda_major-sm${CUDA_ARCH/./}-$ct2_version}"
+BUILD="${CT2_BUILD:-$CACHE/ct2-cuda$cuda_major-sm${CUDA_ARCH/./}-$ct2_version-$src_key}"
 LIB="$BUILD/libctranslate2.so.$ct2_version"
 
 if [[ " $STEPS " == *" ct2 "* ]] && [ ! -f "$LIB" ]; then

@@ -10,6 +10,12 @@ step() { printf '\n== %s\n' "$*"; }
 step "lint: gofmt, vet (Linux and Windows), cargo fmt and clippy, staticcheck, dead code, actionlint"
 bash scripts/lint.sh
 
+step "the CPU engine from our patched CTranslate2, for the patches' tests (scripts/engine-source.sh)"
+if [ "$(cat build/engine/cpu/BACKEND 2>/dev/null)" != source ]; then
+  ENGINE_BACKEND=source ENGINE_OUT=build/engine-source/cpu bash scripts/engine.sh
+  export WHISPERKEY_PATCHED_ENGINE_DIR="$PWD/build/engine-source/cpu"
+fi
+
 step "real speech and the speech detector (scripts/speech.sh, scripts/vad.sh)"
 bash scripts/speech.sh
 bash scripts/vad.sh

@@ -203,6 +203,24 @@ function Find-First([string[]]$Paths) {
 # softmax: block_reduce() calls it from the first warp only, and that barrier
 # releases the rest of the block early at the __syncthreads() that follows. A
 # wavefront runs in lockstep on gfx1010, so a no-op is correct.
+# Our patches on CTranslate2 (native/ct2-patches, the same set and rules as
+# scripts/ct2-patch.sh): each in name order is applied, or skipped when it is
+# already applied; one that does neither means the source moved under it.
+function Add-Ct2Patches([string]$Src) {
+    $dir = Join-Path $Repo 'native\ct2-patches'
+    foreach ($p in Get-ChildItem -Path $dir -Filter '*.patch' | Sort-Object Name) {
+        & git -C $Src apply --check $p.FullName 2>$null
+        if ($LASTEXITCODE -eq 0) {
+            Invoke-Checked git @('-C', $Src, 'apply', $p.FullName)
+            Write-Host "applied $($p.Name)"
+            continue
+        }
+        & git -C $Src apply --reverse --check $p.FullName 2>$null
+        if ($LASTEXITCODE -eq 0) { Write-Host "$($p.Name) already applied"; continue }
+        throw "$($p.Name) does not apply to CTranslate2 in $Src`: the source moved under it; refresh the patch"
+    }
+}
+
 function Add-SyncwarpFix([string]$Src) {
     $file = Join-Path $Src 'src\cuda\helpers.h'
     $text = Get-Content -Raw $file
@@ -259,6 +277,7 @@ function Build-HipVariant {
     if ($tagVersion -ne $ct2) { throw "CTranslate2 source is $tagVersion, ct2rs needs $ct2: delete $src and retry" }
 
     $flags = '-Wno-deprecated-literal-operator'
+    Add-Ct2Patches $src
     if ($Variant -eq 'rocm-rdna1') {
         Add-SyncwarpFix $src
         # hipBLAS v2 API (hipDataType, hipblasComputeType_t) for GemmEx: the
