@@ -71,7 +71,7 @@ bench: deps model engine build
 # app, a model switch every SOAK_SWITCH_EVERY (100), the microphone unplugged and
 # plugged back every SOAK_UNPLUG_EVERY (250); RSS, fds, goroutines, latency.
 soak: deps model engine build
-	bash scripts/testenv.sh go test -run '^$$' -bench '^BenchmarkSoak$$' -benchtime 1x -timeout 24h -v . 2>&1 | \
+	bash scripts/testenv.sh go test -run '^$$' -bench '^BenchmarkSoak$$' -benchtime 1x -timeout 24h -v ./internal/e2e 2>&1 | \
 		grep -E '^(Benchmark|    soak_linux_test|--- )'
 
 # The exe and the CPU engine DLL, cross-built (the DLL is cached by source hash).

@@ -1,0 +1,40 @@
+package commands
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/dictation"
+	"github.com/whisperkey/whisperkey/internal/remote"
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// transcribeRemote runs the pipeline with an OpenAI-compatible server
+// (o.remote) as the engine, clip by clip, in order.
+func transcribeRemote(ctx context.Context, o transcribeOptions, p dictation.Pipeline, set dictation.Settings, meta runMeta,
+	clips [][]float32, stdout, stderr io.Writer) error {
+	// Checked here too, so the message names where the key came from.
+	key, err := remote.CheckAPIKey(o.apiKey)
+	if err != nil {
+		return usageError{"--api-key or $WHISPERKEY_REMOTE_API_KEY: " + err.Error()}
+	}
+	// A file is not a dictation with a local engine to fall back to: give a
+	// slow or busy server time, rather than the tray's short limit.
+	c, err := remote.New(remote.Config{URL: o.remote, APIKey: key, Model: o.remoteModel, Timeout: 5 * time.Minute},
+		cliLogger(stderr, o.verbose))
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	p.Engine = c
+	notice := func(msg string) { _, _ = io.WriteString(stderr, "whisperkey: "+msg+"\n") }
+	// JSON Lines, as for the local engine.
+	return writeTranscripts(ctx, p, set, o, clips, stdout, notice, func(file string, tr dictation.Transcript) any {
+		return struct {
+			File string `json:"file"`
+			*whisper.Result
+			dictationInfo
+			Remote string `json:"remote"`
+		}{file, tr.Result, info(set, meta, tr), c.Host()}
+	})
+}

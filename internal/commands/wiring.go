@@ -1,0 +1,190 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/gpu"
+	"github.com/whisperkey/whisperkey/internal/history"
+	"github.com/whisperkey/whisperkey/internal/models"
+	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
+)
+
+// environment is what every command shares: the config, and where engines
+// and models live.
+type environment struct {
+	log        *slog.Logger
+	cfg        config.Config
+	engineRoot string // one folder per variant: cpu, cuda, rocm, rocm-rdna1
+	stateDir   string // the kept Recent dictations, GPU verification verdicts
+	cache      *models.Cache
+	// report is the GPU probes' answer, asked once per command: choosing the
+	// model and opening it both need it.
+	report *gpu.Report
+}
+
+// newEnvironment reads the config at cfgPath. A config with errors is
+// reported and the defaults are used, so `transcribe --model` still works.
+func newEnvironment(log *slog.Logger, cfgPath string) (*environment, error) {
+	cfg, _, err := config.Load(cfgPath, configOptions())
+	if err != nil {
+		log.Warn("config not used; the defaults apply", "err", err)
+		cfg = config.Defaults()
+	}
+	return newEnvironmentFor(log, cfg)
+}
+
+// newEnvironmentFor is the environment of a config already read.
+func newEnvironmentFor(log *slog.Logger, cfg config.Config) (*environment, error) {
+	root := os.Getenv("WHISPERKEY_ENGINE_ROOT")
+	if root == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("find own executable: %w", err)
+		}
+		root = filepath.Join(filepath.Dir(exe), "engine")
+	}
+	def, err := models.DefaultDir()
+	if err != nil {
+		return nil, err
+	}
+	cache, err := models.New(models.Options{Dir: cfg.ModelCacheDir, Endpoint: cfg.ModelsMirror}, log)
+	if err != nil {
+		return nil, err
+	}
+	state, err := config.StateDir()
+	if err != nil {
+		return nil, err
+	}
+	// Before the state folder existed these files lived in the cache root.
+	moveState(filepath.Dir(def), state, []string{history.FileName, gpu.VerifyFile}, log)
+	return &environment{log: log, cfg: cfg, engineRoot: root, stateDir: state, cache: cache}, nil
+}
+
+// moveState moves each named file from the old folder to the state folder,
+// once: a file already in the state folder is newer and wins. A file that
+// cannot be moved stays where it was, and the log says so.
+func moveState(from, to string, names []string, log *slog.Logger) {
+	if filepath.Clean(from) == filepath.Clean(to) {
+		return // Windows: both are %LOCALAPPDATA%\whisperkey
+	}
+	for _, name := range names {
+		src, dst := filepath.Join(from, name), filepath.Join(to, name)
+		if _, err := os.Stat(src); err != nil {
+			continue
+		}
+		if _, err := os.Stat(dst); err == nil {
+			continue
+		}
+		err := os.MkdirAll(to, 0o700)
+		if err == nil {
+			err = moveFile(src, dst)
+		}
+		if err != nil {
+			log.Warn("could not move to the state folder; it stays where it was", "file", src, "to", to, "err", err)
+			continue
+		}
+		log.Info("moved to the state folder", "file", name, "from", from, "to", to)
+	}
+}
+
+// moveFile renames src to dst, or copies and removes it across file systems.
+func moveFile(src, dst string) error {
+	if os.Rename(src, dst) == nil {
+		return nil
+	}
+	st, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(dst+".tmp", b, st.Mode().Perm()); err != nil {
+		return err
+	}
+	if err := os.Rename(dst+".tmp", dst); err != nil {
+		return err
+	}
+	return os.Remove(src)
+}
+
+// modelDir resolves the model to a directory: name (a --model flag: a
+// directory, a registry name or a repo id) or, when empty, the config's
+// model, the same way the tray app does (backend.ResolveModel).
+func (e *environment) modelDir(ctx context.Context, name string, c engineChoice) (string, error) {
+	if name == "" {
+		name = e.cfg.Engine.Model
+	}
+	choice, err := backend.ResolveModel(ctx, name, e.cache, e.backendOptions(c), e.log)
+	if err != nil {
+		return "", err
+	}
+	if choice.Auto {
+		e.log.Info("model chosen for this machine", "model", choice.Name)
+	}
+	return choice.Dir, nil
+}
+
+// engineChoice is what the user asked for; auto picks by the detected GPU.
+type engineChoice struct {
+	device      string
+	deviceIndex int
+	computeType string
+	threads     int
+}
+
+func (e *environment) backendOptions(c engineChoice) backend.Options {
+	sample, err := backend.SelfTestSample()
+	if err != nil {
+		e.log.Warn("no self-test sample; GPUs will not be verified", "err", err)
+	}
+	opt := backend.Options{
+		EngineRoot: e.engineRoot, StateDir: e.stateDir, Device: c.device, DeviceIndex: c.deviceIndex,
+		ComputeType: c.computeType, Threads: c.threads, Sample: sample,
+	}
+	if e.report == nil {
+		r := backend.Detect(context.Background(), opt, e.log)
+		e.report = &r
+	}
+	opt.Report = e.report
+	return opt
+}
+
+// cliEnvironment reads the user's config (or WHISPERKEY_CONFIG's) for a
+// one-shot command.
+func cliEnvironment(log *slog.Logger) (*environment, error) {
+	cfgPath, err := configPath()
+	if err != nil {
+		return nil, err
+	}
+	return newEnvironment(log, cfgPath)
+}
+
+// openModel starts the engine on the best variant for the choice, falling
+// back to the CPU (and saying why) when a GPU variant cannot be used. A
+// directory that holds no valid model is a usage error: the user named it.
+func (e *environment) openModel(ctx context.Context, modelDir string, c engineChoice) (*backend.Loaded, error) {
+	m, err := backend.Open(ctx, modelDir, e.backendOptions(c), e.log)
+	if errors.Is(err, ct2bin.ErrInvalidModel) {
+		return nil, usageError{err.Error()}
+	}
+	return m, err
+}
+
+// cliLogger logs warnings (or everything, when verbose) to stderr.
+func cliLogger(w io.Writer, verbose bool) *slog.Logger {
+	level := slog.LevelWarn
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
