@@ -5,6 +5,12 @@ import "slices"
 // ModelAuto is the model value that lets the hardware pick the model.
 const ModelAuto = "auto"
 
+// DefaultBeamSize is the beam width decoding uses when nothing sets one
+// (faster-whisper's default): the config's beam_size, the decoder's options
+// and serve's flag all read it here, the one package both config and the
+// decoder may import.
+const DefaultBeamSize = 5
+
 // PasteMode is how a dictation reaches the focused window (the config key paste).
 type PasteMode string
 

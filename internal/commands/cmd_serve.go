@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -14,13 +15,17 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/server"
 )
 
 type serveOptions struct {
+	config         string // --config; "" is the user's
+	set            map[string]bool
 	listen         string
 	model          string
+	language       string
 	apiKey         string
 	insecureNoAuth bool
 	device         string
@@ -66,16 +71,22 @@ func (l *listFlag) Set(v string) error {
 
 func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	var o serveOptions
+	def := config.Defaults()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	// The settings that are also config keys default to the config's values
+	// (--config, else the user's), as the tray app reads them; a flag given
+	// overrides its key. The defaults shown are the built-in config's.
+	fs.StringVar(&o.config, "config", "", "read the model, language, beam size and engine settings from this config file instead of yours (whisperkey config path)")
 	fs.StringVar(&o.listen, "listen", server.DefaultAddr, "HOST:PORT to listen on; other than loopback needs --api-key or --insecure-no-auth")
-	fs.StringVar(&o.model, "model", "", "model directory or name (default: the config's model, as the tray app uses it)")
+	fs.StringVar(&o.model, "model", def.Engine.Model, "model directory or name (default: the config's model, as the tray app uses it)")
+	fs.StringVar(&o.language, "language", def.Decode.Language, "language code such as en, or auto, for a request that names none (default: the config's language)")
 	fs.StringVar(&o.apiKey, "api-key", os.Getenv("WHISPERKEY_SERVE_API_KEY"), "bearer token clients must send (default $WHISPERKEY_SERVE_API_KEY)")
 	fs.BoolVar(&o.insecureNoAuth, "insecure-no-auth", false, "allow a non-loopback --listen without --api-key: anyone who can connect may use the engine")
-	fs.StringVar(&o.device, "device", "auto", "auto, cpu, cuda or rocm")
-	fs.StringVar(&o.computeType, "compute-type", "", "CTranslate2 compute type (default int8 on CPU, the model's on GPU)")
-	fs.IntVar(&o.threads, "threads", 0, threadsUsage)
-	fs.IntVar(&o.beamSize, "beam-size", 5, "beam size (1 = greedy)")
+	fs.StringVar(&o.device, "device", def.Engine.Device, "auto, cpu, cuda or rocm (default: the config's device)")
+	fs.StringVar(&o.computeType, "compute-type", def.Engine.ComputeType, "CTranslate2 compute type; auto is int8 on CPU, the model's on GPU (default: the config's compute_type)")
+	fs.IntVar(&o.threads, "threads", def.Engine.CPUThreads, threadsUsage+" (default: the config's cpu_threads)")
+	fs.IntVar(&o.beamSize, "beam-size", def.Decode.BeamSize, "beam size (1 = greedy) (default: the config's beam_size)")
 	fs.IntVar(&o.queue, "queue", 8, "requests that may wait for the engine; more get 429")
 	fs.IntVar(&o.maxUploadMB, "max-upload-mb", 25, "largest upload in MiB; larger gets 413")
 	fs.IntVar(&o.uploadMemoryMB, "upload-memory-mb", 0, "MiB all uploads may hold together while read and decoded; more wait, then get 503 (default 100, or --max-upload-mb when larger)")
@@ -94,6 +105,8 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	if fs.NArg() > 0 {
 		return o, usageError{fmt.Sprintf("serve takes no arguments (got %q); run `whisperkey serve --help`", fs.Arg(0))}
 	}
+	o.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	if err := validateEngineFlags(o.beamSize, o.threads, o.device); err != nil {
 		return o, err
 	}
@@ -142,7 +155,13 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	env, err := cliEnvironment(log)
+	cfg, _, used, err := commandConfig(o.config, false, func(msg string) { log.Warn(msg) })
+	if err != nil {
+		return err
+	}
+	o.fromConfig(cfg)
+	log.Info("settings", "config", cmp.Or(used, "none (the defaults)"), "model", o.model, "language", o.language, "beam_size", o.beamSize)
+	env, err := newEnvironmentFor(log, cfg)
 	if err != nil {
 		return err
 	}
@@ -169,7 +188,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	srv, err := server.New(server.Config{
 		Addr: o.listen, APIKey: o.apiKey, InsecureNoAuth: o.insecureNoAuth, Model: name, Languages: m.Languages(),
 		MaxUploadBytes: int64(o.maxUploadMB) << 20, UploadMemory: int64(o.uploadMemoryMB) << 20, MaxAudio: o.maxAudio, Queue: o.queue,
-		RequestTimeout: o.timeout, BeamSize: o.beamSize,
+		RequestTimeout: o.timeout, BeamSize: o.beamSize, Language: o.language,
 		AllowedOrigins: o.allowOrigins, AllowedHosts: o.allowHosts,
 	}, log, eng)
 	if err != nil {
@@ -188,4 +207,20 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return nil // SIGTERM/SIGINT: a clean stop
 	}
 	return err
+}
+
+// fromConfig takes each setting the command line did not give from cfg.
+func (o *serveOptions) fromConfig(cfg config.Config) {
+	for flagName, apply := range map[string]func(){
+		"model":        func() { o.model = cfg.Engine.Model },
+		"language":     func() { o.language = cfg.Decode.Language },
+		"beam-size":    func() { o.beamSize = cfg.Decode.BeamSize },
+		"device":       func() { o.device = cfg.Engine.Device },
+		"compute-type": func() { o.computeType = cfg.Engine.ComputeType },
+		"threads":      func() { o.threads = cfg.Engine.CPUThreads },
+	} {
+		if !o.set[flagName] {
+			apply()
+		}
+	}
 }

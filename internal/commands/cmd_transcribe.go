@@ -50,16 +50,17 @@ const (
 
 func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error) {
 	var o transcribeOptions
+	def := config.Defaults()
 	fs := flag.NewFlagSet("transcribe", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	// Every setting that is also a config key defaults to the config's
 	// value, as the tray app reads it; the defaults shown are the config's own.
 	fs.StringVar(&o.model, "model", "", "model directory or name (default: the config's model, as the tray app uses it)")
-	fs.StringVar(&o.language, "language", "auto", "language code such as en, or auto (default: the config's language)")
-	fs.StringVar(&o.device, "device", "auto", "auto, cpu, cuda or rocm (default: the config's device)")
-	fs.StringVar(&o.computeType, "compute-type", "auto", "CTranslate2 compute type (default: the config's compute_type)")
-	fs.IntVar(&o.beamSize, "beam-size", 5, "beam size (1 = greedy) (default: the config's beam_size)")
-	fs.IntVar(&o.threads, "threads", 0, threadsUsage)
+	fs.StringVar(&o.language, "language", def.Decode.Language, "language code such as en, or auto (default: the config's language)")
+	fs.StringVar(&o.device, "device", def.Engine.Device, "auto, cpu, cuda or rocm (default: the config's device)")
+	fs.StringVar(&o.computeType, "compute-type", def.Engine.ComputeType, "CTranslate2 compute type (default: the config's compute_type)")
+	fs.IntVar(&o.beamSize, "beam-size", def.Decode.BeamSize, "beam size (1 = greedy) (default: the config's beam_size)")
+	fs.IntVar(&o.threads, "threads", def.Engine.CPUThreads, threadsUsage+" (default: the config's cpu_threads)")
 	fs.BoolVar(&o.json, "json", false, "print JSON with segments, language and timings")
 	fs.BoolVar(&o.verbose, "verbose", false, "log the engine's progress to stderr")
 	fs.StringVar(&o.remote, "remote", "", "URL of an OpenAI-compatible server (such as whisperkey serve) to transcribe on instead of locally")

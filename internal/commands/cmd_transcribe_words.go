@@ -3,7 +3,6 @@ package commands
 import (
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/config"
@@ -69,28 +68,10 @@ func (w *wordsFlags) noteSet(fs *flag.FlagSet) {
 // none exists: the defaults). notice tells the user something on stderr.
 func (o *transcribeOptions) settings(notice func(string)) (dictation.Settings, string, error) {
 	w := &o.words
-	path, explicit := w.config, w.config != ""
-	if !explicit {
-		p, err := configPath()
-		if err != nil {
-			return dictation.Settings{}, "", err
-		}
-		path = p
-	}
-	// Unknown keys (warnings) do not concern transcribe; the app reports them.
-	cfg, _, err := config.Load(path, configOptions())
-	used := path
-	switch {
-	case err != nil && (explicit || w.profile != ""):
-		return dictation.Settings{}, "", usageError{strings.ReplaceAll(err.Error(), "\n", "; ")}
-	case err != nil:
-		notice(fmt.Sprintf("your config %s has errors, so this uses the defaults (whisperkey config validate says more): %s",
-			path, strings.ReplaceAll(err.Error(), "\n", "; ")))
-		cfg, used = config.Defaults(), ""
-	default:
-		if _, serr := os.Stat(path); serr != nil {
-			used = "" // no file: the defaults
-		}
+	// A --profile needs the file it names a profile of: its errors count.
+	cfg, path, used, err := commandConfig(w.config, w.profile != "", notice)
+	if err != nil {
+		return dictation.Settings{}, "", err
 	}
 	profile := ""
 	if w.profile != "" {

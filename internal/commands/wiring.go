@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
@@ -39,6 +40,35 @@ func newEnvironment(log *slog.Logger, cfgPath string) (*environment, error) {
 		cfg = config.Defaults()
 	}
 	return newEnvironmentFor(log, cfg)
+}
+
+// commandConfig reads the config a one-shot command runs with: explicit
+// (a --config flag) when given, else the user's. The errors of a file the
+// command line named, or of any file when strict, are a usage error; the
+// user's file with errors is reported through notice and the defaults
+// apply, so `transcribe --model` still works. path is the file read, used
+// that file when it exists and was used ("" for the defaults).
+func commandConfig(explicit string, strict bool, notice func(string)) (cfg config.Config, path, used string, err error) {
+	path = explicit
+	if path == "" {
+		if path, err = configPath(); err != nil {
+			return cfg, "", "", err
+		}
+	}
+	// Unknown keys (warnings) do not concern the commands; the app reports them.
+	cfg, _, err = config.Load(path, configOptions())
+	switch {
+	case err != nil && (explicit != "" || strict):
+		return cfg, path, "", usageError{strings.ReplaceAll(err.Error(), "\n", "; ")}
+	case err != nil:
+		notice(fmt.Sprintf("your config %s has errors, so this uses the defaults (whisperkey config validate says more): %s",
+			path, strings.ReplaceAll(err.Error(), "\n", "; ")))
+		return config.Defaults(), path, "", nil
+	}
+	if _, serr := os.Stat(path); serr != nil {
+		return cfg, path, "", nil // no file: the defaults
+	}
+	return cfg, path, path, nil
 }
 
 // newEnvironmentFor is the environment of a config already read.

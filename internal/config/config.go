@@ -165,7 +165,7 @@ const (
 func Defaults() Config {
 	return Config{
 		Engine: Engine{Model: choice.ModelAuto, Device: DeviceAuto, ComputeType: "auto"},
-		Decode: Decode{Language: "auto", BeamSize: 5, ShortWindow: ShortWindowAuto, Early: true},
+		Decode: Decode{Language: "auto", BeamSize: choice.DefaultBeamSize, ShortWindow: ShortWindowAuto, Early: true},
 		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: choice.Hold,
 			PasteAgain: HotkeyOff, Undo: HotkeyOff, Edit: HotkeyOff},
 		Paste: choice.Paste,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // The limits of the settings that a command-line flag or a server option
@@ -11,7 +13,7 @@ import (
 // values because they all ask here.
 const (
 	// MaxBeamSize bounds the beam: wider beams cost time in proportion and
-	// gain nothing measurable for Whisper (faster-whisper's default is 5).
+	// gain nothing measurable for Whisper over choice.DefaultBeamSize.
 	MaxBeamSize = 16
 	// MaxCPUThreads is far more than any machine uses well; the native
 	// engine crashes on absurd counts (100000 made it segfault).
@@ -24,7 +26,7 @@ var Devices = []string{DeviceAuto, DeviceCPU, DeviceCUDA, DeviceROCm}
 // ValidateBeamSize checks a beam size.
 func ValidateBeamSize(n int) error {
 	if n < 1 || n > MaxBeamSize {
-		return fmt.Errorf("beam size %d is out of range: use 1 to %d (1 = greedy, default 5)", n, MaxBeamSize)
+		return fmt.Errorf("beam size %d is out of range: use 1 to %d (1 = greedy, default %d)", n, MaxBeamSize, choice.DefaultBeamSize)
 	}
 	return nil
 }

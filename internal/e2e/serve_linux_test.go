@@ -47,11 +47,18 @@ func freePort(t testing.TB) string {
 	return ln.Addr().String()
 }
 
-// startServe runs the real binary and waits until it answers GET /v1/models.
+// startServe runs the real binary on base, on the CPU, and waits until it
+// answers GET /v1/models.
 func startServe(t testing.TB, args ...string) *servedBinary {
 	t.Helper()
+	return startServeWith(t, append([]string{"--model", testenv.Model(t, "base"), "--device", "cpu"}, args...)...)
+}
+
+// startServeWith is startServe with only args after --listen.
+func startServeWith(t testing.TB, args ...string) *servedBinary {
+	t.Helper()
 	addr := freePort(t)
-	cmd := exec.Command(binary(t), append([]string{"serve", "--listen", addr, "--model", testenv.Model(t, "base"), "--device", "cpu"}, args...)...)
+	cmd := exec.Command(binary(t), append([]string{"serve", "--listen", addr}, args...)...)
 	cmd.Env = append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)), "WHISPERKEY_CACHE="+t.TempDir(),
 		"WHISPERKEY_VAD_DIR="+testenv.VADDir(t)) // as installed: the detector beside the exe
 	s := &servedBinary{cmd: cmd, url: "http://" + addr, stderr: &testenv.Buffer{}, done: make(chan error, 1)}
