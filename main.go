@@ -15,4 +15,6 @@ var version = "dev"
 //go:embed config.example.yaml
 var configExample []byte
 
-func main() { os.Exit(commands.Main(version, configExample, os.Args[1:])) }
+func main() {
+	os.Exit(commands.Main(commands.Build{Version: version, ConfigExample: configExample}, os.Args[1:]))
+}

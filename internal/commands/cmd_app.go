@@ -26,10 +26,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/session"
 )
 
-// configExample is config.example.yaml, which Main is given.
-var configExample []byte
-
-func runApp(ctx context.Context, args []string, stderr io.Writer) error {
+func runApp(ctx context.Context, b Build, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	verbose := fs.Bool("verbose", false, "log debug detail")
@@ -63,7 +60,7 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer closer.Close()
-	log.Info("WhisperKey starting", "version", version, "log", logPath)
+	log.Info("WhisperKey starting", "version", b.Version, "log", logPath)
 
 	cfgPath, err := configPath()
 	if err != nil {
@@ -125,9 +122,9 @@ func runApp(ctx context.Context, args []string, stderr io.Writer) error {
 		shortcut = portalShortcut(ctx, desk.Desktop, log)
 	}
 	err = desktop.Run(ctx, desktop.Options{
-		ConfigPath: cfgPath, Example: configExample, EngineRoot: env.engineRoot, CUBLASPin: os.Getenv(cublas.PinEnv), StateDir: env.stateDir,
+		ConfigPath: cfgPath, Example: b.ConfigExample, EngineRoot: env.engineRoot, CUBLASPin: os.Getenv(cublas.PinEnv), StateDir: env.stateDir,
 		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
-		ModelHelpPath: installedDoc("installing-at-work.md", ""), LogPath: logPath, Grabber: grabber, Version: version,
+		ModelHelpPath: installedDoc("installing-at-work.md", ""), LogPath: logPath, Grabber: grabber, Version: b.Version,
 		LogLevel: level, Verbose: *verbose, Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech,
 		ControlSocket: controlSocket, Shortcut: shortcut, FollowLock: lock, SessionNote: desk.Summary,
 	}, log)

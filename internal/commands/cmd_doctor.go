@@ -16,7 +16,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/session"
 )
 
-func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runDoctor(ctx context.Context, version string, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON (docs/doctor.schema.json), for bug reports")

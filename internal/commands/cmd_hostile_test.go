@@ -84,7 +84,7 @@ func TestTranscribeErrorDoesNotEchoFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	err := run(context.Background(), []string{"transcribe", path}, &out, &errb)
+	err := run(context.Background(), testBuild, []string{"transcribe", path}, &out, &errb)
 	if code := exitCode(err, &errb); code != 2 || errb.Len() > 600 || strings.Count(errb.String(), `\x00`) > 16 {
 		t.Fatalf("exit %d, stderr of %d bytes: %.300q", code, errb.Len(), errb.String())
 	}

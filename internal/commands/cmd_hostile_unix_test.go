@@ -27,7 +27,7 @@ func TestTranscribeRefusesNonRegularFiles(t *testing.T) {
 	for _, path := range []string{fifo, t.TempDir()} {
 		var out, errb bytes.Buffer
 		done := make(chan error, 1)
-		go func() { done <- run(context.Background(), []string{"transcribe", path}, &out, &errb) }()
+		go func() { done <- run(context.Background(), testBuild, []string{"transcribe", path}, &out, &errb) }()
 		select {
 		case err := <-done:
 			if code := exitCode(err, &errb); code != 2 || !strings.Contains(errb.String(), "not a regular file") && !strings.Contains(errb.String(), "is a directory") {

@@ -35,7 +35,7 @@ func TestPTTCommandLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := exitCode(run(context.Background(), tt.args, &stdout, &stderr), &stderr)
+			code := exitCode(run(context.Background(), testBuild, tt.args, &stdout, &stderr), &stderr)
 			if code != tt.wantCode {
 				t.Fatalf("exit code %d, want %d; stderr:\n%s", code, tt.wantCode, stderr.String())
 			}

@@ -11,22 +11,25 @@ import (
 	"github.com/whisperkey/whisperkey/internal/testenv"
 )
 
+// testBuild is a build with no version stamped, as `go build` makes one.
+var testBuild = Build{Version: "dev"}
+
 // Every subcommand is listed once, in usage and in the dispatch, and a bad
 // one is a usage error (exit 2).
 func TestCommands(t *testing.T) {
-	u := usage()
-	for _, c := range commands() {
+	u := usage(testBuild)
+	for _, c := range commands(testBuild) {
 		if !c.hidden && !strings.Contains(u, "whisperkey "+c.name) {
 			t.Errorf("usage lacks %q:\n%s", c.name, u)
 		}
 	}
 	var out, errb bytes.Buffer
-	err := run(context.Background(), []string{"frobnicate"}, &out, &errb)
+	err := run(context.Background(), testBuild, []string{"frobnicate"}, &out, &errb)
 	if code := exitCode(err, &errb); code != 2 || !strings.Contains(errb.String(), `unknown command "frobnicate"`) {
 		t.Fatalf("unknown command: code %d, stderr %q", code, errb.String())
 	}
 	out.Reset()
-	if err := run(context.Background(), []string{"--version"}, &out, &errb); err != nil || !strings.HasPrefix(out.String(), "whisperkey ") {
+	if err := run(context.Background(), testBuild, []string{"--version"}, &out, &errb); err != nil || !strings.HasPrefix(out.String(), "whisperkey ") {
 		t.Fatalf("--version: %v %q", err, out.String())
 	}
 }
@@ -64,7 +67,7 @@ func TestConfigValidateFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			err := run(context.Background(), append([]string{"config"}, tt.args...), &out, &errb)
+			err := run(context.Background(), testBuild, append([]string{"config"}, tt.args...), &out, &errb)
 			if code := exitCode(err, &errb); code != tt.code {
 				t.Fatalf("exit %d, want %d (stderr %q)", code, tt.code, errb.String())
 			}
@@ -99,7 +102,7 @@ func TestModelCacheDirIsUsed(t *testing.T) {
 	t.Setenv("WHISPERKEY_CONFIG", cfg)
 	t.Setenv("WHISPERKEY_CACHE", t.TempDir()) // not this one
 	var out, errb bytes.Buffer
-	if err := run(context.Background(), []string{"models", "list"}, &out, &errb); err != nil {
+	if err := run(context.Background(), testBuild, []string{"models", "list"}, &out, &errb); err != nil {
 		t.Fatalf("models list: %v %s", err, errb.String())
 	}
 	if !strings.Contains(out.String(), model) {

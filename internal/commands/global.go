@@ -11,8 +11,11 @@ import (
 	"syscall"
 )
 
-// version is the build's version, which Main is given.
-var version = "dev"
+// Build is what the build puts into the binary, which main hands over.
+type Build struct {
+	Version       string // -ldflags "-X main.version=…", "dev" otherwise
+	ConfigExample []byte // config.example.yaml, written as the config when there is none
+}
 
 // errSilent is a failure the command has already reported.
 var errSilent = errors.New("failed")
@@ -38,11 +41,10 @@ func cliStatus(code int) error {
 }
 
 // Main runs the command line args and returns the process exit code.
-func Main(v string, example []byte, args []string) int {
-	version, configExample = v, example
+func Main(b Build, args []string) int {
 	attachConsole()
 	ctx, stop := interruptible(os.Stderr, func() { os.Exit(130) })
-	err := run(ctx, args, os.Stdout, os.Stderr)
+	err := run(ctx, b, args, os.Stdout, os.Stderr)
 	stop()
 	return exitCode(err, os.Stderr)
 }
@@ -96,10 +98,12 @@ type command struct {
 }
 
 // commands lists every subcommand, in the order usage shows them.
-func commands() []command {
+func commands(b Build) []command {
 	return []command{
 		{name: "run", summary: "start the tray app (the default)",
-			run: func(ctx context.Context, args []string, _, stderr io.Writer) error { return runApp(ctx, args, stderr) }},
+			run: func(ctx context.Context, args []string, _, stderr io.Writer) error {
+				return runApp(ctx, b, args, stderr)
+			}},
 		{name: "transcribe", args: "FILE [flags]", summary: "print the text of an audio file (--help for flags)", run: runTranscribe},
 		{name: "serve", args: "[--listen ADDR] [--model NAME]", summary: "an OpenAI-compatible transcription server (--help for flags)",
 			run: func(ctx context.Context, args []string, _, stderr io.Writer) error {
@@ -107,7 +111,10 @@ func commands() []command {
 			}},
 		{name: "ptt", args: "press|release|toggle|cancel", summary: "the record hotkey of the running app, for a desktop's key binding (Wayland)",
 			run: func(ctx context.Context, args []string, _, stderr io.Writer) error { return runPTT(ctx, args, stderr) }},
-		{name: "doctor", args: "[--json]", summary: "GPU, engine and model check with a self-test", run: runDoctor},
+		{name: "doctor", args: "[--json]", summary: "GPU, engine and model check with a self-test",
+			run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+				return runDoctor(ctx, b.Version, args, stdout, stderr)
+			}},
 		{name: "models", args: "list|pull NAME|rm NAME|import PATH", summary: "the model cache", run: runModels},
 		{name: "gpu", args: "fetch|import FILE", summary: "put NVIDIA's cuBLAS into the cuda engine folder (docs/gpu-setup.md#nvidia)", run: runGPU},
 		{name: "config", args: "path|show|validate [FILE]", summary: "the config file",
@@ -120,7 +127,7 @@ func commands() []command {
 			}},
 		{name: "version", summary: "print the version",
 			run: func(_ context.Context, _ []string, stdout, _ io.Writer) error {
-				_, err := fmt.Fprintln(stdout, "whisperkey", version)
+				_, err := fmt.Fprintln(stdout, "whisperkey", b.Version)
 				return err
 			}},
 		{name: "engine-worker", hidden: true,
@@ -128,7 +135,7 @@ func commands() []command {
 	}
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, b Build, args []string, stdout, stderr io.Writer) error {
 	name, rest := "run", args
 	if len(args) > 0 {
 		name, rest = args[0], args[1:]
@@ -137,10 +144,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "--version":
 		name = "version"
 	case "help", "-h", "--help":
-		_, err := fmt.Fprint(stdout, usage())
+		_, err := fmt.Fprint(stdout, usage(b))
 		return err
 	}
-	for _, c := range commands() {
+	for _, c := range commands(b) {
 		if c.name == name {
 			return c.run(ctx, rest, stdout, stderr)
 		}
@@ -148,15 +155,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return usageError{fmt.Sprintf("unknown command %q; run `whisperkey help`", name)}
 }
 
-func usage() string {
-	var b strings.Builder
-	b.WriteString("whisperkey — hold a hotkey, speak, release: the words appear at the cursor.\n\nUsage:\n")
-	for _, c := range commands() {
+func usage(b Build) string {
+	var u strings.Builder
+	u.WriteString("whisperkey — hold a hotkey, speak, release: the words appear at the cursor.\n\nUsage:\n")
+	for _, c := range commands(b) {
 		if !c.hidden {
-			fmt.Fprintf(&b, "  %-44s %s\n", strings.TrimSpace("whisperkey "+c.name+" "+c.args), c.summary)
+			fmt.Fprintf(&u, "  %-44s %s\n", strings.TrimSpace("whisperkey "+c.name+" "+c.args), c.summary)
 		}
 	}
-	return b.String()
+	return u.String()
 }
 
 // exitCode prints err (one line) and maps it to the process exit code.

@@ -31,7 +31,7 @@ func TestShortWindowLimitOneNumber(t *testing.T) {
 		texts[f] = string(b)
 	}
 	var help, stderr bytes.Buffer
-	_ = run(context.Background(), []string{"transcribe", "--help"}, &help, &stderr)
+	_ = run(context.Background(), testBuild, []string{"transcribe", "--help"}, &help, &stderr)
 	texts["transcribe --help"] = help.String() + stderr.String()
 	var doctor bytes.Buffer
 	backend.DoctorReport{Engine: &backend.EngineReport{Device: "cpu", Window: "short"}}.Print(&doctor)

@@ -100,9 +100,12 @@ var layers = map[string]layerRules{
 		"fyne.io/systray", "golang.design/x/clipboard", "golang.design/x/hotkey", "github.com/godbus/dbus/v5"}},
 	// The command layer: arguments, subcommands and wiring, with no OS
 	// library of its own.
-	"internal/commands": {direct: []string{"github.com/ebitengine/purego", "github.com/gen2brain/malgo",
+	commandLayer: {direct: []string{"github.com/ebitengine/purego", "github.com/gen2brain/malgo",
 		"fyne.io/systray", "golang.design/x/clipboard", "golang.design/x/hotkey", "github.com/godbus/dbus/v5"}},
 }
+
+// commandLayer is the top floor under main.go: no package but main imports it.
+const commandLayer = "internal/commands"
 
 // purego loads the engine library (engine) and X11/XTest (output) only; hotkey may.
 var puregoUsers = []string{"internal/engine", "internal/output", "internal/hotkey"}
@@ -113,6 +116,9 @@ func under(rel, prefix string) bool { return rel == prefix || strings.HasPrefix(
 func layerViolations(pkgs []pkgDeps, rules map[string]layerRules) []string {
 	var bad []string
 	for _, p := range pkgs {
+		if p.path != strings.TrimSuffix(mod, "/") && !under(p.path, commandLayer) && slices.Contains(p.deps, mod+commandLayer) {
+			bad = append(bad, p.path+" depends on "+mod+commandLayer+"; only main may, the commands are the top floor")
+		}
 		if slices.Contains(p.imports, "github.com/ebitengine/purego") &&
 			!slices.ContainsFunc(puregoUsers, func(u string) bool { return under(p.path, u) }) {
 			bad = append(bad, p.path+" imports purego; only "+strings.Join(puregoUsers, ", ")+" may")
@@ -199,6 +205,11 @@ func TestLayerViolations(t *testing.T) {
 		{"the commands call no OS library themselves", []pkgDeps{{path: "internal/commands",
 			imports: []string{"golang.design/x/clipboard"}, deps: []string{"golang.design/x/clipboard"}}},
 			[]string{"internal/commands imports golang.design/x/clipboard, which its layer forbids"}},
+		{"no package below reaches back up to the commands", []pkgDeps{{path: "internal/desktop",
+			imports: []string{mod + "internal/desktop/x"}, deps: []string{mod + "internal/desktop/x", mod + commandLayer}}},
+			[]string{"internal/desktop depends on " + mod + commandLayer + "; only main may, the commands are the top floor"}},
+		{"main may import the commands", []pkgDeps{{path: strings.TrimSuffix(mod, "/"),
+			imports: []string{mod + commandLayer}, deps: []string{mod + commandLayer}}}, nil},
 		{"textproc may not reach config", []pkgDeps{{path: "internal/textproc",
 			imports: []string{mod + "internal/config"}, deps: []string{mod + "internal/config"}}},
 			[]string{"internal/textproc depends on " + mod + "internal/config (directly or through another package), which its layer forbids"}},
