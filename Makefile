@@ -1,6 +1,6 @@
 # WhisperKey — see README.md. Caches live in $(CACHE), outside the clone.
 SHELL := /bin/bash
-# The rule config.CacheDir follows: $WHISPERKEY_CACHE, else the XDG cache folder.
+# The rule paths.CacheDir follows: $WHISPERKEY_CACHE, else the XDG cache folder.
 CACHE ?= $(or $(WHISPERKEY_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/whisperkey)
 export WHISPERKEY_CACHE := $(CACHE)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)

@@ -21,6 +21,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/hotkey/grab"
 	"github.com/whisperkey/whisperkey/internal/instance"
 	"github.com/whisperkey/whisperkey/internal/logging"
+	"github.com/whisperkey/whisperkey/internal/paths"
 	"github.com/whisperkey/whisperkey/internal/power"
 	"github.com/whisperkey/whisperkey/internal/remote"
 	"github.com/whisperkey/whisperkey/internal/session"
@@ -51,7 +52,7 @@ func runApp(ctx context.Context, b Build, args []string, stderr io.Writer) error
 	if *verbose {
 		level.Set(slog.LevelDebug)
 	}
-	logDir, err := logging.Dir()
+	logDir, err := paths.LogDir()
 	if err != nil {
 		return err
 	}

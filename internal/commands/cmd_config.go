@@ -11,6 +11,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/paths"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -102,13 +103,4 @@ func vocabularyWarnings(ctx context.Context, cfg config.Config) []string {
 }
 
 // configPath is $WHISPERKEY_CONFIG or the per-user config file.
-func configPath() (string, error) {
-	if p := envOr("WHISPERKEY_CONFIG", ""); p != "" {
-		return p, nil
-	}
-	p, err := config.Path()
-	if err != nil {
-		return "", fmt.Errorf("find the config file: %w", err)
-	}
-	return p, nil
-}
+func configPath() (string, error) { return paths.ConfigFile() }

@@ -16,6 +16,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/history"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
+	"github.com/whisperkey/whisperkey/internal/paths"
 )
 
 // environment is what every command shares: the config, and where engines
@@ -73,15 +74,11 @@ func commandConfig(explicit string, strict bool, notice func(string)) (cfg confi
 
 // newEnvironmentFor is the environment of a config already read.
 func newEnvironmentFor(log *slog.Logger, cfg config.Config) (*environment, error) {
-	root := os.Getenv("WHISPERKEY_ENGINE_ROOT")
-	if root == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("find own executable: %w", err)
-		}
-		root = filepath.Join(filepath.Dir(exe), "engine")
+	root, err := paths.EngineRoot()
+	if err != nil {
+		return nil, err
 	}
-	def, err := models.DefaultDir()
+	def, err := paths.ModelsDir()
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +86,7 @@ func newEnvironmentFor(log *slog.Logger, cfg config.Config) (*environment, error
 	if err != nil {
 		return nil, err
 	}
-	state, err := config.StateDir()
+	state, err := paths.StateDir()
 	if err != nil {
 		return nil, err
 	}

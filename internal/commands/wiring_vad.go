@@ -4,38 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
-	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/paths"
 	"github.com/whisperkey/whisperkey/internal/vad"
 )
-
-// vadDirs are where the speech detector's model and ONNX Runtime may be, in
-// order: $WHISPERKEY_VAD_DIR, "vad" beside the executable (installed), and
-// the user cache scripts/vad.sh fills (development).
-func vadDirs() []string {
-	var dirs []string
-	if d := os.Getenv("WHISPERKEY_VAD_DIR"); d != "" {
-		return []string{d}
-	}
-	if exe, err := os.Executable(); err == nil {
-		dirs = append(dirs, filepath.Join(filepath.Dir(exe), "vad"))
-	}
-	if c, err := config.CacheDir(); err == nil {
-		dirs = append(dirs, filepath.Join(c, "vad"))
-	}
-	return dirs
-}
 
 // speechDetector opens the Silero speech detector, or returns nil with a
 // warning: without it every press is decoded, as before, so nothing breaks.
 func (e *environment) speechDetector() *vad.Detector {
 	d, dir, err := openSpeechDetector(e.log)
 	if err != nil {
-		e.log.Warn("no speech detector; presses without speech will be decoded too", "err", err, "looked_in", vadDirs())
+		e.log.Warn("no speech detector; presses without speech will be decoded too", "err", err, "looked_in", paths.VADDirs())
 		return nil
 	}
 	e.log.Info("speech detector ready", "dir", dir)
@@ -46,7 +27,7 @@ func (e *environment) speechDetector() *vad.Detector {
 // it, and says which; the error is the last folder's.
 func openSpeechDetector(log *slog.Logger) (*vad.Detector, string, error) {
 	err := errors.New("no folder to look in")
-	for _, dir := range vadDirs() {
+	for _, dir := range paths.VADDirs() {
 		var lib, model string
 		if lib, model, err = vad.Find(dir); err != nil {
 			continue
@@ -63,7 +44,7 @@ func openSpeechDetector(log *slog.Logger) (*vad.Detector, string, error) {
 func speechDetectorReport(log *slog.Logger) *backend.DetectorReport {
 	d, dir, err := openSpeechDetector(log)
 	if err != nil {
-		return &backend.DetectorReport{Error: fmt.Sprintf("not found (looked in %s): %v", strings.Join(vadDirs(), ", "), err)}
+		return &backend.DetectorReport{Error: fmt.Sprintf("not found (looked in %s): %v", strings.Join(paths.VADDirs(), ", "), err)}
 	}
 	_ = d.Close()
 	return &backend.DetectorReport{Dir: dir}

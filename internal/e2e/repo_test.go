@@ -81,7 +81,9 @@ var layers = map[string]layerRules{
 	"internal/wire": {leaf: true, transitive: []string{"github.com/ebitengine/purego", "os/exec"}},
 	"internal/config": {leaf: true, transitive: []string{"golang.design/x/hotkey", "fyne.io/systray",
 		"github.com/ebitengine/purego"}},
-	"internal/audio":    {leaf: true},
+	"internal/audio": {leaf: true},
+	// Every per-user path is worked out here, from the environment alone.
+	"internal/paths":    {leaf: true},
 	vocabulary:          {leaf: true},
 	"internal/textproc": {transitive: []string{mod + "internal/config"}},
 	"internal/gpu":      {transitive: []string{"github.com/ebitengine/purego", mod + "internal/engine"}},
@@ -236,4 +238,33 @@ func mustGetwd(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return wd
+}
+
+// Every per-user folder is worked out in internal/paths: the OS's folder
+// lookups appear nowhere else in the program (tests aside).
+func TestPathsHaveOneOwner(t *testing.T) {
+	lookups := []string{"os.UserCacheDir", "os.UserConfigDir", "os.UserHomeDir"}
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (path == "native" || path == "build" || strings.HasPrefix(d.Name(), ".") && path != "."):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || under(filepath.ToSlash(path), "internal/paths"):
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, l := range lookups {
+			if strings.Contains(string(src), l+"(") {
+				t.Errorf("%s calls %s; ask internal/paths instead", path, l)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,4 +1,4 @@
-package config
+package paths
 
 import (
 	"fmt"
@@ -8,11 +8,59 @@ import (
 	"strings"
 )
 
-// Path returns the per-user config file: %APPDATA%\whisperkey\config.yaml on
-// Windows, ~/Library/Application Support/whisperkey/config.yaml on macOS and
+// ConfigFile returns the config file: $WHISPERKEY_CONFIG when set, else the
+// per-user one, %APPDATA%\whisperkey\config.yaml on Windows,
+// ~/Library/Application Support/whisperkey/config.yaml on macOS and
 // $XDG_CONFIG_HOME/whisperkey/config.yaml (default ~/.config) elsewhere.
-func Path() (string, error) {
-	return pathFor(runtime.GOOS, os.Getenv, userHome())
+func ConfigFile() (string, error) {
+	if p := os.Getenv("WHISPERKEY_CONFIG"); p != "" {
+		return p, nil
+	}
+	p, err := pathFor(runtime.GOOS, os.Getenv, userHome())
+	if err != nil {
+		return "", fmt.Errorf("find the config file: %w", err)
+	}
+	return p, nil
+}
+
+// EngineRoot is the folder holding one engine folder per variant (cpu, cuda,
+// rocm, rocm-rdna1): $WHISPERKEY_ENGINE_ROOT when set, else engine beside
+// the executable, where the installer puts it.
+func EngineRoot() (string, error) {
+	if d := os.Getenv("WHISPERKEY_ENGINE_ROOT"); d != "" {
+		return d, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find own executable: %w", err)
+	}
+	return filepath.Join(filepath.Dir(exe), "engine"), nil
+}
+
+// VADDirs are where the speech detector's model and ONNX Runtime may be, in
+// order: $WHISPERKEY_VAD_DIR alone when set, else vad beside the executable
+// (installed), then vad in CacheDir, which scripts/vad.sh fills (development).
+func VADDirs() []string {
+	if d := os.Getenv("WHISPERKEY_VAD_DIR"); d != "" {
+		return []string{d}
+	}
+	var dirs []string
+	if exe, err := os.Executable(); err == nil {
+		dirs = append(dirs, filepath.Join(filepath.Dir(exe), "vad"))
+	}
+	if c, err := CacheDir(); err == nil {
+		dirs = append(dirs, filepath.Join(c, "vad"))
+	}
+	return dirs
+}
+
+// ModelsDir is the per-user model cache: models in CacheDir.
+func ModelsDir() (string, error) {
+	d, err := CacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "models"), nil
 }
 
 // StateDir returns the per-user folder for what the app keeps and the user
@@ -40,6 +88,30 @@ func CacheDir() (string, error) {
 	return filepath.Join(base, "whisperkey"), nil
 }
 
+// Home is the user's home folder, for a "~" the user wrote; "" when unknown.
+func Home() string { return userHome() }
+
+// RuntimeDir is $XDG_RUNTIME_DIR, the per-user folder for the single-instance
+// lock and the control socket (Linux); "" when unset.
+func RuntimeDir() string { return os.Getenv("XDG_RUNTIME_DIR") }
+
+// AutostartDir is the XDG autostart folder (Linux and the BSDs):
+// $XDG_CONFIG_HOME/autostart when that is absolute (the spec says to ignore
+// a relative one), else ~/.config/autostart.
+func AutostartDir() (string, error) {
+	return autostartDirFor(os.Getenv("XDG_CONFIG_HOME"), os.Getenv("HOME"))
+}
+
+func autostartDirFor(xdg, home string) (string, error) {
+	if filepath.IsAbs(xdg) {
+		return filepath.Join(xdg, "autostart"), nil
+	}
+	if home == "" {
+		return "", fmt.Errorf("start at login: the home folder is unknown (set HOME)")
+	}
+	return filepath.Join(home, ".config", "autostart"), nil
+}
+
 func userHome() string {
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -48,7 +120,7 @@ func userHome() string {
 	return home
 }
 
-// pathFor is Path for any OS, so every OS's rule is tested on every OS.
+// pathFor is ConfigFile for any OS, so every OS's rule is tested on every OS.
 func pathFor(goos string, env func(string) string, home string) (string, error) {
 	dir, err := configPlace.dir(goos, env, home)
 	if err != nil {

@@ -1,4 +1,4 @@
-package config
+package paths
 
 import (
 	"runtime"
@@ -14,7 +14,7 @@ func TestPathFor(t *testing.T) {
 		home    string
 		want    string
 		wantErr string
-		state   bool // StateDir's rule, not Path's
+		state   bool // StateDir's rule, not ConfigFile's
 	}{
 		{name: "windows", goos: "windows", env: map[string]string{"APPDATA": `C:\Users\ana\AppData\Roaming`}, home: `C:\Users\ana`,
 			want: `C:\Users\ana\AppData\Roaming\whisperkey\config.yaml`},
@@ -66,9 +66,14 @@ func TestPathOnThisOS(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the Linux rule is checked here; pathFor covers the others on every OS")
 	}
+	t.Setenv("WHISPERKEY_CONFIG", "")
 	t.Setenv("XDG_CONFIG_HOME", "/tmp/xdg")
-	if got, err := Path(); err != nil || got != "/tmp/xdg/whisperkey/config.yaml" {
-		t.Errorf("Path() = %q, %v", got, err)
+	if got, err := ConfigFile(); err != nil || got != "/tmp/xdg/whisperkey/config.yaml" {
+		t.Errorf("ConfigFile() = %q, %v", got, err)
+	}
+	t.Setenv("WHISPERKEY_CONFIG", "/srv/wk.yaml")
+	if got, err := ConfigFile(); err != nil || got != "/srv/wk.yaml" {
+		t.Errorf("ConfigFile() with WHISPERKEY_CONFIG = %q, %v", got, err)
 	}
 }
 
@@ -90,6 +95,9 @@ func TestCacheDir(t *testing.T) {
 			t.Setenv("XDG_CACHE_HOME", tt.xdg)
 			if got, err := CacheDir(); err != nil || got != tt.want {
 				t.Errorf("CacheDir() = %q, %v; want %q", got, err, tt.want)
+			}
+			if got, err := ModelsDir(); err != nil || got != tt.want+"/models" {
+				t.Errorf("ModelsDir() = %q, %v; want %q", got, err, tt.want+"/models")
 			}
 		})
 	}
