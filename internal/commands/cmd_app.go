@@ -13,7 +13,6 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/control"
-	"github.com/whisperkey/whisperkey/internal/cublas"
 	"github.com/whisperkey/whisperkey/internal/desktop"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
@@ -123,7 +122,7 @@ func runApp(ctx context.Context, b Build, args []string, stderr io.Writer) error
 		shortcut = portalShortcut(ctx, desk.Desktop, log)
 	}
 	err = desktop.Run(ctx, desktop.Options{
-		ConfigPath: cfgPath, Example: b.ConfigExample, EngineRoot: env.engineRoot, CUBLASPin: os.Getenv(cublas.PinEnv), StateDir: env.stateDir,
+		ConfigPath: cfgPath, Example: b.ConfigExample, EngineRoot: env.engineRoot, CUBLASPin: env.cublasPin, StateDir: env.stateDir,
 		GuidePath: installedDoc("gpu-setup.md", ""), ConfigHelpPath: installedDoc("configuration.md", "#your-words"),
 		ModelHelpPath: installedDoc("installing-at-work.md", ""), LogPath: logPath, Grabber: grabber, Version: b.Version,
 		LogLevel: level, Verbose: *verbose, Exe: exe, Remote: remoteEngine(log), SpeechDetector: speech,

@@ -27,7 +27,7 @@ func runGPU(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	pin, dir, err := backend.CUBLAS(backend.Options{EngineRoot: env.engineRoot}, runtime.GOOS, os.Getenv(cublas.PinEnv))
+	pin, dir, err := backend.CUBLAS(backend.Options{EngineRoot: env.engineRoot}, runtime.GOOS, env.cublasPin)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"time"
@@ -14,10 +15,11 @@ import (
 // (o.remote) as the engine, clip by clip, in order.
 func transcribeRemote(ctx context.Context, o transcribeOptions, p dictation.Pipeline, set dictation.Settings, meta runMeta,
 	clips [][]float32, stdout, stderr io.Writer) error {
-	// Checked here too, so the message names where the key came from.
-	key, err := remote.CheckAPIKey(o.apiKey)
+	// Checked here too, so the message names where the key came from. The
+	// config read $WHISPERKEY_REMOTE_API_KEY, the override of its key.
+	key, err := remote.CheckAPIKey(cmp.Or(o.apiKey, set.Config.Remote.APIKey))
 	if err != nil {
-		return usageError{"--api-key or $WHISPERKEY_REMOTE_API_KEY: " + err.Error()}
+		return usageError{"--api-key, the config's remote.api_key or $WHISPERKEY_REMOTE_API_KEY: " + err.Error()}
 	}
 	// A file is not a dictation with a local engine to fall back to: give a
 	// slow or busy server time, rather than the tray's short limit.

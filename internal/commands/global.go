@@ -81,14 +81,6 @@ func interruptible(stderr io.Writer, exit func()) (context.Context, func()) {
 	}
 }
 
-// envOr is the environment variable key, or def when it is empty.
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
 // command is one subcommand: every one parses its own flags and returns an
 // error, which exitCode turns into the exit status.
 type command struct {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/cublas"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/history"
 	"github.com/whisperkey/whisperkey/internal/models"
@@ -25,6 +26,7 @@ type environment struct {
 	log        *slog.Logger
 	cfg        config.Config
 	engineRoot string // one folder per variant: cpu, cuda, rocm, rocm-rdna1
+	cublasPin  string // $WHISPERKEY_CUBLAS_PIN: a cuBLAS download to use instead of the built-in pin
 	stateDir   string // the kept Recent dictations, GPU verification verdicts
 	cache      *models.Cache
 	// report is the GPU probes' answer, asked once per command: choosing the
@@ -92,7 +94,7 @@ func newEnvironmentFor(log *slog.Logger, cfg config.Config) (*environment, error
 	}
 	// Before the state folder existed these files lived in the cache root.
 	moveState(filepath.Dir(def), state, []string{history.FileName, gpu.VerifyFile}, log)
-	return &environment{log: log, cfg: cfg, engineRoot: root, stateDir: state, cache: cache}, nil
+	return &environment{log: log, cfg: cfg, engineRoot: root, cublasPin: os.Getenv(cublas.PinEnv), stateDir: state, cache: cache}, nil
 }
 
 // moveState moves each named file from the old folder to the state folder,

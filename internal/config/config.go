@@ -302,6 +302,17 @@ func lookupField(key string) (field, bool) {
 }
 
 // envName is the variable that overrides key: WHISPERKEY_HOTKEYS_RECORD for hotkeys.record.
+// EnvOverrides lists the environment variables that override config keys,
+// one per key: WHISPERKEY_ and the key in capitals with "_" for "."
+// (docs/configuration.md), such as WHISPERKEY_HOTKEYS_RECORD.
+func EnvOverrides() []string {
+	var names []string
+	for _, f := range fields() {
+		names = append(names, envName(f.key))
+	}
+	return names
+}
+
 func envName(key string) string {
 	return envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }

@@ -20,11 +20,14 @@ import (
 // other means, or a variable set from one, does) is trimmed by the client
 // as serve trims its own; before, Go's client refused the header. A key
 // with a space inside is refused before anything is sent, naming the flag.
+// Without either, the config's remote.api_key is sent.
 func TestRemoteKeyTrimmed(t *testing.T) {
 	const key = "sk-remote-newline-0c2d"
 	const said = "Remember to buy milk, bread and eggs on the way home."
 	srv := startServe(t, "--api-key", key)
 	wav := speechWAV(t, said)
+	cfgWithKey := filepath.Join(t.TempDir(), "config.yaml")
+	writeConfig(t, cfgWithKey, "remote:\n  api_key: "+key+"\n")
 	run := func(env string, args ...string) result {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -40,6 +43,9 @@ func TestRemoteKeyTrimmed(t *testing.T) {
 	}{
 		{"--api-key ending in a newline", "", []string{"--api-key", key + "\n"}},
 		{"WHISPERKEY_REMOTE_API_KEY ending in CR LF", key + "\r\n", nil},
+		// The config's remote.api_key, as the tray sends it (issue 48: the
+		// variable is that key's override, read once, by the config).
+		{"the config's remote.api_key", "", []string{"--config", cfgWithKey}},
 	} {
 		r := run(tc.env, tc.args...)
 		if r.code != 0 || whisper.WordErrorRate(said, r.stdout) > 0.15 {

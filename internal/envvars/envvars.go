@@ -15,7 +15,8 @@ type Var struct {
 }
 
 // ConfigPrefix starts the variables that override config keys:
-// WHISPERKEY_<KEY> with "_" for ".", e.g. WHISPERKEY_HOTKEYS_RECORD.
+// WHISPERKEY_<KEY> with "_" for ".", e.g. WHISPERKEY_HOTKEYS_RECORD;
+// config.EnvOverrides lists them, one per key.
 const ConfigPrefix = "WHISPERKEY_"
 
 // All lists the variables read besides the config-key overrides. A test
@@ -28,7 +29,7 @@ var All = []Var{
 	{Name: "WHISPERKEY_SAVE_RECORDINGS", Purpose: "folder where every recording is also saved as WAV"},
 	{Name: "WHISPERKEY_LOG_FORMAT", Purpose: `"json" writes the log as JSON records`},
 	{Name: "WHISPERKEY_SERVE_API_KEY", Purpose: "bearer token `serve` requires (instead of --api-key)", Secret: true},
-	{Name: "WHISPERKEY_REMOTE_API_KEY", Purpose: "bearer token for `transcribe --remote` (instead of --api-key)", Secret: true},
+	{Name: "WHISPERKEY_REMOTE_API_KEY", Purpose: "bearer token for the remote server (also the config key remote.api_key, which `transcribe --remote` reads)", Secret: true},
 	{Name: "WHISPERKEY_VAD_DIR", Purpose: "folder holding the speech detector (silero_vad_v6.onnx and ONNX Runtime)"},
 	{Name: "WHISPERKEY_CUBLAS_PIN", Purpose: "JSON file with the cuBLAS download to use instead of the built-in pin (a mirror; tests)"},
 	{Name: "HF_ENDPOINT", Purpose: "Hugging Face mirror for model downloads"},

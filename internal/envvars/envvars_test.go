@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/config"
 )
 
 // Every variable the program's code reads by name is in All: reads through
@@ -48,6 +50,27 @@ func TestAllListsEveryVariableRead(t *testing.T) {
 	for name, path := range found {
 		if !slices.ContainsFunc(All, func(v Var) bool { return v.Name == name }) {
 			t.Errorf("%s reads %s, which envvars.All does not list", path, name)
+		}
+	}
+}
+
+// The config-key overrides are listed by config.EnvOverrides, all under
+// ConfigPrefix, so Set shows each and none clashes with a variable of All
+// that is not a config key.
+func TestConfigOverridesListed(t *testing.T) {
+	names := config.EnvOverrides()
+	if len(names) < 20 {
+		t.Fatalf("config.EnvOverrides lists only %v", names)
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, ConfigPrefix) {
+			t.Errorf("config override %s does not start with %s", n, ConfigPrefix)
+		}
+		if i := slices.IndexFunc(All, func(v Var) bool { return v.Name == n }); i >= 0 && !strings.Contains(All[i].Purpose, "config key") {
+			t.Errorf("%s is both a config override and %q", n, All[i].Purpose)
+		}
+		if got := Set([]string{n + "=x"}); len(got) != 1 {
+			t.Errorf("Set does not show the override %s: %q", n, got)
 		}
 	}
 }
