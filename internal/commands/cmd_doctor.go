@@ -10,6 +10,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/authenticode"
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/envvars"
@@ -37,14 +38,14 @@ func runDoctor(ctx context.Context, version string, args []string, stdout, stder
 	// The engine as the tray app opens it: the config's device, compute type
 	// and threads; --device overrides the device.
 	c := env.cfg.Engine
-	choice := engineChoice{device: c.Device, deviceIndex: c.DeviceIndex, computeType: c.ComputeType, threads: c.CPUThreads}
+	ec := engineChoice{device: c.Device, deviceIndex: c.DeviceIndex, computeType: c.ComputeType, threads: c.CPUThreads}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "device" {
-			choice.device = *device
+			ec.device = choice.Device(*device)
 		}
 	})
-	opt := env.backendOptions(choice)
-	dir, derr := env.modelDir(ctx, *model, choice)
+	opt := env.backendOptions(ec)
+	dir, derr := env.modelDir(ctx, *model, ec)
 	r := backend.Doctor(ctx, dir, opt, version, log)
 	if derr != nil {
 		r.Error = derr.Error()

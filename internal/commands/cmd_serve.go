@@ -15,6 +15,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/server"
@@ -83,7 +84,7 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.StringVar(&o.language, "language", def.Decode.Language, "language code such as en, or auto, for a request that names none (default: the config's language)")
 	fs.StringVar(&o.apiKey, "api-key", os.Getenv("WHISPERKEY_SERVE_API_KEY"), "bearer token clients must send (default $WHISPERKEY_SERVE_API_KEY)")
 	fs.BoolVar(&o.insecureNoAuth, "insecure-no-auth", false, "allow a non-loopback --listen without --api-key: anyone who can connect may use the engine")
-	fs.StringVar(&o.device, "device", def.Engine.Device, "auto, cpu, cuda or rocm (default: the config's device)")
+	fs.StringVar(&o.device, "device", string(def.Engine.Device), "auto, cpu, cuda or rocm (default: the config's device)")
 	fs.StringVar(&o.computeType, "compute-type", def.Engine.ComputeType, "CTranslate2 compute type; auto is int8 on CPU, the model's on GPU (default: the config's compute_type)")
 	fs.IntVar(&o.threads, "threads", def.Engine.CPUThreads, threadsUsage+" (default: the config's cpu_threads)")
 	fs.IntVar(&o.beamSize, "beam-size", def.Decode.BeamSize, "beam size (1 = greedy) (default: the config's beam_size)")
@@ -165,12 +166,12 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	choice := engineChoice{device: o.device, computeType: o.computeType, threads: o.threads}
-	modelDir, err := env.modelDir(ctx, o.model, choice)
+	ec := engineChoice{device: choice.Device(o.device), computeType: o.computeType, threads: o.threads}
+	modelDir, err := env.modelDir(ctx, o.model, ec)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	m, err := env.openModel(ctx, modelDir, choice)
+	m, err := env.openModel(ctx, modelDir, ec)
 	if err != nil {
 		return err
 	}
@@ -198,7 +199,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if unmet := backend.UnmetRequest(o.device, m); unmet != "" {
+	if unmet := backend.UnmetRequest(choice.Device(o.device), m); unmet != "" {
 		log.Warn(unmet)
 	}
 	log.Info("engine ready", "model", name, "device", m.Spec.Device, "compute_type", m.ComputeType(), "gpu", m.Message)
@@ -215,7 +216,7 @@ func (o *serveOptions) fromConfig(cfg config.Config) {
 		"model":        func() { o.model = cfg.Engine.Model },
 		"language":     func() { o.language = cfg.Decode.Language },
 		"beam-size":    func() { o.beamSize = cfg.Decode.BeamSize },
-		"device":       func() { o.device = cfg.Engine.Device },
+		"device":       func() { o.device = string(cfg.Engine.Device) },
 		"compute-type": func() { o.computeType = cfg.Engine.ComputeType },
 		"threads":      func() { o.threads = cfg.Engine.CPUThreads },
 	} {

@@ -57,7 +57,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	// value, as the tray app reads it; the defaults shown are the config's own.
 	fs.StringVar(&o.model, "model", "", "model directory or name (default: the config's model, as the tray app uses it)")
 	fs.StringVar(&o.language, "language", def.Decode.Language, "language code such as en, or auto (default: the config's language)")
-	fs.StringVar(&o.device, "device", def.Engine.Device, "auto, cpu, cuda or rocm (default: the config's device)")
+	fs.StringVar(&o.device, "device", string(def.Engine.Device), "auto, cpu, cuda or rocm (default: the config's device)")
 	fs.StringVar(&o.computeType, "compute-type", def.Engine.ComputeType, "CTranslate2 compute type (default: the config's compute_type)")
 	fs.IntVar(&o.beamSize, "beam-size", def.Decode.BeamSize, "beam size (1 = greedy) (default: the config's beam_size)")
 	fs.IntVar(&o.threads, "threads", def.Engine.CPUThreads, threadsUsage+" (default: the config's cpu_threads)")
@@ -146,13 +146,13 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return transcribeRemote(ctx, o, p, set, meta, clips, stdout, stderr)
 	}
 	c := set.Config.Engine
-	choice := engineChoice{device: c.Device, computeType: c.ComputeType, threads: c.CPUThreads}
-	modelDir, err := env.modelDir(ctx, c.Model, choice)
+	ec := engineChoice{device: c.Device, computeType: c.ComputeType, threads: c.CPUThreads}
+	modelDir, err := env.modelDir(ctx, c.Model, ec)
 	if err != nil {
 		return usageError{err.Error()}
 	}
 	loadStart := time.Now()
-	m, err := env.openModel(ctx, modelDir, choice)
+	m, err := env.openModel(ctx, modelDir, ec)
 	if err != nil {
 		return err
 	}

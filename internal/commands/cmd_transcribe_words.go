@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/textproc"
@@ -113,7 +114,7 @@ func (o *transcribeOptions) applyFlags(cfg *config.Config) error {
 		}
 	}
 	if set["device"] {
-		cfg.Engine.Device = o.device
+		cfg.Engine.Device = choice.Device(o.device)
 	}
 	if set["compute-type"] {
 		cfg.Engine.ComputeType = o.computeType

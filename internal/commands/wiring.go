@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/cublas"
 	"github.com/whisperkey/whisperkey/internal/gpu"
@@ -153,19 +154,19 @@ func (e *environment) modelDir(ctx context.Context, name string, c engineChoice)
 	if name == "" {
 		name = e.cfg.Engine.Model
 	}
-	choice, err := backend.ResolveModel(ctx, name, e.cache, e.backendOptions(c), e.log)
+	picked, err := backend.ResolveModel(ctx, name, e.cache, e.backendOptions(c), e.log)
 	if err != nil {
 		return "", err
 	}
-	if choice.Auto {
-		e.log.Info("model chosen for this machine", "model", choice.Name)
+	if picked.Auto {
+		e.log.Info("model chosen for this machine", "model", picked.Name)
 	}
-	return choice.Dir, nil
+	return picked.Dir, nil
 }
 
 // engineChoice is what the user asked for; auto picks by the detected GPU.
 type engineChoice struct {
-	device      string
+	device      choice.Device
 	deviceIndex int
 	computeType string
 	threads     int

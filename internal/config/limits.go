@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/choice"
@@ -20,9 +19,6 @@ const (
 	MaxCPUThreads = 256
 )
 
-// Devices are the values device may take.
-var Devices = []string{DeviceAuto, DeviceCPU, DeviceCUDA, DeviceROCm}
-
 // ValidateBeamSize checks a beam size.
 func ValidateBeamSize(n int) error {
 	if n < 1 || n > MaxBeamSize {
@@ -39,10 +35,14 @@ func ValidateCPUThreads(n int) error {
 	return nil
 }
 
-// ValidateDevice checks a device choice.
+// ValidateDevice checks a device choice given as text (a flag).
 func ValidateDevice(s string) error {
-	if !slices.Contains(Devices, s) {
-		return fmt.Errorf("device %q is not one of %s", s, strings.Join(Devices, ", "))
+	if choice.Device(s).Valid() {
+		return nil
 	}
-	return nil
+	names := make([]string, 0, len(choice.Devices()))
+	for _, d := range choice.Devices() {
+		names = append(names, string(d))
+	}
+	return fmt.Errorf("device %q is not one of %s", s, strings.Join(names, ", "))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/autostart"
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/gpu"
@@ -399,7 +400,7 @@ func (d *desk) checkVocabulary() {
 // gpuNotUsed says why l runs on the CPU when an NVIDIA or AMD GPU was found
 // and cfg did not ask for the CPU; ok is false otherwise.
 func gpuNotUsed(l *backend.Loaded, cfg config.Config) (reason string, ok bool) {
-	if l == nil || l.Spec.Device != config.DeviceCPU || cfg.Engine.Device == config.DeviceCPU {
+	if l == nil || l.Spec.Device != "cpu" || cfg.Engine.Device == choice.DeviceCPU {
 		return "", false
 	}
 	for _, g := range l.Report.GPUs {
