@@ -50,7 +50,7 @@ func runDoctor(ctx context.Context, version string, args []string, stdout, stder
 	if derr != nil {
 		r.Error = derr.Error()
 	}
-	r.Environment = envvars.Set(os.Environ())
+	r.Environment = envvars.Set(os.Environ(), config.EnvOverrides())
 	r.SpeechDetector = speechDetectorReport(log)
 	endpoint, from := env.cache.Endpoint()
 	r.Downloads = &backend.DownloadsReport{Endpoint: endpoint, From: from, CacheDir: env.cache.Dir()}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/audio/audiotest"
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/envvars"
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin/ct2bintest"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -248,6 +249,7 @@ func checkDoctorSchema(t testing.TB, stdout, stderr string) {
 
 func TestDoctorJSONMatchesSchema(t *testing.T) {
 	model := testenv.Model(t, "base")
+	t.Setenv("WHISPERKEY_MODLE", "small") // a misspelt key, which nothing reads
 	r := whisperkey(t, "doctor", "--json", "--model", model)
 	if r.code != 0 {
 		t.Fatalf("doctor exit %d: %s\n%s", r.code, r.stderr, r.stdout)
@@ -291,8 +293,11 @@ func TestDoctorJSONMatchesSchema(t *testing.T) {
 		t.Errorf("doctor says the window on %s is %q, want %q", rep.Engine.Device, rep.Engine.Window, want)
 	}
 	// doctor lists the WhisperKey variables set; the test sets this one.
-	if !slices.ContainsFunc(rep.Environment, func(e string) bool { return strings.HasPrefix(e, "WHISPERKEY_ENGINE_ROOT=") }) {
+	if !slices.Contains(rep.Environment, "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t))) {
 		t.Errorf("doctor's environment %q lacks WHISPERKEY_ENGINE_ROOT", rep.Environment)
+	}
+	if !slices.Contains(rep.Environment, "WHISPERKEY_MODLE=small "+envvars.NotRead) {
+		t.Errorf("doctor's environment %q does not mark WHISPERKEY_MODLE as not read", rep.Environment)
 	}
 	// The self-test says which compute type it ran: the engine's.
 	if rep.SelfTest.ComputeType == "" || rep.SelfTest.ComputeType != rep.Engine.ComputeType {

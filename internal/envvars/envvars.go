@@ -19,6 +19,9 @@ type Var struct {
 // config.EnvOverrides lists them, one per key.
 const ConfigPrefix = "WHISPERKEY_"
 
+// NotRead marks a WHISPERKEY_ variable in Set's list that nothing reads.
+const NotRead = "(not read: no such setting; see docs/configuration.md#environment-variables)"
+
 // All lists the variables read besides the config-key overrides. A test
 // checks that the code reads no other.
 var All = []Var{
@@ -59,9 +62,11 @@ var All = []Var{
 
 // Set returns "NAME=value" for each WhisperKey variable that environ (as from
 // os.Environ) sets: the listed ones that concern WhisperKey alone, and every
-// config-key override. Secret values show as "(set)". Generic variables
-// (PATH, DISPLAY, …) are left out: they are set on every machine.
-func Set(environ []string) []string {
+// config-key override (overrides, config.EnvOverrides). Secret values show as
+// "(set)"; a WHISPERKEY_ name that is neither, such as a misspelt key, is
+// marked as not read. Generic variables (PATH, DISPLAY, …) are left out:
+// they are set on every machine.
+func Set(environ, overrides []string) []string {
 	var out []string
 	for _, kv := range environ {
 		k, v, _ := strings.Cut(kv, "=")
@@ -72,6 +77,8 @@ func Set(environ []string) []string {
 		switch {
 		case i >= 0 && All[i].Secret:
 			out = append(out, k+"=(set)")
+		case strings.HasPrefix(k, ConfigPrefix) && i < 0 && !slices.Contains(overrides, k):
+			out = append(out, kv+" "+NotRead)
 		case strings.HasPrefix(k, ConfigPrefix) || k == "HF_ENDPOINT" || k == "CT2_CUDA_ALLOCATOR":
 			out = append(out, kv)
 		}

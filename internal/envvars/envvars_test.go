@@ -69,7 +69,7 @@ func TestConfigOverridesListed(t *testing.T) {
 		if i := slices.IndexFunc(All, func(v Var) bool { return v.Name == n }); i >= 0 && !strings.Contains(All[i].Purpose, "config key") {
 			t.Errorf("%s is both a config override and %q", n, All[i].Purpose)
 		}
-		if got := Set([]string{n + "=x"}); len(got) != 1 {
+		if got := Set([]string{n + "=x"}, names); len(got) != 1 || strings.Contains(got[0], NotRead) {
 			t.Errorf("Set does not show the override %s: %q", n, got)
 		}
 	}
@@ -86,10 +86,11 @@ func TestSet(t *testing.T) {
 			[]string{"HF_ENDPOINT=http://mirror", "WHISPERKEY_HOTKEYS_RECORD=ctrl+space", "WHISPERKEY_MODEL=small"}},
 		{"secret hidden", []string{"HF_TOKEN=hf_abc"}, []string{"HF_TOKEN=(set)"}},
 		{"empty ignored", []string{"WHISPERKEY_CACHE="}, nil},
+		{"a misspelt key marked", []string{"WHISPERKEY_MODLE=small"}, []string{"WHISPERKEY_MODLE=small " + NotRead}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Set(tc.environ); !slices.Equal(got, tc.want) {
+			if got := Set(tc.environ, []string{"WHISPERKEY_MODEL", "WHISPERKEY_HOTKEYS_RECORD"}); !slices.Equal(got, tc.want) {
 				t.Fatalf("Set = %q, want %q", got, tc.want)
 			}
 		})
