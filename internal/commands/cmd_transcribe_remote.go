@@ -23,7 +23,11 @@ func transcribeRemote(ctx context.Context, o transcribeOptions, p dictation.Pipe
 	}
 	// A file is not a dictation with a local engine to fall back to: give a
 	// slow or busy server time, rather than the tray's short limit.
-	c, err := remote.New(remote.Config{URL: o.remote, APIKey: key, Model: o.remoteModel, Timeout: 5 * time.Minute},
+	model := set.Config.Remote.Model
+	if o.words.set["remote-model"] {
+		model = o.remoteModel
+	}
+	c, err := remote.New(remote.Config{URL: o.remote, APIKey: key, Model: model, Timeout: 5 * time.Minute},
 		cliLogger(stderr, o.verbose))
 	if err != nil {
 		return usageError{err.Error()}
