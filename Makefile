@@ -1,6 +1,6 @@
 # WhisperKey — see README.md. Caches live in $(CACHE), outside the clone.
 SHELL := /bin/bash
-# The rule config.CacheDir follows: $WHISPERKEY_CACHE, else the XDG cache folder.
+# The rule paths.CacheDir follows: $WHISPERKEY_CACHE, else the XDG cache folder.
 CACHE ?= $(or $(WHISPERKEY_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/whisperkey)
 export WHISPERKEY_CACHE := $(CACHE)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -72,7 +72,7 @@ bench: deps model engine build
 # app, a model switch every SOAK_SWITCH_EVERY (100), the microphone unplugged and
 # plugged back every SOAK_UNPLUG_EVERY (250); RSS, fds, goroutines, latency.
 soak: deps model engine build
-	bash scripts/testenv.sh go test -run '^$$' -bench '^BenchmarkSoak$$' -benchtime 1x -timeout 24h -v . 2>&1 | \
+	bash scripts/testenv.sh go test -run '^$$' -bench '^BenchmarkSoak$$' -benchtime 1x -timeout 24h -v ./internal/e2e 2>&1 | \
 		grep -E '^(Benchmark|    soak_linux_test|--- )'
 
 # The exe and the CPU engine DLL, cross-built (the DLL is cached by source hash).

@@ -12,7 +12,7 @@ bash scripts/wine-test.sh 2>&1 | tee "$LOG"
 units=${PIPESTATUS[0]}
 WINE_TEST_DISPLAY="$DISPLAY" bash scripts/wine-test.sh ./internal/tray 2>&1 | tee -a "$LOG"
 [ "${PIPESTATUS[0]}" -eq 0 ] || units=1
-go test -count=1 -timeout 40m -v -run '^TestWine' . 2>&1 | tee "$LOG.e2e"
+go test -count=1 -timeout 40m -v -run '^TestWine' ./internal/e2e 2>&1 | tee "$LOG.e2e"
 e2e=${PIPESTATUS[0]}
 # Leaf results: wine-test.sh's "ok/FAIL  pkg" lines and TestWine's subtests; a
 # failure outside them (setup, build) counts once.

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/whisperkey/whisperkey/internal/paths"
 )
 
 // FileName is the desktop entry in the XDG autostart folder.
@@ -21,23 +23,11 @@ const FileName = "whisperkey.desktop"
 type osEntry struct{ path string }
 
 func newOSEntry() (osEntry, error) {
-	dir, err := configDir(os.Getenv("XDG_CONFIG_HOME"), os.Getenv("HOME"))
+	dir, err := paths.AutostartDir()
 	if err != nil {
 		return osEntry{}, err
 	}
-	return osEntry{path: filepath.Join(dir, "autostart", FileName)}, nil
-}
-
-// configDir is $XDG_CONFIG_HOME when absolute (the spec says to ignore a relative
-// one), else ~/.config.
-func configDir(xdg, home string) (string, error) {
-	if filepath.IsAbs(xdg) {
-		return xdg, nil
-	}
-	if home == "" {
-		return "", errors.New("start at login: the home folder is unknown (set HOME)")
-	}
-	return filepath.Join(home, ".config"), nil
+	return osEntry{path: filepath.Join(dir, FileName)}, nil
 }
 
 func (e osEntry) where() string { return e.path }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/cublas"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/gpu"
@@ -22,9 +23,8 @@ type Options struct {
 	// EngineRoot holds one folder per variant (cpu, cuda, rocm, rocm-rdna1).
 	EngineRoot string
 	// StateDir keeps the GPU verification verdicts; "" disables the cache.
-	StateDir string
-	// Device is auto, cpu, cuda or rocm.
-	Device      string
+	StateDir    string
+	Device      choice.Device
 	DeviceIndex int
 	// ComputeType "" means int8 on the CPU and the model's saved type on a GPU.
 	ComputeType string

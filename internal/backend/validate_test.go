@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/engine"
 )
 
@@ -11,7 +12,7 @@ func TestUnmetRequest(t *testing.T) {
 	cpu := &Loaded{Spec: engine.Spec{Device: "cpu"}, Message: "No NVIDIA GPU found for device: cuda — using CPU mode"}
 	gpu := &Loaded{Spec: engine.Spec{Device: "cuda"}, Message: "Detected X — using GPU acceleration"}
 	tests := []struct {
-		requested string
+		requested choice.Device
 		l         *Loaded
 		want      string
 	}{

@@ -5,6 +5,30 @@ import "slices"
 // ModelAuto is the model value that lets the hardware pick the model.
 const ModelAuto = "auto"
 
+// DefaultBeamSize is the beam width decoding uses when nothing sets one
+// (faster-whisper's default): the config's beam_size, the decoder's options
+// and serve's flag all read it here, the one package both config and the
+// decoder may import.
+const DefaultBeamSize = 5
+
+// Device is where the user asks the engine to run (the config key device,
+// the --device flags, the tray's Device menu).
+type Device string
+
+// Devices the user may ask for.
+const (
+	DeviceAuto Device = "auto" // the best GPU found, checked against the CPU, else the CPU
+	DeviceCPU  Device = "cpu"
+	DeviceCUDA Device = "cuda" // an NVIDIA GPU
+	DeviceROCm Device = "rocm" // an AMD GPU
+)
+
+// Devices lists the devices in the order help texts name them.
+func Devices() []Device { return []Device{DeviceAuto, DeviceCPU, DeviceCUDA, DeviceROCm} }
+
+// Valid reports whether d is one of Devices.
+func (d Device) Valid() bool { return slices.Contains(Devices(), d) }
+
 // PasteMode is how a dictation reaches the focused window (the config key paste).
 type PasteMode string
 

@@ -58,7 +58,7 @@ type Feedback struct {
 // Engine holds the settings that need a new engine worker when they change.
 type Engine struct {
 	Model       string // choice.ModelAuto, a model name, a Hugging Face repo id or a model folder
-	Device      string // DeviceAuto, DeviceCPU, DeviceCUDA or DeviceROCm
+	Device      choice.Device
 	DeviceIndex int
 	ComputeType string // CTranslate2 compute type, "auto" by default
 	CPUThreads  int    // 0 lets CTranslate2 choose
@@ -111,11 +111,6 @@ type Audio struct {
 const (
 	HotkeyOff = "none" // an optional hotkey that is turned off
 
-	DeviceAuto = "auto"
-	DeviceCPU  = "cpu"
-	DeviceCUDA = "cuda"
-	DeviceROCm = "rocm"
-
 	ShortWindowAuto = "auto" // on the CPU, off on a GPU
 	ShortWindowOn   = "true"
 	ShortWindowOff  = "false"
@@ -166,8 +161,8 @@ const (
 // Defaults returns the built-in settings; config.example.yaml spells out the same values.
 func Defaults() Config {
 	return Config{
-		Engine: Engine{Model: choice.ModelAuto, Device: DeviceAuto, ComputeType: "auto"},
-		Decode: Decode{Language: "auto", BeamSize: 5, ShortWindow: ShortWindowAuto, Early: true},
+		Engine: Engine{Model: choice.ModelAuto, Device: choice.DeviceAuto, ComputeType: "auto"},
+		Decode: Decode{Language: "auto", BeamSize: choice.DefaultBeamSize, ShortWindow: ShortWindowAuto, Early: true},
 		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: choice.Hold,
 			PasteAgain: HotkeyOff, Undo: HotkeyOff, Edit: HotkeyOff},
 		Paste: choice.Paste,
@@ -240,7 +235,7 @@ func fields() []field {
 		{key: KeyModel, ptr: func(c *Config) any { return &c.Engine.Model }, check: checkModel,
 			allowed: "auto, a model name such as base, small or large-v3-turbo (whisperkey models lists them), a Hugging Face repo id owner/name, or a CTranslate2 model folder",
 			hint:    "one of those"},
-		enumField(KeyDevice, func(c *Config) *string { return &c.Engine.Device }, Devices...),
+		enumField(KeyDevice, func(c *Config) *choice.Device { return &c.Engine.Device }, choice.Devices()...),
 		intField(KeyDeviceIndex, func(c *Config) any { return &c.Engine.DeviceIndex }, 0, 63),
 		enumField(KeyComputeType, func(c *Config) *string { return &c.Engine.ComputeType },
 			"auto", "default", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16", "float16", "bfloat16", "float32"),
@@ -306,6 +301,17 @@ func lookupField(key string) (field, bool) {
 }
 
 // envName is the variable that overrides key: WHISPERKEY_HOTKEYS_RECORD for hotkeys.record.
+// EnvOverrides lists the environment variables that override config keys,
+// one per key: WHISPERKEY_ and the key in capitals with "_" for "."
+// (docs/configuration.md), such as WHISPERKEY_HOTKEYS_RECORD.
+func EnvOverrides() []string {
+	var names []string
+	for _, f := range fields() {
+		names = append(names, envName(f.key))
+	}
+	return names
+}
+
 func envName(key string) string {
 	return envPrefix + "_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }

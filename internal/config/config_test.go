@@ -46,7 +46,7 @@ func TestLoadAcceptsValues(t *testing.T) {
 		{"model name", "model: small", func(c *Config) { c.Engine.Model = "small" }},
 		{"model repo id", "model: Systran/faster-whisper-small", func(c *Config) { c.Engine.Model = "Systran/faster-whisper-small" }},
 		{"model folder", "model: /models/whisper-base", func(c *Config) { c.Engine.Model = "/models/whisper-base" }},
-		{"device", "device: rocm", func(c *Config) { c.Engine.Device = DeviceROCm }},
+		{"device", "device: rocm", func(c *Config) { c.Engine.Device = choice.DeviceROCm }},
 		{"device index", "device_index: 1", func(c *Config) { c.Engine.DeviceIndex = 1 }},
 		{"compute type", "compute_type: int8_float16", func(c *Config) { c.Engine.ComputeType = "int8_float16" }},
 		{"cpu threads", "cpu_threads: 8", func(c *Config) { c.Engine.CPUThreads = 8 }},

@@ -2,8 +2,9 @@ package config
 
 import (
 	"fmt"
-	"slices"
 	"strings"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // The limits of the settings that a command-line flag or a server option
@@ -11,20 +12,17 @@ import (
 // values because they all ask here.
 const (
 	// MaxBeamSize bounds the beam: wider beams cost time in proportion and
-	// gain nothing measurable for Whisper (faster-whisper's default is 5).
+	// gain nothing measurable for Whisper over choice.DefaultBeamSize.
 	MaxBeamSize = 16
 	// MaxCPUThreads is far more than any machine uses well; the native
 	// engine crashes on absurd counts (100000 made it segfault).
 	MaxCPUThreads = 256
 )
 
-// Devices are the values device may take.
-var Devices = []string{DeviceAuto, DeviceCPU, DeviceCUDA, DeviceROCm}
-
 // ValidateBeamSize checks a beam size.
 func ValidateBeamSize(n int) error {
 	if n < 1 || n > MaxBeamSize {
-		return fmt.Errorf("beam size %d is out of range: use 1 to %d (1 = greedy, default 5)", n, MaxBeamSize)
+		return fmt.Errorf("beam size %d is out of range: use 1 to %d (1 = greedy, default %d)", n, MaxBeamSize, choice.DefaultBeamSize)
 	}
 	return nil
 }
@@ -37,10 +35,14 @@ func ValidateCPUThreads(n int) error {
 	return nil
 }
 
-// ValidateDevice checks a device choice.
+// ValidateDevice checks a device choice given as text (a flag).
 func ValidateDevice(s string) error {
-	if !slices.Contains(Devices, s) {
-		return fmt.Errorf("device %q is not one of %s", s, strings.Join(Devices, ", "))
+	if choice.Device(s).Valid() {
+		return nil
 	}
-	return nil
+	names := make([]string, 0, len(choice.Devices()))
+	for _, d := range choice.Devices() {
+		names = append(names, string(d))
+	}
+	return fmt.Errorf("device %q is not one of %s", s, strings.Join(names, ", "))
 }

@@ -174,12 +174,12 @@ func parse(path string, data []byte, opts Options) (Config, []Warning, error) {
 	// tries extensionless names such as the executable itself.
 	v := viper.New()
 	v.SetConfigType("yaml")
-	v.SetEnvPrefix(envPrefix)
-	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
-	v.AutomaticEnv()
 	cfg := Defaults()
 	for _, f := range fields() {
 		v.SetDefault(f.key, render(f.ptr(&cfg)))
+		// Each key's variable by name (EnvOverrides), not viper's
+		// AutomaticEnv, which would answer for any name asked.
+		_ = v.BindEnv(f.key, envName(f.key)) // errs only without a name
 	}
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return Defaults(), warns, &Error{File: path, Reason: "the settings cannot be read: " + err.Error(),

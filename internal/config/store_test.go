@@ -184,7 +184,7 @@ func TestSetKeepsCommentsAndLayout(t *testing.T) {
 		line  string // the line as it must now read
 	}{
 		{KeyModel, "small", "model: small"},
-		{KeyDevice, DeviceCUDA, "device: cuda"},
+		{KeyDevice, choice.DeviceCUDA, "device: cuda"},
 		{KeyCPUThreads, 4, "cpu_threads: 4"},
 		{KeyPrompt, "Notes: ROCm, CUDA", `prompt: 'Notes: ROCm, CUDA'`},
 		{KeyCancel, HotkeyOff, "  cancel: none"},
@@ -229,7 +229,7 @@ func TestSetKeepsCommentsAndLayout(t *testing.T) {
 		t.Fatalf("Load after Set: %v %v", err, warns)
 	}
 	want := Defaults()
-	want.Engine.Model, want.Engine.Device, want.Engine.CPUThreads = "small", DeviceCUDA, 4
+	want.Engine.Model, want.Engine.Device, want.Engine.CPUThreads = "small", choice.DeviceCUDA, 4
 	want.Decode.Prompt = "Notes: ROCm, CUDA"
 	want.Hotkeys.Cancel, want.Hotkeys.Mode, want.Paste = HotkeyOff, choice.Toggle, choice.Clipboard
 	want.Audio.InputDevice, want.Audio.MaxDuration, want.Audio.PreRoll, want.Sounds = "USB Mic (2)", 2*time.Minute, true, false

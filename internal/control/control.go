@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/paths"
 	"github.com/whisperkey/whisperkey/internal/textproc"
 )
 
@@ -48,7 +49,7 @@ func SocketPath(runtimeDir, tempDir string, uid int) string {
 
 // DefaultPath is SocketPath for this process's user.
 func DefaultPath() string {
-	return SocketPath(os.Getenv("XDG_RUNTIME_DIR"), os.TempDir(), os.Getuid())
+	return SocketPath(paths.RuntimeDir(), os.TempDir(), os.Getuid())
 }
 
 // privateDir makes dir (mode 0700) or checks that the one there is a real

@@ -103,17 +103,17 @@ func buildMenu(st menuState) tray.Menu {
 	}
 	m.Models = append([]tray.Item{{ID: choice.ModelAuto, Label: autoLabel, Checked: auto && !st.missing}}, m.Models...)
 
-	m.Devices = []tray.Item{{ID: config.DeviceAuto, Label: "Auto", Checked: cfg.Engine.Device == config.DeviceAuto}}
+	m.Devices = []tray.Item{{ID: string(choice.DeviceAuto), Label: "Auto", Checked: cfg.Engine.Device == choice.DeviceAuto}}
 	for _, g := range st.gpus {
-		id := config.DeviceCUDA
+		id := choice.DeviceCUDA
 		if g.Vendor == gpu.AMD {
-			id = config.DeviceROCm
+			id = choice.DeviceROCm
 		}
 		if g.Vendor == gpu.NVIDIA || g.Vendor == gpu.AMD {
-			m.Devices = append(m.Devices, tray.Item{ID: id, Label: g.Label(), Checked: cfg.Engine.Device == id})
+			m.Devices = append(m.Devices, tray.Item{ID: string(id), Label: g.Label(), Checked: cfg.Engine.Device == id})
 		}
 	}
-	m.Devices = append(m.Devices, tray.Item{ID: config.DeviceCPU, Label: "CPU", Checked: cfg.Engine.Device == config.DeviceCPU})
+	m.Devices = append(m.Devices, tray.Item{ID: string(choice.DeviceCPU), Label: "CPU", Checked: cfg.Engine.Device == choice.DeviceCPU})
 	switch {
 	case st.pulling[loader.FetchID]:
 		m.Devices = append(m.Devices, tray.Item{ID: loader.FetchID, Label: gpu.FetchLabel + " (downloading…)"})

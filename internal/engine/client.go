@@ -18,7 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/whisperkey/whisperkey/internal/logging"
+	"github.com/whisperkey/whisperkey/internal/paths"
 )
 
 // Options configure how the worker process is started and supervised.
@@ -75,7 +75,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.StartTimeout = 3 * time.Minute
 	}
 	if o.CrashDir == "" {
-		if d, err := logging.Dir(); err == nil {
+		if d, err := paths.LogDir(); err == nil {
 			o.CrashDir = d
 		} else {
 			o.CrashDir = os.TempDir()

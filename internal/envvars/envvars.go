@@ -15,8 +15,12 @@ type Var struct {
 }
 
 // ConfigPrefix starts the variables that override config keys:
-// WHISPERKEY_<KEY> with "_" for ".", e.g. WHISPERKEY_HOTKEYS_RECORD.
+// WHISPERKEY_<KEY> with "_" for ".", e.g. WHISPERKEY_HOTKEYS_RECORD;
+// config.EnvOverrides lists them, one per key.
 const ConfigPrefix = "WHISPERKEY_"
+
+// NotRead marks a WHISPERKEY_ variable in Set's list that nothing reads.
+const NotRead = "(not read: no such setting; see docs/configuration.md#environment-variables)"
 
 // All lists the variables read besides the config-key overrides. A test
 // checks that the code reads no other.
@@ -28,7 +32,7 @@ var All = []Var{
 	{Name: "WHISPERKEY_SAVE_RECORDINGS", Purpose: "folder where every recording is also saved as WAV"},
 	{Name: "WHISPERKEY_LOG_FORMAT", Purpose: `"json" writes the log as JSON records`},
 	{Name: "WHISPERKEY_SERVE_API_KEY", Purpose: "bearer token `serve` requires (instead of --api-key)", Secret: true},
-	{Name: "WHISPERKEY_REMOTE_API_KEY", Purpose: "bearer token for `transcribe --remote` (instead of --api-key)", Secret: true},
+	{Name: "WHISPERKEY_REMOTE_API_KEY", Purpose: "bearer token for the remote server (also the config key remote.api_key, which `transcribe --remote` reads)", Secret: true},
 	{Name: "WHISPERKEY_VAD_DIR", Purpose: "folder holding the speech detector (silero_vad_v6.onnx and ONNX Runtime)"},
 	{Name: "WHISPERKEY_CUBLAS_PIN", Purpose: "JSON file with the cuBLAS download to use instead of the built-in pin (a mirror; tests)"},
 	{Name: "HF_ENDPOINT", Purpose: "Hugging Face mirror for model downloads"},
@@ -58,9 +62,11 @@ var All = []Var{
 
 // Set returns "NAME=value" for each WhisperKey variable that environ (as from
 // os.Environ) sets: the listed ones that concern WhisperKey alone, and every
-// config-key override. Secret values show as "(set)". Generic variables
-// (PATH, DISPLAY, …) are left out: they are set on every machine.
-func Set(environ []string) []string {
+// config-key override (overrides, config.EnvOverrides). Secret values show as
+// "(set)"; a WHISPERKEY_ name that is neither, such as a misspelt key, is
+// marked as not read. Generic variables (PATH, DISPLAY, …) are left out:
+// they are set on every machine.
+func Set(environ, overrides []string) []string {
 	var out []string
 	for _, kv := range environ {
 		k, v, _ := strings.Cut(kv, "=")
@@ -71,6 +77,8 @@ func Set(environ []string) []string {
 		switch {
 		case i >= 0 && All[i].Secret:
 			out = append(out, k+"=(set)")
+		case strings.HasPrefix(k, ConfigPrefix) && i < 0 && !slices.Contains(overrides, k):
+			out = append(out, kv+" "+NotRead)
 		case strings.HasPrefix(k, ConfigPrefix) || k == "HF_ENDPOINT" || k == "CT2_CUDA_ALLOCATOR":
 			out = append(out, kv)
 		}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/config"
 )
 
 // Every variable the program's code reads by name is in All: reads through
@@ -52,6 +54,27 @@ func TestAllListsEveryVariableRead(t *testing.T) {
 	}
 }
 
+// The config-key overrides are listed by config.EnvOverrides, all under
+// ConfigPrefix, so Set shows each and none clashes with a variable of All
+// that is not a config key.
+func TestConfigOverridesListed(t *testing.T) {
+	names := config.EnvOverrides()
+	if len(names) < 20 {
+		t.Fatalf("config.EnvOverrides lists only %v", names)
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, ConfigPrefix) {
+			t.Errorf("config override %s does not start with %s", n, ConfigPrefix)
+		}
+		if i := slices.IndexFunc(All, func(v Var) bool { return v.Name == n }); i >= 0 && !strings.Contains(All[i].Purpose, "config key") {
+			t.Errorf("%s is both a config override and %q", n, All[i].Purpose)
+		}
+		if got := Set([]string{n + "=x"}, names); len(got) != 1 || strings.Contains(got[0], NotRead) {
+			t.Errorf("Set does not show the override %s: %q", n, got)
+		}
+	}
+}
+
 func TestSet(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -63,10 +86,11 @@ func TestSet(t *testing.T) {
 			[]string{"HF_ENDPOINT=http://mirror", "WHISPERKEY_HOTKEYS_RECORD=ctrl+space", "WHISPERKEY_MODEL=small"}},
 		{"secret hidden", []string{"HF_TOKEN=hf_abc"}, []string{"HF_TOKEN=(set)"}},
 		{"empty ignored", []string{"WHISPERKEY_CACHE="}, nil},
+		{"a misspelt key marked", []string{"WHISPERKEY_MODLE=small"}, []string{"WHISPERKEY_MODLE=small " + NotRead}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Set(tc.environ); !slices.Equal(got, tc.want) {
+			if got := Set(tc.environ, []string{"WHISPERKEY_MODEL", "WHISPERKEY_HOTKEYS_RECORD"}); !slices.Equal(got, tc.want) {
 				t.Fatalf("Set = %q, want %q", got, tc.want)
 			}
 		})

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // Engine variants: each is a folder of libraries the worker loads.
@@ -218,14 +220,14 @@ func (e eval) ready() bool { return e.variant != "" && e.missing() == nil }
 
 // Choose picks the engine variant for pref (auto, cpu, cuda or rocm) among
 // the installed engines.
-func Choose(r Report, pref string, engines Engines) Decision {
+func Choose(r Report, pref choice.Device, engines Engines) Decision {
 	cpu := Decision{Variant: VariantCPU, Device: VariantCPU}
 	vendor := ""
 	switch pref {
-	case "", "auto", "cpu":
-	case "cuda":
+	case "", choice.DeviceAuto, choice.DeviceCPU:
+	case choice.DeviceCUDA:
 		vendor = NVIDIA
-	case "rocm":
+	case choice.DeviceROCm:
 		vendor = AMD
 	default:
 		cpu.Message = fmt.Sprintf("Unknown device %q in the config (use auto, cpu, cuda or rocm) — using CPU mode", pref)
@@ -251,7 +253,7 @@ func Choose(r Report, pref string, engines Engines) Decision {
 		}
 	}
 	switch {
-	case pref == "cpu":
+	case pref == choice.DeviceCPU:
 		cpu.Message = "GPU acceleration is off (device: cpu in the config) — using CPU mode"
 		return cpu
 	case len(evals) == 0 && vendor == NVIDIA:

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current results")
@@ -33,7 +35,7 @@ func TestDetectAndChoose(t *testing.T) {
 	tests := []struct {
 		name    string
 		m       machine
-		pref    string
+		pref    choice.Device
 		variant string
 		message string
 		labels  []string // every GPU the report lists, as messages name them

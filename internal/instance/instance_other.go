@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/whisperkey/whisperkey/internal/paths"
 )
 
 // Acquire takes the single-instance guard called name. The returned release
 // gives it up (safe to call twice); the OS also frees it when the process exits.
 func Acquire(name string) (release func(), err error) {
-	path := lockPath(name, runtimeDir(), os.TempDir(), os.Getuid())
+	path := lockPath(name, paths.RuntimeDir(), os.TempDir(), os.Getuid())
 	// In the shared temp dir another user may have made the file first: a
 	// link of theirs must not be followed, and a file of theirs, which they
 	// could hold locked, is refused by name rather than taken for an app.
@@ -66,6 +68,3 @@ func notOurs(path string, st os.FileInfo, uid int) error {
 	}
 	return nil
 }
-
-// runtimeDir is $XDG_RUNTIME_DIR, the per-user directory for such files.
-func runtimeDir() string { return os.Getenv("XDG_RUNTIME_DIR") }

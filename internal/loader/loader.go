@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/cublas"
 	"github.com/whisperkey/whisperkey/internal/dictation"
@@ -407,7 +408,7 @@ func (l *Loader) CheckVocabulary() {
 // GPUNotUsed says why m runs on the CPU when an NVIDIA or AMD GPU was found
 // and cfg did not ask for the CPU; ok is false otherwise.
 func GPUNotUsed(m *backend.Loaded, cfg config.Config) (reason string, ok bool) {
-	if m == nil || m.Spec.Device != config.DeviceCPU || cfg.Engine.Device == config.DeviceCPU {
+	if m == nil || m.Spec.Device != "cpu" || cfg.Engine.Device == choice.DeviceCPU {
 		return "", false
 	}
 	for _, g := range m.Report.GPUs {

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/gpu"
@@ -135,14 +136,14 @@ func TestGPUNotUsed(t *testing.T) {
 	tests := []struct {
 		name   string
 		loaded *backend.Loaded
-		device string
+		device choice.Device
 		want   bool
 	}{
-		{"no model", nil, config.DeviceAuto, false},
-		{"NVIDIA found, CPU used", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cpu"}, Message: why}, config.DeviceAuto, true},
-		{"NVIDIA found, CPU asked for", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cpu"}, Message: why}, config.DeviceCPU, false},
-		{"NVIDIA used", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cuda"}}, config.DeviceAuto, false},
-		{"only an Intel GPU", &backend.Loaded{Report: intel, Spec: engine.Spec{Device: "cpu"}}, config.DeviceAuto, false},
+		{"no model", nil, choice.DeviceAuto, false},
+		{"NVIDIA found, CPU used", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cpu"}, Message: why}, choice.DeviceAuto, true},
+		{"NVIDIA found, CPU asked for", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cpu"}, Message: why}, choice.DeviceCPU, false},
+		{"NVIDIA used", &backend.Loaded{Report: nvidia, Spec: engine.Spec{Device: "cuda"}}, choice.DeviceAuto, false},
+		{"only an Intel GPU", &backend.Loaded{Report: intel, Spec: engine.Spec{Device: "cpu"}}, choice.DeviceAuto, false},
 	}
 	for _, tt := range tests {
 		cfg := config.Defaults()

@@ -6,10 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path"
 	"path/filepath"
-	"runtime"
-	"strings"
 )
 
 // FormatEnv names the environment variable that, set to "json", writes the
@@ -24,56 +21,6 @@ const (
 	maxFileSize = 5 << 20 // bytes per file before it is rotated
 	keepFiles   = 3       // whisperkey.log plus .1 and .2
 )
-
-// Dir is the per-user log directory: %LOCALAPPDATA%\whisperkey\logs on
-// Windows, ~/Library/Logs/whisperkey on macOS and
-// $XDG_STATE_HOME/whisperkey/logs (default ~/.local/state) elsewhere.
-func Dir() (string, error) {
-	home, _ := os.UserHomeDir() // only needed when the environment names no directory
-	return dirFor(runtime.GOOS, os.Getenv, home)
-}
-
-// dirFor is Dir for any OS, so every OS's rule is tested everywhere.
-func dirFor(goos string, getenv func(string) string, home string) (string, error) {
-	switch goos {
-	case "windows":
-		if base := getenv("LOCALAPPDATA"); base != "" {
-			return winJoin(base, "whisperkey", "logs"), nil
-		}
-		if home == "" {
-			return "", errors.New("find the log directory: neither LOCALAPPDATA nor the home directory is set")
-		}
-		return winJoin(home, "AppData", "Local", "whisperkey", "logs"), nil
-	case "darwin":
-		if home == "" {
-			return "", errors.New("find the log directory: HOME is not set")
-		}
-		return path.Join(home, "Library", "Logs", "whisperkey"), nil
-	default:
-		// The XDG spec says relative values are invalid and must be ignored.
-		if base := getenv("XDG_STATE_HOME"); strings.HasPrefix(base, "/") {
-			return path.Join(base, "whisperkey", "logs"), nil
-		}
-		if home == "" {
-			return "", errors.New("find the log directory: neither XDG_STATE_HOME nor HOME is set")
-		}
-		return path.Join(home, ".local", "state", "whisperkey", "logs"), nil
-	}
-}
-
-// winJoin joins Windows path elements whatever OS the code runs on.
-func winJoin(elem ...string) string {
-	parts := make([]string, 0, len(elem))
-	for i, e := range elem {
-		if i > 0 {
-			e = strings.TrimLeft(e, `\/`)
-		}
-		if e = strings.TrimRight(e, `\/`); e != "" {
-			parts = append(parts, e)
-		}
-	}
-	return strings.Join(parts, `\`)
-}
 
 // Open starts logging at level (a *slog.LevelVar changes it while running)
 // into dir/whisperkey.log (creating dir), which

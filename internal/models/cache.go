@@ -16,7 +16,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/paths"
 )
 
 // DefaultEndpoint is the Hugging Face hub; HF_ENDPOINT overrides it.
@@ -33,7 +33,7 @@ const partialDir = ".partial"
 // Options configures a Cache. Zero fields take the defaults stated.
 type Options struct {
 	// Dir is the cache directory. Default: $WHISPERKEY_CACHE/models, else
-	// os.UserCacheDir()/whisperkey/models (%LOCALAPPDATA%\whisperkey\models on Windows).
+	// paths.CacheDir()/models (%LOCALAPPDATA%\whisperkey\models on Windows).
 	Dir string
 	// Endpoint is the hub's base URL: the config's models.mirror, which wins
 	// over HF_ENDPOINT. Default: $HF_ENDPOINT, else DefaultEndpoint.
@@ -65,7 +65,7 @@ const (
 // withDefaults fills in the zero fields.
 func (o Options) withDefaults() (Options, error) {
 	if o.Dir == "" {
-		d, err := DefaultDir()
+		d, err := paths.ModelsDir()
 		if err != nil {
 			return o, err
 		}
@@ -102,15 +102,6 @@ func (o Options) withDefaults() (Options, error) {
 		o.FreeSpace = freeSpace
 	}
 	return o, nil
-}
-
-// DefaultDir is the per-user model cache: models in config.CacheDir.
-func DefaultDir() (string, error) {
-	d, err := config.CacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(d, "models"), nil
 }
 
 // Cache is the per-user model cache: it resolves model names to directories

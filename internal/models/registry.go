@@ -2,10 +2,11 @@ package models
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/whisperkey/whisperkey/internal/paths"
 )
 
 // Languages values of a Model.
@@ -129,8 +130,8 @@ func expandHome(p string) string {
 	if p != "~" && !strings.HasPrefix(p, "~/") && !strings.HasPrefix(p, `~\`) {
 		return p
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
+	home := paths.Home()
+	if home == "" {
 		return p
 	}
 	return filepath.Join(home, p[1:])

@@ -224,13 +224,4 @@ func TestOptionsDefaults(t *testing.T) {
 	if o.Endpoint != "https://hf-mirror.example" || o.Token != "hf_env" || o.Dir != filepath.Join("/tmp/wk-cache", "models") || o.Revision != "main" {
 		t.Fatalf("defaults = %+v", o)
 	}
-	t.Setenv("WHISPERKEY_CACHE", "")
-	t.Setenv("XDG_CACHE_HOME", "/tmp/xdg")
-	d, err := DefaultDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if base, _ := os.UserCacheDir(); d != filepath.Join(base, "whisperkey", "models") {
-		t.Fatalf("DefaultDir = %q", d)
-	}
 }

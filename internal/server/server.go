@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -58,8 +59,11 @@ type Config struct {
 	// ShutdownTimeout is how long requests in flight may finish once Serve's
 	// ctx ends; default RequestTimeout.
 	ShutdownTimeout time.Duration
-	// BeamSize for decoding; default 5.
+	// BeamSize for decoding; default choice.DefaultBeamSize.
 	BeamSize int
+	// Language is the language of a request that names none: a Whisper code
+	// (one of Languages) or "auto"; default auto, the language detected.
+	Language string
 	// AllowedOrigins are the browser origins (scheme://host[:port]) whose
 	// pages may call the server; a request with any other Origin gets 403,
 	// so a web page the user visits cannot use a server it can reach.
@@ -114,7 +118,7 @@ func (c Config) withDefaults() Config {
 		c.ShutdownTimeout = c.RequestTimeout
 	}
 	if c.BeamSize <= 0 {
-		c.BeamSize = 5
+		c.BeamSize = choice.DefaultBeamSize
 	}
 	if c.UploadIdleTimeout <= 0 {
 		c.UploadIdleTimeout = 10 * time.Second
@@ -248,6 +252,11 @@ func New(cfg Config, log *slog.Logger, eng Transcriber) (*Server, error) {
 	if err := CheckOrigins(cfg.AllowedOrigins, cfg.APIKey); err != nil {
 		return nil, err
 	}
+	lang, err := whisper.ResolveLanguage(cfg.Language, cfg.Model, cfg.Languages)
+	if err != nil {
+		return nil, fmt.Errorf("the language for requests that name none: %w", err)
+	}
+	cfg.Language = lang
 	if cfg.UploadMemory < cfg.MaxUploadBytes {
 		return nil, fmt.Errorf("the memory for uploads (%d MiB) is less than one upload may take (%d MiB); raise --upload-memory-mb or lower --max-upload-mb", cfg.UploadMemory>>20, cfg.MaxUploadBytes>>20)
 	}
@@ -720,6 +729,9 @@ func (s *Server) parseForm(r *http.Request, share int64) (*request, error) {
 	}
 	if !haveFile {
 		return nil, badRequest("file", "the form has no file field; send the audio as multipart field file (WAV, FLAC, MP3 or OGG)")
+	}
+	if strings.TrimSpace(req.language) == "" {
+		req.language = s.cfg.Language // resolved by New
 	}
 	if req.language, err = whisper.ResolveLanguage(clip(req.language), s.cfg.Model, s.cfg.Languages); err != nil {
 		return nil, languageError(err)

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/paths"
 )
 
 // Short skips a test that needs what (the engine, a model, a desktop, the
@@ -33,10 +33,10 @@ func Require(t testing.TB, what, how string) {
 	t.Skipf("missing %s; get it with: %s", what, how)
 }
 
-// Cache is the project's cache directory, config.CacheDir: the scripts fill
+// Cache is the project's cache directory, paths.CacheDir: the scripts fill
 // it with models, engines and speech.
 func Cache() string {
-	c, err := config.CacheDir()
+	c, err := paths.CacheDir()
 	if err != nil {
 		panic(err) // no home folder: nothing the tests need can be there
 	}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/textproc"
 	"github.com/whisperkey/whisperkey/internal/wire"
 )
@@ -102,7 +103,7 @@ func (w Window) Resolve(cpu bool) Window {
 func DefaultOptions() Options {
 	return Options{
 		Task:                      "transcribe",
-		BeamSize:                  5,
+		BeamSize:                  choice.DefaultBeamSize,
 		BestOf:                    5,
 		Patience:                  1,
 		LengthPenalty:             1,
@@ -643,6 +644,8 @@ func (t *Transcriber) generateAt(ctx context.Context, win wire.Window, prompt, s
 	if err != nil {
 		return decoded{}, err
 	}
+	// What the engine is asked, which serve --verbose shows (its config test reads it).
+	t.log.Debug("decode", "window_id", win.ID, "beam_size", req.BeamSize, "temperature", temp)
 	res, err := eng.Generate(ectx, win, req)
 	if err != nil {
 		return decoded{}, fmt.Errorf("decode at temperature %.1f: %w", temp, err)
