@@ -325,16 +325,7 @@ func (d *desk) showReady(suffix string) {
 		d.status(tray.StateError, text)
 		return
 	}
-	d.status(tray.StateIdle, d.ld.ReadyText()+suffix+micOpenNote(d.recorder))
-}
-
-// micOpenNote tells, on the ready line, that the microphone stays open
-// between dictations (audio.pre_roll), since a privacy indicator says so too.
-func micOpenNote(r *audio.Recorder) string {
-	if r != nil && r.HeldOpen() {
-		return " · microphone open between dictations (audio.pre_roll)"
-	}
-	return ""
+	d.status(tray.StateIdle, d.ld.ReadyText()+suffix+feedback.MicOpenNote(d.recorder))
 }
 
 func (d *desk) setLogLevel(cfg config.Config) {

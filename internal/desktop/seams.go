@@ -11,6 +11,10 @@ import (
 // (dictation.Remote).
 type RemoteEngine = dictation.Remote
 
+// SpeechDetector is what dictation asks of the speech detector
+// (dictation.Detector; vad.Detector adapted by Detector).
+type SpeechDetector = dictation.Detector
+
 // ShortcutRoute binds record (hotkeys.record) as a shortcut of the desktop
 // whose presses call drive with the record hotkey's edges. It returns at
 // once and reports once through

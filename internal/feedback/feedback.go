@@ -503,3 +503,12 @@ func MicStatus(e audio.Event) (state tray.State, text string) {
 	}
 	return tray.StateIdle, e.Kind.String()
 }
+
+// MicOpenNote tells, on the ready line, that the microphone stays open
+// between dictations (audio.pre_roll), since a privacy indicator says so too.
+func MicOpenNote(r *audio.Recorder) string {
+	if r != nil && r.HeldOpen() {
+		return " · microphone open between dictations (audio.pre_roll)"
+	}
+	return ""
+}
