@@ -4,8 +4,8 @@ held-out part, with a paired per-recording comparison against whisperkey's
 full window and against faster-whisper 1.2.1 on the same CTranslate2 model.
 
 Each configuration decodes the set once; its texts are cached under
---cache by (binary, model, flags, manifest), so a rerun of the table after
-one change decodes only what changed. Scored with Whisper's English
+--cache by (binary, model, flags, threads) and each file's content, so a
+rerun of the table decodes only what is new. Scored with Whisper's English
 normaliser (the whisper-normalizer package, installed by scripts/bench.sh
 into its own folder). Prints Markdown.
 """
@@ -46,29 +46,34 @@ def digest(*parts):
 
 
 def decode(a, kind, flags, files, key):
+    """Each file's text and decode time under one configuration, keyed by the
+    file's content: a file already decoded under key is not decoded again,
+    so a set that gains or loses a clip costs only the new clips."""
     path = os.path.join(a.cache, key + ".json")
-    if os.path.exists(path):
-        return json.load(open(path))
-    if a.cached_only:
+    done = json.load(open(path)) if os.path.exists(path) else {}
+    content = {f: hashlib.sha256(open(f, "rb").read()).hexdigest() for f in files}
+    todo = [f for f in files if content[f] not in done]
+    if todo and a.cached_only:
         return None
-    if kind == "ours":
-        cmd = [a.binary, "transcribe", "--json", "--language", "en", "--model", a.model, "--compute-type", "int8",
-               "--threads", str(a.threads), *flags, *files]
-    else:
-        cmd = [a.python, "-c", FW, a.model, str(a.threads), flags[0], "0", *files]
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode:
-        sys.exit(f"{' '.join(cmd[:3])} {' '.join(flags)} failed: {out.stderr[-2000:]}")
-    res = {}
-    for line in out.stdout.splitlines():
-        j = json.loads(line)
-        res[os.path.basename(j["file"])] = {"text": j["text"],
-                                            "ms": j.get("timings", {}).get("total_ns", 0) / 1e6}
-    os.makedirs(a.cache, exist_ok=True)
-    with open(path + ".part", "w") as f:
-        json.dump(res, f)
-    os.replace(path + ".part", path)
-    return res
+    if todo:
+        if kind == "ours":
+            cmd = [a.binary, "transcribe", "--json", "--language", "en", "--model", a.model, "--compute-type", "int8",
+                   "--threads", str(a.threads), *flags, *todo]
+        else:
+            cmd = [a.python, "-c", FW, a.model, str(a.threads), flags[0], "0", *todo]
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        if out.returncode:
+            sys.exit(f"{' '.join(cmd[:3])} {' '.join(flags)} failed: {out.stderr[-2000:]}")
+        for f, line in zip(todo, out.stdout.splitlines()):
+            j = json.loads(line)
+            if j["file"] != f:
+                sys.exit(f"{cmd[0]} answered for {j['file']} where {f} was next")
+            done[content[f]] = {"text": j["text"], "ms": j.get("timings", {}).get("total_ns", 0) / 1e6}
+        os.makedirs(a.cache, exist_ok=True)
+        with open(path + ".part", "w") as f:
+            json.dump(done, f)
+        os.replace(path + ".part", path)
+    return {os.path.basename(f): done[content[f]] for f in files}
 
 
 def main():
@@ -95,7 +100,7 @@ def main():
     runs = {}
     for label, kind, flags in CONFIGS:
         who = binary if kind == "ours" else "faster-whisper-1.2.1"
-        res = decode(a, kind, flags, files, digest(who, os.path.realpath(a.model), flags, manifest, a.threads))
+        res = decode(a, kind, flags, files, digest(who, os.path.realpath(a.model), flags, a.threads))
         if res is None:
             print(f"(not decoded yet, left out: {label})\n")
         else:

