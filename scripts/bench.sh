@@ -32,6 +32,17 @@ echo
 "$CACHE/venv/bin/python" scripts/bench_wer.py --binary build/whisperkey --model "$CACHE/models/whisper-base" \
   --speech "$CACHE/speech" --python "$CACHE/venv/bin/python" --threads "${BENCH_THREADS:-2}"
 echo
+echo "### Accuracy decisions on the big real-speech set (issue #47)"
+echo
+bash scripts/speech-set.sh >/dev/null
+# Whisper's English normaliser, pinned, in a folder of its own (not the venv).
+NORM="$CACHE/bench-py"
+[ -f "$NORM/.complete-1" ] || { "$CACHE/venv/bin/python" -m pip install -q --no-deps --target "$NORM" \
+  whisper-normalizer==0.1.12 regex==2026.11.19 more-itertools==11.2.1 indic-numtowords==1.1.0 && touch "$NORM/.complete-1"; }
+PYTHONPATH="$NORM" "$CACHE/venv/bin/python" scripts/bench_defaults.py --binary build/whisperkey \
+  --model "$CACHE/models/whisper-base" --set "$CACHE/speech-set" --python "$CACHE/venv/bin/python" \
+  --threads "${BENCH_THREADS:-2}" --cache "$CACHE/bench-defaults"
+echo
 echo "### Text ready at the release: accuracy of the cut audio (issue #33)"
 echo
 "$CACHE/venv/bin/python" scripts/bench_early.py --binary build/whisperkey --model "$CACHE/models/whisper-base" \

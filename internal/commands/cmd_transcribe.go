@@ -35,6 +35,10 @@ type transcribeOptions struct {
 	fullWindow                  bool
 	shortWindow                 bool
 	maxAudio                    time.Duration
+	// The accuracy-affecting rules the tray app always uses, switchable
+	// here only, to measure what each costs (scripts/bench_defaults.py).
+	speechDetector, temperatureFallback bool
+	noSpeechThreshold                   float64
 }
 
 // How much audio transcribe takes from one file. Every file is decoded
@@ -69,6 +73,10 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	fs.BoolVar(&o.fullWindow, "full-window", false, "always decode 30-s windows, as faster-whisper does (the default on a GPU)")
 	fs.BoolVar(&o.shortWindow, "short-window", false, fmt.Sprintf("decode recordings up to %d s on a window fitted to the speech (the default on the CPU: faster; may change a word)", whisper.ShortWindowLimit))
 	fs.DurationVar(&o.maxAudio, "max-audio", transcribeMaxAudio, "longest audio per file, up to 24h; a longer file is refused before the model loads")
+	def := whisper.DefaultOptions()
+	fs.BoolVar(&o.speechDetector, "speech-detector", def.DetectSpeech, "false: decode each file as it is, with no speech gate and no cut after the speech, as faster-whisper (for measuring)")
+	fs.BoolVar(&o.temperatureFallback, "temperature-fallback", len(def.Temperatures) > 1, "false: decode at temperature 0 only, never again hotter (for measuring)")
+	fs.Float64Var(&o.noSpeechThreshold, "no-speech-threshold", def.NoSpeechThreshold, "skip a window whose no-speech probability is above this unless its log-probability is good; 0 turns the rule off (for measuring)")
 	o.words.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE [FILE ...] [flags]   (WAV, FLAC, MP3, Ogg Vorbis; other formats with ffmpeg)")
@@ -95,6 +103,9 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	if err := validateEngineFlags(o.beamSize, o.threads, o.device); err != nil {
 		return o, err
 	}
+	if o.noSpeechThreshold < 0 || o.noSpeechThreshold > 1 {
+		return o, usageError{fmt.Sprintf("--no-speech-threshold %g is out of range; give a probability from 0 (the rule off) to 1", o.noSpeechThreshold)}
+	}
 	if o.maxAudio < time.Second || o.maxAudio > transcribeMaxAudioTop {
 		return o, usageError{fmt.Sprintf("--max-audio %s is out of range; give a duration from 1s to %s, such as 90m", o.maxAudio, transcribeMaxAudioTop)}
 	}
@@ -119,6 +130,11 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	meta := runMeta{config: cfgUsed}
+	set.Decode.DetectSpeech = o.speechDetector
+	set.Decode.NoSpeechThreshold = o.noSpeechThreshold
+	if !o.temperatureFallback {
+		set.Decode.Temperatures = set.Decode.Temperatures[:1]
+	}
 	// Every file is read before the model loads, so a bad one in a batch
 	// fails at once instead of after minutes of work.
 	// The same limit as serve's: decoding stops past it, so memory follows

