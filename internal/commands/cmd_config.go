@@ -85,7 +85,7 @@ func vocabularyWarnings(ctx context.Context, cfg config.Config) []string {
 	if err != nil {
 		return []string{"vocabulary not checked: " + err.Error()}
 	}
-	dir, err := env.modelDir(ctx, "", engineChoice{device: cfg.Engine.Device})
+	dir, err := env.modelDir(ctx, "", cfg.Engine)
 	if err != nil {
 		return []string{fmt.Sprintf("vocabulary not checked against the model: %v", err)}
 	}

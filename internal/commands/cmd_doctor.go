@@ -39,11 +39,10 @@ func runDoctor(ctx context.Context, version string, args []string, stdout, stder
 	}
 	// The engine as the tray app opens it: the config's device, compute type
 	// and threads; --device overrides the device.
-	c := env.cfg.Engine
-	ec := engineChoice{device: c.Device, deviceIndex: c.DeviceIndex, computeType: c.ComputeType, threads: c.CPUThreads}
+	ec := env.cfg.Engine
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "device" {
-			ec.device = choice.Device(*device)
+			ec.Device = choice.Device(*device)
 		}
 	})
 	opt := env.backendOptions(ec)

@@ -166,7 +166,8 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ec := engineChoice{device: choice.Device(o.device), computeType: o.computeType, threads: o.threads}
+	ec := cfg.Engine // the device index and the rest as configured; the flags override three
+	ec.Device, ec.ComputeType, ec.CPUThreads = choice.Device(o.device), o.computeType, o.threads
 	modelDir, err := env.modelDir(ctx, o.model, ec)
 	if err != nil {
 		return usageError{err.Error()}

@@ -161,9 +161,8 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if o.remote != "" {
 		return transcribeRemote(ctx, o, speech, cleaner, set, meta, clips, stdout, stderr)
 	}
-	c := set.Config.Engine
-	ec := engineChoice{device: c.Device, computeType: c.ComputeType, threads: c.CPUThreads}
-	modelDir, err := env.modelDir(ctx, c.Model, ec)
+	ec := set.Config.Engine
+	modelDir, err := env.modelDir(ctx, ec.Model, ec)
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -177,7 +176,7 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if set.Decode.Language, err = whisper.ResolveLanguage(set.Decode.Language, filepath.Base(modelDir), m.Languages()); err != nil {
 		return usageError{err.Error()}
 	}
-	unmet := backend.UnmetRequest(c.Device, m)
+	unmet := backend.UnmetRequest(ec.Device, m)
 	if unmet != "" {
 		notice(unmet)
 	}

@@ -11,11 +11,11 @@ import (
 	"strings"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
-	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/cublas"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/history"
+	"github.com/whisperkey/whisperkey/internal/loader"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/models/ct2bin"
 	"github.com/whisperkey/whisperkey/internal/paths"
@@ -150,7 +150,7 @@ func moveFile(src, dst string) error {
 // modelDir resolves the model to a directory: name (a --model flag: a
 // directory, a registry name or a repo id) or, when empty, the config's
 // model, the same way the tray app does (backend.ResolveModel).
-func (e *environment) modelDir(ctx context.Context, name string, c engineChoice) (string, error) {
+func (e *environment) modelDir(ctx context.Context, name string, c config.Engine) (string, error) {
 	if name == "" {
 		name = e.cfg.Engine.Model
 	}
@@ -164,22 +164,12 @@ func (e *environment) modelDir(ctx context.Context, name string, c engineChoice)
 	return picked.Dir, nil
 }
 
-// engineChoice is what the user asked for; auto picks by the detected GPU.
-type engineChoice struct {
-	device      choice.Device
-	deviceIndex int
-	computeType string
-	threads     int
-}
-
-func (e *environment) backendOptions(c engineChoice) backend.Options {
-	sample, err := backend.SelfTestSample()
+// backendOptions maps the engine settings (the config's, flags applied)
+// to the backend's options the way the tray app does (loader.BackendOptions).
+func (e *environment) backendOptions(c config.Engine) backend.Options {
+	opt, err := loader.BackendOptions(c, e.engineRoot, e.stateDir)
 	if err != nil {
 		e.log.Warn("no self-test sample; GPUs will not be verified", "err", err)
-	}
-	opt := backend.Options{
-		EngineRoot: e.engineRoot, StateDir: e.stateDir, Device: c.device, DeviceIndex: c.deviceIndex,
-		ComputeType: c.computeType, Threads: c.threads, Sample: sample,
 	}
 	if e.report == nil {
 		r := backend.Detect(context.Background(), opt, e.log)
@@ -202,7 +192,7 @@ func cliEnvironment(log *slog.Logger) (*environment, error) {
 // openModel starts the engine on the best variant for the choice, falling
 // back to the CPU (and saying why) when a GPU variant cannot be used. A
 // directory that holds no valid model is a usage error: the user named it.
-func (e *environment) openModel(ctx context.Context, modelDir string, c engineChoice) (*backend.Loaded, error) {
+func (e *environment) openModel(ctx context.Context, modelDir string, c config.Engine) (*backend.Loaded, error) {
 	m, err := backend.Open(ctx, modelDir, e.backendOptions(c), e.log)
 	if errors.Is(err, ct2bin.ErrInvalidModel) {
 		return nil, usageError{err.Error()}

@@ -145,15 +145,21 @@ func (l *Loader) Pulling() map[string]bool { return l.st.pulling }
 // Options is the engine's options for cfg: the one place the tray app
 // builds them.
 func (l *Loader) Options(cfg config.Config) backend.Options {
-	sample, _ := backend.SelfTestSample()
-	eng := l.opt.Engine
-	eng.OnRestart = func(error) { l.tell(notify.EngineCrashed("")) } // the cause is in the log
-	return backend.Options{
-		EngineRoot: l.opt.EngineRoot, StateDir: l.opt.StateDir, Device: cfg.Engine.Device,
-		DeviceIndex: cfg.Engine.DeviceIndex, ComputeType: cfg.Engine.ComputeType, Threads: cfg.Engine.CPUThreads,
-		Sample: sample, Engine: eng, SpeechDetector: l.opt.SpeechDetector,
-		Yielding: cfg.Decode.Early,
-	}
+	opt, _ := BackendOptions(cfg.Engine, l.opt.EngineRoot, l.opt.StateDir) // no sample: GPUs go unverified
+	opt.Engine = l.opt.Engine
+	opt.Engine.OnRestart = func(error) { l.tell(notify.EngineCrashed("")) } // the cause is in the log
+	opt.SpeechDetector = l.opt.SpeechDetector
+	opt.Yielding = cfg.Decode.Early
+	return opt
+}
+
+// BackendOptions is the one mapping from the engine settings to the
+// backend's options, for the tray's loads and every command; the error says
+// the self-test sample is missing, so GPUs will not be verified.
+func BackendOptions(e config.Engine, engineRoot, stateDir string) (backend.Options, error) {
+	sample, err := backend.SelfTestSample()
+	return backend.Options{EngineRoot: engineRoot, StateDir: stateDir, Device: e.Device, DeviceIndex: e.DeviceIndex,
+		ComputeType: e.ComputeType, Threads: e.CPUThreads, Sample: sample}, err
 }
 
 // job asks for the model cfg names; timed: say in the ready line how long

@@ -209,3 +209,24 @@ func TestQuitEndsDownload(t *testing.T) {
 	}
 	hang.CloseClientConnections()
 }
+
+// The tray's loads and every command map the engine settings to the
+// backend's options through BackendOptions; the device index is one of them
+// (transcribe and serve once dropped it).
+func TestBackendOptionsFollowTheEngineSettings(t *testing.T) {
+	tests := []config.Engine{
+		{Device: choice.DeviceAuto},
+		{Device: choice.DeviceCUDA, DeviceIndex: 1, ComputeType: "float16", CPUThreads: 2},
+		{Device: choice.DeviceCPU, ComputeType: "int8", CPUThreads: 4},
+	}
+	for _, e := range tests {
+		opt, err := BackendOptions(e, "/engines", "/state")
+		if err != nil {
+			t.Fatalf("self-test sample: %v", err)
+		}
+		if opt.Device != e.Device || opt.DeviceIndex != e.DeviceIndex || opt.ComputeType != e.ComputeType ||
+			opt.Threads != e.CPUThreads || opt.EngineRoot != "/engines" || opt.StateDir != "/state" || len(opt.Sample) == 0 {
+			t.Errorf("%+v: got %+v", e, opt)
+		}
+	}
+}
