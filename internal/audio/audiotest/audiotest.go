@@ -59,35 +59,9 @@ func utf8Num(n uint64) []byte {
 	return append([]byte{lead | byte(n)}, tail...)
 }
 
-func crc8(b []byte) byte {
-	var c byte
-	for _, x := range b {
-		c ^= x
-		for range 8 {
-			if c&0x80 != 0 {
-				c = c<<1 ^ 0x07
-			} else {
-				c <<= 1
-			}
-		}
-	}
-	return c
-}
+func crc8(b []byte) byte { return crcMSB(b, byte(0x07)) }
 
-func crc16(b []byte) uint16 {
-	var c uint16
-	for _, x := range b {
-		c ^= uint16(x) << 8
-		for range 8 {
-			if c&0x8000 != 0 {
-				c = c<<1 ^ 0x8005
-			} else {
-				c <<= 1
-			}
-		}
-	}
-	return c
-}
+func crc16(b []byte) uint16 { return crcMSB(b, uint16(0x8005)) }
 
 // FFmpeg makes a file with ffmpeg from its arguments (output last, written
 // in a temporary directory as name) and returns its bytes.
@@ -134,20 +108,7 @@ func PatchVorbisRate(t testing.TB, ogg []byte, rate uint32) []byte {
 	return b
 }
 
-func oggCRC(b []byte) uint32 {
-	var c uint32
-	for _, x := range b {
-		c ^= uint32(x) << 24
-		for range 8 {
-			if c&0x80000000 != 0 {
-				c = c<<1 ^ 0x04C11DB7
-			} else {
-				c <<= 1
-			}
-		}
-	}
-	return c
-}
+func oggCRC(b []byte) uint32 { return crcMSB(b, uint32(0x04C11DB7)) }
 
 // HideLength returns a copy of a SilentFLAC file whose STREAMINFO says its
 // length is unknown (0), as a streaming encoder writes it: a decoder then
@@ -214,4 +175,26 @@ func SevenBitWAV(samples []float32, rate int) []byte {
 	b = append(b, "data"...)
 	b = le.AppendUint32(b, uint32(len(data)))
 	return append(b, data...)
+}
+
+// crcMSB is the plain most-significant-bit-first CRC, initial value 0, no
+// final XOR, of the width of T: FLAC's CRC-8 and CRC-16 and Ogg's CRC-32.
+func crcMSB[T uint8 | uint16 | uint32](b []byte, poly T) T {
+	width := 0
+	for x := ^T(0); x != 0; x >>= 1 {
+		width++
+	}
+	top := T(1) << (width - 1)
+	var c T
+	for _, x := range b {
+		c ^= T(x) << (width - 8)
+		for range 8 {
+			if c&top != 0 {
+				c = c<<1 ^ poly
+			} else {
+				c <<= 1
+			}
+		}
+	}
+	return c
 }
