@@ -19,13 +19,7 @@ import (
 // dictation pasted as heard, the selection left as it was), and the log says
 // why. Transcription runs on a Linux `whisperkey serve` (remote.url).
 func TestWineHostileChatAnswerPastedClean(t *testing.T) {
-	desktopSession(t)
-	setup := windowsSetup(t)
-	w := newWinePrefix(t)
-	tools := wineTools(t)
-	dir := `C:\Apps\WhisperKey`
-	w.install(t, setup, dir)
-	srv := startServe(t)
+	w, tools, dir, srv := installedWine(t)
 	chat := &hostileChat{}
 	chatSrv := httptest.NewServer(chat)
 	t.Cleanup(chatSrv.Close)
