@@ -3,6 +3,7 @@ package audiotest
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"os"
 	"os/exec"
@@ -10,8 +11,16 @@ import (
 	"testing"
 )
 
-// BadRateFLAC is the 66-byte FLAC of issue 27: its STREAMINFO says 1 Hz.
-const BadRateFLAC = "664c614380000022ffffffff000000000000000010700001fffe00000000000000000000000000000000fff8700200fffea500002616fff8700201fffece0000590a"
+// BadRateFLAC returns the 66-byte FLAC of issue 27: its STREAMINFO says 1 Hz.
+func BadRateFLAC() []byte {
+	b, err := hex.DecodeString(badRateFLAC)
+	if err != nil {
+		panic(err) // a constant: cannot happen
+	}
+	return b
+}
+
+const badRateFLAC = "664c614380000022ffffffff000000000000000010700001fffe00000000000000000000000000000000fff8700200fffea500002616fff8700201fffece0000590a"
 
 // SilentFLAC is a valid mono 8-bit FLAC of seconds of silence at rate Hz,
 // in frames of 65535 constant samples: about 12 bytes per frame, so an hour
