@@ -130,24 +130,7 @@ func BenchmarkColdStartPulse(b *testing.B) {
 			b.Fatal(err)
 		}
 		time.Sleep(1500 * time.Millisecond) // into the sentence, the ring full
-		if err := ref.Start(); err != nil {
-			b.Fatal(err)
-		}
-		t0 := time.Now()
-		if err := cold.Start(); err != nil {
-			b.Fatal(err)
-		}
-		open := time.Since(t0)
-		time.Sleep(time.Second)
-		got, err := cold.Stop()
-		if err != nil {
-			b.Fatal(err)
-		}
-		first := cold.Stats().FirstSampleLatency
-		want, err := ref.Stop()
-		if err != nil {
-			b.Fatal(err)
-		}
+		open, first, got, want := coldRound(b, ref, cold)
 		_ = play.Wait()
 		lag, corr := align(want, got, SampleRate/2) // want[i+lag] ≈ got[i]
 		if corr < 0.9 {

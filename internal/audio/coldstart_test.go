@@ -27,24 +27,7 @@ func BenchmarkColdStartDefault(b *testing.B) {
 	var openSum, firstSum, lostSum time.Duration
 	aligned := 0
 	for b.Loop() {
-		if err := ref.Start(); err != nil {
-			b.Fatal(err)
-		}
-		t0 := time.Now()
-		if err := cold.Start(); err != nil {
-			b.Fatal(err)
-		}
-		open := time.Since(t0)
-		time.Sleep(time.Second)
-		got, err := cold.Stop()
-		if err != nil {
-			b.Fatal(err)
-		}
-		first := cold.Stats().FirstSampleLatency
-		want, err := ref.Stop()
-		if err != nil {
-			b.Fatal(err)
-		}
+		open, first, got, want := coldRound(b, ref, cold)
 		openSum += open
 		firstSum += first
 		msg := "lost not measured (no speech)"
@@ -65,4 +48,30 @@ func BenchmarkColdStartDefault(b *testing.B) {
 	if aligned > 0 {
 		b.ReportMetric(float64(lostSum.Milliseconds())/float64(aligned), "lost_ms")
 	}
+}
+
+// coldRound records one second cold (cold opened at the key press) beside
+// the reference started just before it, and returns Start's own time, the
+// time to the first sample, and both recordings.
+func coldRound(b *testing.B, ref, cold *Recorder) (open, first time.Duration, got, want []float32) {
+	b.Helper()
+	if err := ref.Start(); err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Now()
+	if err := cold.Start(); err != nil {
+		b.Fatal(err)
+	}
+	open = time.Since(t0)
+	time.Sleep(time.Second)
+	got, err := cold.Stop()
+	if err != nil {
+		b.Fatal(err)
+	}
+	first = cold.Stats().FirstSampleLatency
+	want, err = ref.Stop()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return open, first, got, want
 }

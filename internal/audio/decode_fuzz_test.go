@@ -2,7 +2,6 @@ package audio_test
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"math"
 	"os"
@@ -33,7 +32,7 @@ func FuzzDecodeAll(f *testing.F) {
 	bound := uint64(limit.Seconds()*audio.MaxRate)*8*4*2 + 48<<20
 	// No time for ffmpeg: an MP3 the Go decoder sends there is not run either.
 	lim := audio.Limits{MaxAudio: limit, FFmpegTimeout: time.Nanosecond}
-	bad, _ := hex.DecodeString(audiotest.BadRateFLAC)
+	bad := audiotest.BadRateFLAC()
 	f.Add(bad)
 	f.Add(audiotest.SilentFLAC(16000, 1))
 	f.Add(audiotest.SilentFLAC(1_000_000, 2))

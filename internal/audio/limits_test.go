@@ -2,7 +2,6 @@ package audio_test
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -21,10 +20,7 @@ import (
 // 66-byte FLAC or a patched Vorbis file saying 1 Hz once made the resampler
 // ask for gigabytes and killed the process.
 func TestDecodeRefusesAbsurdRates(t *testing.T) {
-	badFLAC, err := hex.DecodeString(audiotest.BadRateFLAC)
-	if err != nil {
-		t.Fatal(err)
-	}
+	badFLAC := audiotest.BadRateFLAC()
 	cases := []struct {
 		name string
 		data []byte

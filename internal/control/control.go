@@ -89,7 +89,7 @@ func checkDir(dir string, uid int) error {
 	switch {
 	case !fi.IsDir():
 		return fmt.Errorf("%w: %s is %s (%s, mode %04o), not a folder; remove it and start WhisperKey again",
-			ErrUnsafeDir, dir, kindOf(fi.Mode()), who, mode)
+			ErrUnsafeDir, dir, paths.Kind(fi.Mode()), who, mode)
 	case known && owner != uid:
 		return fmt.Errorf("%w: %s belongs to uid %d (mode %04o), not to uid %d who runs WhisperKey, so another user "+
 			"could receive your commands there; remove it (as root: rm -r %s) and start WhisperKey again, "+
@@ -99,23 +99,6 @@ func checkDir(dir string, uid int) error {
 			ErrUnsafeDir, dir, who, mode, dir)
 	}
 	return nil
-}
-
-// kindOf names a file's type for a message.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsRegular():
-		return "a file"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a folder"
 }
 
 // Server answers commands on the socket until Close.

@@ -249,7 +249,7 @@ func TestCheckDir(t *testing.T) {
 			if err := os.WriteFile(dir, nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, me, ErrUnsafeDir, []string{"is a file", "mode 0600", "not a folder"}},
+		}, me, ErrUnsafeDir, []string{"is a regular file", "mode 0600", "not a folder"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -118,16 +118,12 @@ func plain(t testing.TB, what, s string) {
 func TestHostileChatAnswerPastedClean(t *testing.T) {
 	desktopSession(t)
 	notes := startNotificationServer(t)
-	chat := &hostileChat{}
-	srv := httptest.NewServer(chat)
-	t.Cleanup(srv.Close)
-	wav := micWAV(t, "Go forward ten meters.")
-	instruction := micWAV(t, "Make this more formal.")
-	const original = "hey guys the meeting is moved to tuesday, bring the slides"
+	sc := newHostileScene(t)
+	chat, wav, instruction, original := sc.chat, sc.wav, sc.instruction, hostileOriginal
 
 	for _, mode := range []choice.PasteMode{choice.Paste, choice.Type} {
 		t.Run(string(mode), func(t *testing.T) {
-			a := startApp(t, "  edit: ctrl+shift+f8\npaste: "+string(mode)+"\ncleanup:\n  enabled: true\n  url: "+srv.URL+
+			a := startApp(t, "  edit: ctrl+shift+f8\npaste: "+string(mode)+"\ncleanup:\n  enabled: true\n  url: "+sc.url+
 				"\n  model: hostile\n  timeout: 20s\nedit:\n  timeout: 20s\n")
 			refusals := func() int {
 				b, _ := os.ReadFile(a.log)
@@ -180,6 +176,27 @@ func TestHostileChatAnswerPastedClean(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hostileOriginal is the text both hostile chat tests select and rewrite.
+const hostileOriginal = "hey guys the meeting is moved to tuesday, bring the slides"
+
+// hostileScene is what both hostile chat tests (the Linux app's and the
+// one under wine) start from: the hostile chat server and its address, a
+// dictation and a spoken rewrite instruction.
+type hostileScene struct {
+	chat             *hostileChat
+	url              string
+	wav, instruction string
+}
+
+func newHostileScene(t *testing.T) hostileScene {
+	t.Helper()
+	chat := &hostileChat{}
+	srv := httptest.NewServer(chat)
+	t.Cleanup(srv.Close)
+	return hostileScene{chat: chat, url: srv.URL,
+		wav: micWAV(t, "Go forward ten meters."), instruction: micWAV(t, "Make this more formal.")}
 }
 
 // hostileAnswers are the chat server's spoiled answers, each with what the

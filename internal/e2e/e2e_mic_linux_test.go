@@ -144,13 +144,7 @@ func waitPlayer(t testing.TB, p *testenv.Player, want string) {
 // "Open" came out as "and" in one of eight dictations. The words come from a serve
 // on loopback, since the engine under wine is slow on a loaded machine.
 func TestWineMicClosedWhileIdle(t *testing.T) {
-	desktopSession(t)
-	setup := windowsSetup(t)
-	w := newWinePrefix(t)
-	tools := wineTools(t)
-	dir := `C:\Apps\WhisperKey`
-	w.install(t, setup, dir)
-	srv := startServe(t)
+	w, tools, dir, srv := installedWine(t)
 	const sentence = "Open the window and let the fresh air into the room."
 	wav := micWAV(t, sentence)
 	// Only the app records on the test desktop; wine's streams carry its own

@@ -353,14 +353,8 @@ func noiseWAV(t testing.TB) string {
 }
 
 func TestWineDictation(t *testing.T) {
-	desktopSession(t)
-	setup := windowsSetup(t)
-	w := newWinePrefix(t)
-	tools := wineTools(t)
-	dir := `C:\Apps\WhisperKey`
+	w, tools, dir, srv := installedWine(t)
 	exe := dir + `\whisperkey.exe`
-	w.install(t, setup, dir)
-	srv := startServe(t)
 	wav, noise := micWAV(t, dictated), noiseWAV(t)
 	instruction := micWAV(t, "Make this more formal.")
 	chatURL := testenv.ChatServer(t)

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -19,25 +18,15 @@ import (
 // dictation pasted as heard, the selection left as it was), and the log says
 // why. Transcription runs on a Linux `whisperkey serve` (remote.url).
 func TestWineHostileChatAnswerPastedClean(t *testing.T) {
-	desktopSession(t)
-	setup := windowsSetup(t)
-	w := newWinePrefix(t)
-	tools := wineTools(t)
-	dir := `C:\Apps\WhisperKey`
-	w.install(t, setup, dir)
-	srv := startServe(t)
-	chat := &hostileChat{}
-	chatSrv := httptest.NewServer(chat)
-	t.Cleanup(chatSrv.Close)
-	wav := micWAV(t, "Go forward ten meters.")
-	instruction := micWAV(t, "Make this more formal.")
-	const original = "hey guys the meeting is moved to tuesday, bring the slides"
+	w, tools, dir, srv := installedWine(t)
+	sc := newHostileScene(t)
+	chat, wav, instruction, original := sc.chat, sc.wav, sc.instruction, hostileOriginal
 
 	for _, mode := range []choice.PasteMode{choice.Paste, choice.Type} {
 		t.Run(string(mode), func(t *testing.T) {
 			a := startWineApp(t, w, dir+`\whisperkey.exe`, "remote:\n  url: "+srv.url+
 				"\nhotkeys:\n  record: ctrl+win\n  cancel: esc\n  edit: ctrl+shift+f8\npaste: "+string(mode)+
-				"\ncleanup:\n  enabled: true\n  url: "+chatSrv.URL+"\n  model: hostile\n  timeout: 30s\nedit:\n  timeout: 30s\n")
+				"\ncleanup:\n  enabled: true\n  url: "+sc.url+"\n  model: hostile\n  timeout: 30s\nedit:\n  timeout: 30s\n")
 			refusals := func() int { return strings.Count(a.logText(t), "the answer was not a rewrite of the text") }
 			for _, tc := range hostileAnswers {
 				t.Run("dictation, "+tc.mode, func(t *testing.T) {

@@ -341,6 +341,21 @@ func windowsSetup(t *testing.T) string {
 	return setups[0]
 }
 
+// installedWine is where the dictation tests under wine start: the test
+// desktop, a fresh prefix with the Windows build installed in dir, the
+// prefix's tools, and a Linux serve on loopback for the words (the engine
+// under wine is slow on a loaded machine).
+func installedWine(t *testing.T) (w *winePrefix, tools, dir string, srv *servedBinary) {
+	t.Helper()
+	desktopSession(t)
+	setup := windowsSetup(t)
+	w = newWinePrefix(t)
+	tools = wineTools(t)
+	dir = `C:\Apps\WhisperKey`
+	w.install(t, setup, dir)
+	return w, tools, dir, startServe(t)
+}
+
 func TestWine(t *testing.T) {
 	desktopSession(t)
 	setup := windowsSetup(t)

@@ -17,6 +17,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/whisperkey/whisperkey/internal/paths"
 )
 
 // FileName is the history file inside the state directory.
@@ -242,7 +244,7 @@ func read(path string, max int) ([]Entry, error) {
 	}
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("read the dictation history %s: it is not a regular file (%s), and WhisperKey keeps it as one; "+
-			"move it away to start a new history", path, kind(st.Mode()))
+			"move it away to start a new history", path, paths.Kind(st.Mode()))
 	}
 	tooBig := func() error {
 		return fmt.Errorf("read the dictation history %s: it is larger than %d MiB, which WhisperKey never writes "+
@@ -299,23 +301,6 @@ func (n *newest) UnmarshalJSON(b []byte) error {
 	}
 	_, err = dec.Token()
 	return err
-}
-
-// kind names a file's type for a message.
-func kind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m.IsDir():
-		return "a folder"
-	}
-	return m.Type().String()
 }
 
 // encode is the file's form of entries (newest first): {"version": 1,

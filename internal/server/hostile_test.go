@@ -3,7 +3,6 @@ package server_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -22,10 +21,7 @@ import (
 // keeps serving: issue 27 items 1, 2, 10 and 11. No engine is needed, as
 // none of these may reach it.
 func TestHostileUploadsRefused(t *testing.T) {
-	badRate, err := hex.DecodeString(audiotest.BadRateFLAC)
-	if err != nil {
-		t.Fatal(err)
-	}
+	badRate := audiotest.BadRateFLAC()
 	random := make([]byte, 16<<10)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range random {
@@ -220,7 +216,7 @@ func TestSlowUploadsHoldNoSlot(t *testing.T) {
 	defer conn.Close()
 	fmt.Fprintf(conn, "POST /v1/audio/transcriptions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 100\r\n\r\n")
 	time.Sleep(500 * time.Millisecond)
-	badRate, _ := hex.DecodeString(audiotest.BadRateFLAC)
+	badRate := audiotest.BadRateFLAC()
 	for i := range 3 {
 		body, ctype := form(t, part{"file", "b.flac", badRate})
 		if a := post(t, srv.url, "", body, ctype); a.status != 400 {

@@ -154,25 +154,34 @@ type Toggle struct {
 }
 
 func (m Menu) list(k ActionKind) []Item {
+	if p := m.field(k); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// field is where Menu keeps the list of submenu kind k, nil for a kind with
+// no list.
+func (m *Menu) field(k ActionKind) *[]Item {
 	switch k {
 	case SelectModel:
-		return m.Models
+		return &m.Models
 	case SelectDevice:
-		return m.Devices
+		return &m.Devices
 	case SelectComputeType:
-		return m.ComputeTypes
+		return &m.ComputeTypes
 	case SelectLanguage:
-		return m.Languages
+		return &m.Languages
 	case SelectInputDevice:
-		return m.InputDevices
+		return &m.InputDevices
 	case SelectPasteMode:
-		return m.PasteModes
+		return &m.PasteModes
 	case CopyRecent:
-		return m.Recent
+		return &m.Recent
 	case SelectProfile:
-		return m.Profiles
+		return &m.Profiles
 	case ShowCommands:
-		return m.Commands
+		return &m.Commands
 	}
 	return nil
 }
@@ -672,23 +681,8 @@ func (t *Tray) SetItemLabel(kind ActionKind, id, label string) {
 func (m Menu) withLabel(kind ActionKind, i int, label string) Menu {
 	items := append([]Item(nil), m.list(kind)...)
 	items[i].Label = label
-	switch kind {
-	case SelectModel:
-		m.Models = items
-	case SelectDevice:
-		m.Devices = items
-	case SelectComputeType:
-		m.ComputeTypes = items
-	case SelectLanguage:
-		m.Languages = items
-	case SelectInputDevice:
-		m.InputDevices = items
-	case SelectPasteMode:
-		m.PasteModes = items
-	case CopyRecent:
-		m.Recent = items
-	case SelectProfile:
-		m.Profiles = items
+	if p := m.field(kind); p != nil {
+		*p = items
 	}
 	return m
 }

@@ -3,6 +3,7 @@ package audiotest
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"os"
 	"os/exec"
@@ -10,8 +11,16 @@ import (
 	"testing"
 )
 
-// BadRateFLAC is the 66-byte FLAC of issue 27: its STREAMINFO says 1 Hz.
-const BadRateFLAC = "664c614380000022ffffffff000000000000000010700001fffe00000000000000000000000000000000fff8700200fffea500002616fff8700201fffece0000590a"
+// BadRateFLAC returns the 66-byte FLAC of issue 27: its STREAMINFO says 1 Hz.
+func BadRateFLAC() []byte {
+	b, err := hex.DecodeString(badRateFLAC)
+	if err != nil {
+		panic(err) // a constant: cannot happen
+	}
+	return b
+}
+
+const badRateFLAC = "664c614380000022ffffffff000000000000000010700001fffe00000000000000000000000000000000fff8700200fffea500002616fff8700201fffece0000590a"
 
 // SilentFLAC is a valid mono 8-bit FLAC of seconds of silence at rate Hz,
 // in frames of 65535 constant samples: about 12 bytes per frame, so an hour
@@ -59,35 +68,9 @@ func utf8Num(n uint64) []byte {
 	return append([]byte{lead | byte(n)}, tail...)
 }
 
-func crc8(b []byte) byte {
-	var c byte
-	for _, x := range b {
-		c ^= x
-		for range 8 {
-			if c&0x80 != 0 {
-				c = c<<1 ^ 0x07
-			} else {
-				c <<= 1
-			}
-		}
-	}
-	return c
-}
+func crc8(b []byte) byte { return crcMSB(b, byte(0x07)) }
 
-func crc16(b []byte) uint16 {
-	var c uint16
-	for _, x := range b {
-		c ^= uint16(x) << 8
-		for range 8 {
-			if c&0x8000 != 0 {
-				c = c<<1 ^ 0x8005
-			} else {
-				c <<= 1
-			}
-		}
-	}
-	return c
-}
+func crc16(b []byte) uint16 { return crcMSB(b, uint16(0x8005)) }
 
 // FFmpeg makes a file with ffmpeg from its arguments (output last, written
 // in a temporary directory as name) and returns its bytes.
@@ -134,20 +117,7 @@ func PatchVorbisRate(t testing.TB, ogg []byte, rate uint32) []byte {
 	return b
 }
 
-func oggCRC(b []byte) uint32 {
-	var c uint32
-	for _, x := range b {
-		c ^= uint32(x) << 24
-		for range 8 {
-			if c&0x80000000 != 0 {
-				c = c<<1 ^ 0x04C11DB7
-			} else {
-				c <<= 1
-			}
-		}
-	}
-	return c
-}
+func oggCRC(b []byte) uint32 { return crcMSB(b, uint32(0x04C11DB7)) }
 
 // HideLength returns a copy of a SilentFLAC file whose STREAMINFO says its
 // length is unknown (0), as a streaming encoder writes it: a decoder then
@@ -214,4 +184,26 @@ func SevenBitWAV(samples []float32, rate int) []byte {
 	b = append(b, "data"...)
 	b = le.AppendUint32(b, uint32(len(data)))
 	return append(b, data...)
+}
+
+// crcMSB is the plain most-significant-bit-first CRC, initial value 0, no
+// final XOR, of the width of T: FLAC's CRC-8 and CRC-16 and Ogg's CRC-32.
+func crcMSB[T uint8 | uint16 | uint32](b []byte, poly T) T {
+	width := 0
+	for x := ^T(0); x != 0; x >>= 1 {
+		width++
+	}
+	top := T(1) << (width - 1)
+	var c T
+	for _, x := range b {
+		c ^= T(x) << (width - 8)
+		for range 8 {
+			if c&top != 0 {
+				c = c<<1 ^ poly
+			} else {
+				c <<= 1
+			}
+		}
+	}
+	return c
 }

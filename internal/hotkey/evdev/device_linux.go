@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/whisperkey/whisperkey/internal/paths"
 )
 
 // ErrNoKeyboard means no keyboard under /dev/input can be read: there is
@@ -65,7 +67,7 @@ func openKeyboard(path string) (*os.File, string, error) {
 		return nil, "", err
 	}
 	if st.Mode()&os.ModeCharDevice == 0 {
-		return nil, "", fmt.Errorf("%s: %w (a %s)", path, errNotDevice, kindOf(st.Mode()))
+		return nil, "", fmt.Errorf("%s: %w (%s)", path, errNotDevice, paths.Kind(st.Mode()))
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
@@ -98,22 +100,6 @@ func openKeyboard(path string) (*os.File, string, error) {
 	}
 	name, _, _ = bytes.Cut(name, []byte{0})
 	return f, string(name), nil
-}
-
-func kindOf(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "folder"
-	case m.IsRegular():
-		return "regular file"
-	case m&os.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&os.ModeSocket != 0:
-		return "socket"
-	case m&os.ModeDevice != 0:
-		return "block device"
-	}
-	return m.Type().String()
 }
 
 // keysDown reads the keys f's device holds now (EVIOCGKEY).

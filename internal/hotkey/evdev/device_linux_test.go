@@ -90,7 +90,7 @@ func TestDiscovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, kind := range map[string]string{"event0": "regular file", "event1": "folder", "event2": "named pipe",
+	for name, kind := range map[string]string{"event0": "regular file", "event1": "folder", "event2": "a FIFO",
 		"event3": "inappropriate ioctl", "event4": "socket"} {
 		lb.waitFor(t, "skipped: not an input device", filepath.Join(dir, name), kind)
 	}

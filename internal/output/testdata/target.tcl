@@ -4,6 +4,7 @@
 # prints "CLEARED"; "focus" takes the keyboard focus and prints "FOCUSED";
 # "set HEX" makes the content the UTF-8 text HEX, cursor at its end, and
 # prints "SET"; "select" selects all of it and prints "SELECTED".
+# "read" prints "CLIP <hex of the clipboard's UTF-8 text>" (lazy.tcl's use).
 # Exits when stdin closes. `wish target.tcl -name NAME` sets its WM_CLASS.
 wm title . whisperkey-paste-target
 text .t -width 40 -height 5
@@ -33,6 +34,8 @@ proc command {} {
     } elseif {$line eq "clear"} {
         .t delete 1.0 end
         puts "CLEARED"
+    } elseif {$line eq "read"} {
+        puts "CLIP [binary encode hex [encoding convertto utf-8 [clipboard get -type UTF8_STRING]]]"
     }
 }
 fileevent stdin readable command
