@@ -7,28 +7,14 @@ import (
 	"github.com/whisperkey/whisperkey/internal/paste"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/config/configtest"
 	"github.com/whisperkey/whisperkey/internal/output"
 )
-
-func loadConfig(t *testing.T, yaml string) config.Config {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := config.Load(path, config.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
-}
 
 const profilesConfig = `
 language: en
@@ -47,7 +33,7 @@ profiles:
 `
 
 func TestDictationAppliesTheProfileOfItsWindow(t *testing.T) {
-	cfg := loadConfig(t, profilesConfig)
+	cfg := configtest.Load(t, profilesConfig)
 	local := &namedEngine{name: " Hello there."}
 	d := dictation.NewFlow(local, nil)
 	d.Configure(cfg, nil, nil, testLog(t))
@@ -70,7 +56,7 @@ func TestDictationAppliesTheProfileOfItsWindow(t *testing.T) {
 }
 
 func TestPasteOptionsFollowTheProfile(t *testing.T) {
-	cfg := loadConfig(t, profilesConfig+"paste: paste-enter\n")
+	cfg := configtest.Load(t, profilesConfig+"paste: paste-enter\n")
 	tests := []struct {
 		profile string
 		enter   bool
@@ -91,7 +77,7 @@ func TestPasteOptionsFollowTheProfile(t *testing.T) {
 }
 
 func TestChooseMatchesTheFocusedWindow(t *testing.T) {
-	cfg := loadConfig(t, profilesConfig)
+	cfg := configtest.Load(t, profilesConfig)
 	var w config.Window
 	var werr error
 	flow := dictation.NewFlow(&namedEngine{name: "local"}, nil)
@@ -123,7 +109,7 @@ func TestDictationKeepsTheTextWhenCleanupFails(t *testing.T) {
 		http.Error(w, "overloaded", http.StatusServiceUnavailable)
 	}))
 	defer srv.Close()
-	cfg := loadConfig(t, profilesConfig+"cleanup:\n  enabled: true\n  url: "+srv.URL+"\n")
+	cfg := configtest.Load(t, profilesConfig+"cleanup:\n  enabled: true\n  url: "+srv.URL+"\n")
 	d := dictation.NewFlow(&namedEngine{name: " um Hello there."}, nil)
 	d.Configure(cfg, nil, nil, testLog(t))
 	tr, err := d.Transcribe(context.Background(), d.Request("term"), make([]float32, 16000))

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/whisperkey/whisperkey/internal/config"
+	"github.com/whisperkey/whisperkey/internal/config/configtest"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -19,19 +17,6 @@ func (heardLanguage) Transcribe(_ context.Context, _ []float32, o whisper.Option
 	return &whisper.Result{Text: o.Language}, nil
 }
 
-func loadConfig(t *testing.T, yaml string) config.Config {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := config.Load(path, config.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
-}
-
 // A dictation's settings are resolved once, at key-down, into the Request
 // that travels with it: the profile chosen then applies at the release.
 // When the config changes in between, the release takes the new file's
@@ -39,7 +24,7 @@ func loadConfig(t *testing.T, yaml string) config.Config {
 func TestRequestCarriesTheSettings(t *testing.T) {
 	const profiles = "profiles:\n  - name: term\n    match: {class: XTerm}\n    language: %s\n"
 	f := NewFlow(heardLanguage{}, nil)
-	f.Configure(loadConfig(t, "language: en\n"+fmt.Sprintf(profiles, "de")), nil, nil, slog.New(slog.DiscardHandler))
+	f.Configure(configtest.Load(t, "language: en\n"+fmt.Sprintf(profiles, "de")), nil, nil, slog.New(slog.DiscardHandler))
 	tests := []struct {
 		name    string
 		req     *Request
@@ -55,7 +40,7 @@ func TestRequestCarriesTheSettings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.edit != "" {
-				f.Configure(loadConfig(t, tt.edit), nil, nil, slog.New(slog.DiscardHandler))
+				f.Configure(configtest.Load(t, tt.edit), nil, nil, slog.New(slog.DiscardHandler))
 			}
 			tr, err := f.Transcribe(context.Background(), tt.req, make([]float32, 16000))
 			if err != nil {

@@ -32,6 +32,7 @@ var allowedImports = map[string][]string{
 	"choice":                   nil,
 	"cleanup":                  {"textproc"},
 	"config":                   {"choice"},
+	"config/configtest":        {"config"},
 	"control":                  {"hotkey", "paths", "textproc"},
 	"cublas":                   {"models"},
 	"cublas/cublastest":        {"cublas"},
