@@ -149,7 +149,9 @@ func TestIndicatorRecentNotificationsAndLogin(t *testing.T) {
 	if n, _ := testenv.PixelsOf(testenv.Screenshot(t), red); n != 0 {
 		t.Fatalf("%d pixels of the indicator's recording colour before the app started", n)
 	}
-	a := startApp(t, "audio:\n  input_device: "+m.desc+"\nindicator: bottom\nnotifications: true\n")
+	// pre_roll holds the stream open while idle, so the unplug below is seen at once;
+	// with the default (closed while idle) it is seen at the next press.
+	a := startApp(t, "audio:\n  input_device: "+m.desc+"\n  pre_roll: true\nindicator: bottom\nnotifications: true\n")
 
 	// Dictation with the indicator on.
 	tg := openTarget(t)

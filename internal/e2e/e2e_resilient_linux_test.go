@@ -106,7 +106,9 @@ func TestDefaultMicrophoneFollowedByTheApp(t *testing.T) {
 	setSource(first.sink + ".monitor")
 	t.Cleanup(func() { setSource("vmic.monitor") })
 	wav := micWAV(t, dictated)
-	a, _ := launchApp(t, resilientConfig(t, "ctrl+shift+f9", "notifications: true\n"))
+	// pre_roll holds the stream open while idle, which is what follows the
+	// default source between dictations; closed, the next press opens the new one.
+	a, _ := launchApp(t, resilientConfig(t, "ctrl+shift+f9", "audio:\n  pre_roll: true\nnotifications: true\n"))
 	a.waitStatus(t, "ready", 90*time.Second)
 	dictate(t, a, "ctrl+shift+F9", func() { first.say(t, wav) })
 
@@ -130,7 +132,7 @@ func TestResumeFromSleepRechecks(t *testing.T) {
 	desktopSession(t)
 	bus := testenv.PrivateBus(t)
 	wav := micWAV(t, dictated)
-	a, _ := launchApp(t, resilientConfig(t, "ctrl+shift+f9", ""), "DBUS_SYSTEM_BUS_ADDRESS="+bus)
+	a, _ := launchApp(t, resilientConfig(t, "ctrl+shift+f9", "audio:\n  pre_roll: true\n"), "DBUS_SYSTEM_BUS_ADDRESS="+bus) // a microphone held open to reopen
 	a.waitStatus(t, "ready", 90*time.Second)
 	logind := testenv.NewLogind(t, bus)
 
