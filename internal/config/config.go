@@ -79,6 +79,9 @@ type Decode struct {
 	// Early transcribes while the key is still held, once the speech has
 	// ended, so the text is ready at the release (the same words).
 	Early bool
+	// EarlyPrefix: a release after more words forces what the hold's last
+	// two early transcriptions agree on, and decodes only the rest.
+	EarlyPrefix bool
 }
 
 // Hotkeys holds key combinations as written in the file (parsed by internal/hotkey)
@@ -129,6 +132,7 @@ const (
 	KeyHotwords       = "hotwords"
 	KeyShortWindow    = "decoding.short_window"
 	KeyEarly          = "decoding.early"
+	KeyEarlyPrefix    = "decoding.early_prefix"
 	KeyRecord         = "hotkeys.record"
 	KeyCancel         = "hotkeys.cancel"
 	KeyAutoSend       = "hotkeys.auto_send"
@@ -162,7 +166,7 @@ const (
 func Defaults() Config {
 	return Config{
 		Engine: Engine{Model: choice.ModelAuto, Device: choice.DeviceAuto, ComputeType: "auto"},
-		Decode: Decode{Language: "auto", BeamSize: choice.DefaultBeamSize, ShortWindow: ShortWindowAuto, Early: true},
+		Decode: Decode{Language: "auto", BeamSize: choice.DefaultBeamSize, ShortWindow: ShortWindowAuto, Early: true, EarlyPrefix: true},
 		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: choice.Hold,
 			PasteAgain: HotkeyOff, Undo: HotkeyOff, Edit: HotkeyOff},
 		Paste: choice.Paste,
@@ -248,6 +252,7 @@ func fields() []field {
 		renamed(textField(KeyHotwords, func(c *Config) any { return &c.Decode.Hotwords }), KeyVocabulary),
 		enumField(KeyShortWindow, func(c *Config) *string { return &c.Decode.ShortWindow }, ShortWindowAuto, ShortWindowOn, ShortWindowOff),
 		boolField(KeyEarly, func(c *Config) any { return &c.Decode.Early }),
+		boolField(KeyEarlyPrefix, func(c *Config) any { return &c.Decode.EarlyPrefix }),
 		{key: KeyRecord, ptr: func(c *Config) any { return &c.Hotkeys.Record }, check: checkHotkey(false),
 			allowed: combo, hint: "a key combination"},
 		{key: KeyCancel, ptr: func(c *Config) any { return &c.Hotkeys.Cancel }, check: checkHotkey(true),

@@ -89,6 +89,9 @@ type Outcome struct {
 	// the detector over the recording at the release (7 ms per second of
 	// audio). nil otherwise.
 	Trim Trimmer
+	// Grown: the release's recording is the hold's followed by more, so
+	// what the hold's transcriptions decoded is of its start.
+	Grown bool
 }
 
 // Follow starts following a recording from its first sample. ctx carries
@@ -255,6 +258,7 @@ func (h *Hold[T]) Take(ctx context.Context, samples []float32) (res T, ok bool, 
 	if h.err != nil || len(samples) < len(h.samples) || !slices.Equal(samples[:len(h.samples)], h.samples) {
 		return res, false, o
 	}
+	o.Grown = true
 	if err := h.a.Stream.Write(samples[len(h.samples):]); err != nil {
 		return res, false, o
 	}

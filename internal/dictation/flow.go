@@ -3,6 +3,8 @@ package dictation
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/whisperkey/whisperkey/internal/app"
@@ -144,13 +146,22 @@ func (f *Flow) Transcribe(ctx context.Context, req app.Request, samples []float3
 // transcribe is Transcribe with trim, when not nil, as the Trimmer: a
 // hold's detector that has scored the recording already.
 func (f *Flow) transcribe(ctx context.Context, r *Request, samples []float32, trim Trimmer) (app.Transcript, error) {
+	return forApp(f.run(ctx, r, samples, trim))
+}
+
+// run is transcribe's pipeline transcript.
+func (f *Flow) run(ctx context.Context, r *Request, samples []float32, trim Trimmer) (Transcript, error) {
 	// The local engine runs the detector itself; a remote one is not asked
 	// about a press without speech: no round trip, no upload.
 	p := Build(r.engine, r.engine == f.local, f.speech, r.cleaner)
 	if trim != nil {
 		p.Trim = trim
 	}
-	tr, err := p.Run(ctx, samples, r.Settings)
+	return p.Run(ctx, samples, r.Settings)
+}
+
+// forApp is tr as the app takes it.
+func forApp(tr Transcript, err error) (app.Transcript, error) {
 	if err != nil || tr.Result == nil {
 		return app.Transcript{}, err
 	}
@@ -191,26 +202,27 @@ func (f *Flow) Follow(ctx context.Context, req app.Request) app.Speculation {
 		return nil
 	}
 	r := f.fresh(req)
-	run := func(ctx context.Context, samples []float32) (app.Transcript, error) {
-		return f.transcribe(ctx, r, samples, nil)
-	}
 	live := s.cfg.Feedback.LiveText && f.live != nil
-	if live {
-		run = func(ctx context.Context, samples []float32) (app.Transcript, error) {
-			tr, err := f.transcribe(ctx, r, samples, nil)
-			if err == nil && tr.Text != "" {
-				f.live(tr.Text)
-			}
-			return tr, err
+	sp := &speculation{f: f, r: r, log: s.log}
+	run := func(ctx context.Context, samples []float32) (app.Transcript, error) {
+		tr, err := f.run(ctx, r, samples, nil)
+		if err == nil && tr.Result != nil {
+			sp.passes.add(tr.Result.Last)
 		}
+		out, err := forApp(tr, err)
+		if live && err == nil && out.Text != "" {
+			f.live(out.Text)
+		}
+		return out, err
 	}
-	return &speculation{f: f, r: r, log: s.log, h: Ahead[app.Transcript]{
+	sp.h = Ahead[app.Transcript]{
 		Stream: f.speech.Stream(),
 		Read:   f.read,
 		Run:    run,
 		Live:   live,
 		Log:    s.log,
-	}.Follow(ctx)}
+	}.Follow(ctx)
+	return sp
 }
 
 type speculation struct {
@@ -218,6 +230,34 @@ type speculation struct {
 	r   *Request // the hold's settings; r.gen is f.gen when it began
 	log *slog.Logger
 	h   *Hold[app.Transcript]
+	// passes are the hold's transcriptions' last windows, for a release
+	// after more words (whisper.Options.Held).
+	passes passes
+}
+
+// passes keeps the last two passes of a hold, in the order they ended
+// (the hold runs one at a time, on ever longer audio).
+type passes struct {
+	mu   sync.Mutex
+	last []whisper.Pass
+}
+
+func (p *passes) add(pass *whisper.Pass) {
+	if pass == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last = append(p.last, *pass)
+	if len(p.last) > 2 {
+		p.last = p.last[len(p.last)-2:]
+	}
+}
+
+func (p *passes) get() []whisper.Pass {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.last)
 }
 
 // Finish is the release's transcript: the hold's, when it transcribed the
@@ -241,7 +281,19 @@ func (s *speculation) Finish(ctx context.Context, samples []float32) (app.Transc
 		tr.Early, tr.Wasted = true, o.Wasted
 		return tr, nil
 	}
-	tr, err := s.f.transcribe(ctx, s.r, samples, o.Trim)
+	r := s.r
+	if held := s.passes.get(); o.Grown && len(held) == 2 && r.Config.Decode.EarlyPrefix {
+		// More words came after the hold's last pauses: the release forces
+		// what its last two transcriptions agree on and decodes the rest.
+		c := *r
+		c.Decode.Held = held
+		r = &c
+	}
+	full, ferr := s.f.run(ctx, r, samples, o.Trim)
+	if ferr == nil && full.Result != nil && len(r.Decode.Held) > 0 {
+		s.log.Info("release decoded after the hold's agreed tokens", "forced_tokens", full.Result.Forced)
+	}
+	tr, err := forApp(full, ferr)
 	tr.Wasted = o.Wasted
 	return tr, err
 }

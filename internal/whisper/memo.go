@@ -156,7 +156,10 @@ func decodeKey(win wire.Window, audio []float32, previous, sot, suppress []int, 
 	k.ints(previous)
 	k.ints(sot)
 	k.ints(suppress)
-	// %#v spells every field, the slices' elements included.
+	// %#v spells every field, the slices' elements included; a hold's
+	// passes are not forced into whole windows (held.go), so they are no
+	// input of their decode.
+	opt.Held = nil
 	k.text(fmt.Sprintf("%#v %t", opt, first))
 	return k.sum()
 }

@@ -84,7 +84,7 @@ func (t *Transcriber) transcribeShort(ctx context.Context, mel *Mel, contentFram
 	start := time.Now()
 	defer func() { res.Timings.ShortWindow = time.Since(start) }()
 	sw := t.short
-	if drop := bandDrop(mel, contentFrames); drop > sw.maxBandDrop {
+	if drop := bandDrop(mel, 0, contentFrames); drop > sw.maxBandDrop {
 		res.Path, res.FallbackReason = PathFull, fmt.Sprintf("telephone-band audio (band drop %.2f)", drop)
 		return false, nil
 	}
@@ -111,7 +111,7 @@ func (t *Transcriber) transcribeShort(ctx context.Context, mel *Mel, contentFram
 	one := opt
 	one.Temperatures = []float32{0}
 	sot := t.tok.SOTSequence(lang, task)
-	d, err := t.decodeShort(ctx, win, previous, sot, one, limit)
+	d, err := t.decodeShort(ctx, win, previous, sot, one, limit, t.forcedFor(opt, 0, previous))
 	if err != nil {
 		return false, err
 	}
@@ -139,6 +139,9 @@ func (t *Transcriber) transcribeShort(ctx context.Context, mel *Mel, contentFram
 		// The full path would decode the rest in another window.
 		reason = fmt.Sprintf("decoding stopped %.2f s before the end of the audio", float64(contentFrames-seek)/100)
 	}
+	if reason == "" && d.forced > 0 && !t.forcedReaches(d, contentFrames) {
+		reason = "the decode after the forced tokens stops short of the audio's end"
+	}
 	if reason != "" {
 		res.Path, res.FallbackReason = PathShortThenFull, reason
 		t.log.Debug("short window rejected", "reason", reason, "frames", width)
@@ -147,6 +150,7 @@ func (t *Transcriber) transcribeShort(ctx context.Context, mel *Mel, contentFram
 	res.Path = PathShort
 	res.Language, res.LanguageProb = lang, prob
 	res.Segments, res.Text = segments, text
+	res.Forced, res.Last = d.forced, &Pass{Seek: 0, Previous: previous, Tokens: slices.Clone(d.tokens)}
 	return true, nil
 }
 
@@ -210,13 +214,13 @@ func equalWords(a, b []string) bool {
 
 // decodeShort decodes a short window once; with a vocabulary, a decode
 // that writes none of its terms is replaced by one without it, as
-// decodeWindow does.
-func (t *Transcriber) decodeShort(ctx context.Context, win wire.Window, previous, sot []int, opt Options, limit int) (decoded, error) {
+// decodeWindow does. forced (nil: none) is forced after the prompt.
+func (t *Transcriber) decodeShort(ctx context.Context, win wire.Window, previous, sot []int, opt Options, limit int, forced []int) (decoded, error) {
 	prompt, err := t.prompt(previous, sot, opt, true)
 	if err != nil {
 		return decoded{}, err
 	}
-	d, err := t.generateOnce(ctx, win, prompt, t.tok.SuppressTokens(), opt, limit)
+	d, err := t.generateForced(ctx, win, prompt, forced, t.tok.SuppressTokens(), opt, limit)
 	if err != nil || !hasVocabulary(opt) || mentionsTerm(t.tok.Decode(d.tokens), opt.Vocabulary) {
 		return d, err
 	}
@@ -224,27 +228,33 @@ func (t *Transcriber) decodeShort(ctx context.Context, win wire.Window, previous
 	if prompt, err = t.prompt(previous, sot, plain, true); err != nil {
 		return decoded{}, err
 	}
-	return t.generateOnce(ctx, win, prompt, t.tok.SuppressTokens(), plain, limit)
+	return t.generateForced(ctx, win, prompt, forced, t.tok.SuppressTokens(), plain, limit)
 }
 
 // generateOnce decodes win at temperature 0 with at most limit new tokens.
 func (t *Transcriber) generateOnce(ctx context.Context, win wire.Window, prompt, suppress []int, opt Options, limit int) (decoded, error) {
+	return t.generateForced(ctx, win, prompt, nil, suppress, opt, limit)
+}
+
+// generateForced is generateOnce with forced after the prompt (counted in
+// limit: the result holds them too).
+func (t *Transcriber) generateForced(ctx context.Context, win wire.Window, prompt, forced, suppress []int, opt Options, limit int) (decoded, error) {
 	// CTranslate2 generates min(max_length/2, max_length - prompt) tokens.
-	maxLen := min(maxLength, max(2*limit, limit+len(prompt)))
-	return t.generateAt(ctx, win, prompt, suppress, opt, 0, maxLen)
+	maxLen := min(maxLength, max(2*limit, limit+len(prompt)+len(forced)))
+	return t.generateAt(ctx, win, append(slices.Clone(prompt), forced...), suppress, opt, 0, maxLen, len(forced))
 }
 
 // bandDrop measures how much quieter 4.3-7.7 kHz is than 1.2-2.4 kHz in the loudest
-// quarter of the first frames of mel (80 bins: 30-49 against 64-79), in
+// quarter of frames of mel from frame from (80 bins: 30-49 against 64-79), in
 // Whisper's normalised log-mel units. Audio that was ever narrowband (8 kHz
 // sampling) has only the floor up there.
-func bandDrop(mel *Mel, frames int) float64 {
+func bandDrop(mel *Mel, from, frames int) float64 {
 	if mel.NMels != 80 || frames <= 0 {
 		return 0 // large-v3's 128 bins: not measured
 	}
 	type frame struct{ total, drop float64 }
 	fs := make([]frame, 0, frames)
-	for f := range min(frames, mel.Frames) {
+	for f := from; f < min(from+frames, mel.Frames); f++ {
 		var total, mid, high float64
 		for b := range 80 {
 			v := float64(mel.Data[b*mel.Frames+f])

@@ -99,7 +99,7 @@ func TestBandDropTellsTelephoneAudio(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		drop := bandDrop(mel, mel.ContentFrames())
+		drop := bandDrop(mel, 0, mel.ContentFrames())
 		phone := strings.HasPrefix(c.Name, "callhome")
 		if phone != (drop > defaultShortWindow.maxBandDrop) || math.Abs(drop-defaultShortWindow.maxBandDrop) < 0.1 {
 			t.Errorf("%s: band drop %.2f, telephone %v (threshold %.2f)", c.Name, drop, phone, defaultShortWindow.maxBandDrop)

@@ -65,6 +65,11 @@ type Options struct {
 	// (words.go). It needs an aligner (Transcriber.UseAligner) and decodes
 	// on the full window, whose encoder output the alignment heads know.
 	WordTimestamps bool
+	// Held is what a hold's early transcriptions of this same recording,
+	// shorter, decoded in their last window (Result.Last), oldest first:
+	// the window they were of is decoded with what the last two agree on
+	// forced as its prefix (held.go). Not in faster-whisper; nil: none.
+	Held []Pass
 }
 
 // Window is the window short audio is decoded on.
@@ -162,6 +167,12 @@ type Result struct {
 	// Reused counts the whole 30-s windows an earlier transcription of the
 	// same audio had decoded (memo.go): text ready sooner, the same words.
 	Reused int `json:"reused_windows,omitempty"`
+	// Forced counts the tokens forced from Options.Held, not generated.
+	Forced int `json:"forced_tokens,omitempty"`
+	// Last is the decode of the recording's last window, for a later
+	// transcription of it grown longer (Options.Held); nil when that
+	// window was skipped as silence.
+	Last *Pass `json:"-"`
 }
 
 const (
@@ -290,23 +301,28 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 		audio := samples[min(seek*HopLength, len(samples)):min((seek+size)*HopLength, len(samples))]
 		heard := t.hearsSpeech(audio, opt)
 		var d decoded
+		previous := allTokens[promptResetSince:]
 		if size == NFrames {
 			// A whole window: an earlier transcription of the same hold may have decoded it.
 			var reused bool
-			d, reused, err = t.decodeRemembered(ctx, win, audio, allTokens[promptResetSince:], sot, suppress, opt, seek == 0, heard)
+			d, reused, err = t.decodeRemembered(ctx, win, audio, previous, sot, suppress, opt, seek == 0, heard)
 			if reused {
 				res.Reused++
 			}
 		} else {
-			d, err = t.decodeWindow(ctx, win, allTokens[promptResetSince:], sot, suppress, opt, seek == 0, heard)
+			// The last, partial window: the one a hold's passes decoded.
+			d, err = t.decodeTail(ctx, mel, win, seek, size, previous, sot, suppress, opt, t.forcedFor(opt, seek, previous), heard, res)
+			res.Forced = d.forced
 		}
 		if err != nil {
 			return nil, err
 		}
+		res.Last = &Pass{Seek: seek, Previous: slices.Clone(previous), Tokens: slices.Clone(d.tokens)}
 		if !d.speechHeard && opt.NoSpeechThreshold != 0 && float64(d.res.NoSpeechProb) > opt.NoSpeechThreshold &&
 			!(opt.LogProbThreshold != 0 && d.avgLogProb > opt.LogProbThreshold) {
 			t.log.Debug("no speech: window skipped", "at_s", timeOffset, "no_speech_prob", d.res.NoSpeechProb,
 				"avg_logprob", d.avgLogProb, "temperature", d.temperature)
+			res.Last = nil
 			seek += size
 			continue
 		}
@@ -357,7 +373,7 @@ func (t *Transcriber) decodeRemembered(ctx context.Context, win wire.Window, aud
 		}
 		return it.d, known, err
 	}
-	d, err := t.decodeWindow(remembered(ctx), win, previous, sot, suppress, opt, first, heard)
+	d, err := t.decodeWindow(remembered(ctx), win, previous, sot, suppress, opt, first, nil, heard)
 	// Kept even when ctx has ended since: the window was decoded whole.
 	done(memoItem{d: d}, err == nil)
 	return d, false, err
@@ -366,12 +382,17 @@ func (t *Transcriber) decodeRemembered(ctx context.Context, win wire.Window, aud
 // decodeWindow decodes one 30-s window with the temperature fallback. With
 // a vocabulary, a decode that writes none of its terms is replaced by one
 // without it (vocabulary.go says why).
-func (t *Transcriber) decodeWindow(ctx context.Context, win wire.Window, previous, sot, suppress []int, opt Options, first bool, heard func() bool) (decoded, error) {
+//
+// forced (nil: none) is forced after the prompt: a hold's agreed tokens
+// (held.go), where a fallback to a higher temperature decodes the window
+// whole again, as without them, rather than sample after words that were
+// agreed at temperature 0.
+func (t *Transcriber) decodeWindow(ctx context.Context, win wire.Window, previous, sot, suppress []int, opt Options, first bool, forced []int, heard func() bool) (decoded, error) {
 	prompt, err := t.prompt(previous, sot, opt, first)
 	if err != nil {
 		return decoded{}, err
 	}
-	d, err := t.generateWithFallback(ctx, win, prompt, suppress, opt, heard)
+	d, err := t.generateWithFallback(ctx, win, prompt, forced, suppress, opt, heard)
 	if err != nil || !hasVocabulary(opt) || mentionsTerm(t.tok.Decode(d.tokens), opt.Vocabulary) {
 		return d, err
 	}
@@ -379,7 +400,92 @@ func (t *Transcriber) decodeWindow(ctx context.Context, win wire.Window, previou
 	if prompt, err = t.prompt(previous, sot, plain, first); err != nil {
 		return decoded{}, err
 	}
-	return t.generateWithFallback(ctx, win, prompt, suppress, plain, heard)
+	return t.generateWithFallback(ctx, win, prompt, forced, suppress, plain, heard)
+}
+
+// forcedFor is what opt.Held agrees on for the window at seek decoded after
+// previous; nil without a hold, or with a text prefix of the caller's own.
+func (t *Transcriber) forcedFor(opt Options, seek int, previous []int) []int {
+	if strings.TrimSpace(opt.Prefix) != "" {
+		return nil
+	}
+	return t.agreed(opt.Held, seek, previous)
+}
+
+// decodeTail decodes a recording's last window, size frames from seek
+// (less than a whole window; full is it padded to 30 s), with forced as
+// decodeWindow forces it. Past
+// the first window and with Options.Window ShortWindow, it is tried first
+// on a window just longer than its audio, as transcribeShort tries short
+// recordings, with the same guards: a 40-s dictation's last 10 s then cost
+// the encoder 13 s, not 30. A rejected attempt decodes the full window.
+func (t *Transcriber) decodeTail(ctx context.Context, mel *Mel, full wire.Window, seek, size int, previous, sot, suppress []int,
+	opt Options, forced []int, heard func() bool, res *Result) (decoded, error) {
+	d, err := t.decodeTailWith(ctx, mel, full, seek, size, previous, sot, suppress, opt, forced, heard, res)
+	if err != nil || d.forced == 0 || t.forcedReaches(d, size) {
+		return d, err
+	}
+	t.log.Debug("forced prefix not kept: the decode stops short of the audio's end", "frames", size)
+	return t.decodeTailWith(ctx, mel, full, seek, size, previous, sot, suppress, opt, nil, heard, res)
+}
+
+// forcedReaches reports whether d, a decode after forced tokens of a
+// window of size frames, wrote words of its own and timed its last ones
+// within a second of the audio's end. Forced text can mislead the model:
+// when the words after the pause repeat the forced ones, it may take them
+// as said and stop, losing what follows. The release's audio ends just
+// after its speech (EngineInput), so a decode that ends earlier lost words.
+func (t *Transcriber) forcedReaches(d decoded, size int) bool {
+	ts := t.tok.TimestampBegin()
+	own, last := false, -1
+	for i, id := range d.tokens {
+		switch {
+		case id >= ts:
+			last = id - ts
+		case i >= d.forced:
+			own = true
+		}
+	}
+	return own && last*inputStride >= size-forcedEndSlack
+}
+
+// forcedEndSlack is how far before the audio's end, in frames, a decode
+// after forced tokens may time its last words: a second, the shortest
+// phrase it could drop.
+const forcedEndSlack = 100
+
+func (t *Transcriber) decodeTailWith(ctx context.Context, mel *Mel, full wire.Window, seek, size int, previous, sot, suppress []int,
+	opt Options, forced []int, heard func() bool, res *Result) (decoded, error) {
+	sw := t.short
+	if seek == 0 || opt.Window != ShortWindow || opt.WordTimestamps || bandDrop(mel, seek, size) > sw.maxBandDrop {
+		return t.decodeWindow(ctx, full, previous, sot, suppress, opt, seek == 0, forced, heard)
+	}
+	start := time.Now()
+	width := min(NFrames, max(sw.floorFrames, size+sw.marginFrames))
+	short := wire.Window{ID: t.nextID.Add(1), NMels: t.nMels, Frames: width, Features: mel.WindowN(seek, size, width)}
+	one := opt
+	one.Temperatures = []float32{0}
+	d, err := t.decodeWindow(ctx, short, previous, sot, suppress, one, false, forced, nil)
+	res.Timings.ShortWindow += time.Since(start)
+	if err != nil {
+		return decoded{}, err
+	}
+	segs, next := t.splitByTimestamps(d.tokens, 0, 0, size)
+	var text strings.Builder
+	for _, s := range segs {
+		text.WriteString(t.segmentText(s.tokens))
+	}
+	seconds := float64(size) / 100
+	unclosed := !opt.WithoutTimestamps && len(d.tokens) > 0 && d.tokens[len(d.tokens)-1] < t.tok.TimestampBegin()
+	reason := sw.reject(d, strings.TrimSpace(text.String()), false, unclosed, seconds)
+	if reason == "" && next < size-sw.tailFrames {
+		reason = fmt.Sprintf("decoding stopped %.2f s before the end of the audio", float64(size-next)/100)
+	}
+	if reason == "" {
+		return d, nil
+	}
+	t.log.Debug("short last window rejected", "reason", reason, "frames", width)
+	return t.decodeWindow(ctx, full, previous, sot, suppress, opt, false, forced, heard)
 }
 
 // language returns the language to decode in: the requested one, "en" for
@@ -519,6 +625,8 @@ type decoded struct {
 	// speechHeard: the speech detector overruled a silence verdict in this
 	// window (generateWithFallback), so the no-speech rule does not drop it.
 	speechHeard bool
+	// forced counts the tokens forced from Options.Held.
+	forced int
 }
 
 // generateWithFallback retries at rising temperatures while the output looks
@@ -535,7 +643,22 @@ type decoded struct {
 // audio; nil without one) has the last word: speech heard, the fallback goes
 // on as for any failed decode and the window is kept. Without a detector,
 // or when it hears nothing, the verdict stands as in faster-whisper.
-func (t *Transcriber) generateWithFallback(ctx context.Context, win wire.Window, prompt, suppress []int, opt Options, heard func() bool) (decoded, error) {
+//
+// forced (nil: none) is first forced after prompt at temperature 0; a
+// decode with it that would fall back is not kept, and the window is
+// decoded whole, from temperature 0, as without it.
+func (t *Transcriber) generateWithFallback(ctx context.Context, win wire.Window, prompt, forced, suppress []int, opt Options, heard func() bool) (decoded, error) {
+	if len(forced) > 0 {
+		d, err := t.generateAt(ctx, win, append(slices.Clone(prompt), forced...), suppress, opt, 0, maxLength, len(forced))
+		if err != nil {
+			return decoded{}, err
+		}
+		if !(opt.CompressionRatioThreshold != 0 && d.compression > opt.CompressionRatioThreshold) &&
+			!(opt.LogProbThreshold != 0 && d.avgLogProb < opt.LogProbThreshold) {
+			return d, nil
+		}
+		t.log.Debug("forced prefix not kept: the decode would fall back", "avg_logprob", d.avgLogProb, "compression_ratio", d.compression)
+	}
 	temps := opt.Temperatures
 	if len(temps) == 0 {
 		temps = []float32{0}
@@ -543,7 +666,7 @@ func (t *Transcriber) generateWithFallback(ctx context.Context, win wire.Window,
 	var all, belowCR []decoded
 	likely, overruled := false, false // a decode so far was likely; the detector overruled a silence verdict
 	for _, temp := range temps {
-		d, err := t.generateAt(ctx, win, prompt, suppress, opt, temp, maxLength)
+		d, err := t.generateAt(ctx, win, prompt, suppress, opt, temp, maxLength, 0)
 		if err != nil {
 			return decoded{}, err
 		}
@@ -617,8 +740,10 @@ func (t *Transcriber) hearsSpeech(samples []float32, opt Options) func() bool {
 }
 
 // generateAt decodes win once at temperature temp with faster-whisper's
-// request, capping the whole sequence at maxLen tokens.
-func (t *Transcriber) generateAt(ctx context.Context, win wire.Window, prompt, suppress []int, opt Options, temp float32, maxLen int) (decoded, error) {
+// request, capping the whole sequence at maxLen tokens. The last forced
+// tokens of prompt are forced text (Options.Held): they score 0, so the
+// mean log-probability is of the tokens after them.
+func (t *Transcriber) generateAt(ctx context.Context, win wire.Window, prompt, suppress []int, opt Options, temp float32, maxLen, forced int) (decoded, error) {
 	req := wire.GenerateRequest{
 		Prompt:                   prompt,
 		LengthPenalty:            opt.LengthPenalty,
@@ -655,8 +780,10 @@ func (t *Transcriber) generateAt(ctx context.Context, win wire.Window, prompt, s
 	}
 	tokens := res.SequencesIDs[0]
 	n := float64(len(tokens))
-	avg := float64(res.Scores[0]) * math.Pow(n, float64(opt.LengthPenalty)) / (n + 1)
-	return decoded{res: res, tokens: tokens, avgLogProb: avg, temperature: temp,
+	// The score is the sum of the log-probabilities over n^penalty; the
+	// forced tokens (in n: the result keeps them) add nothing to the sum.
+	avg := float64(res.Scores[0]) * math.Pow(n, float64(opt.LengthPenalty)) / (max(n-float64(forced), 0) + 1)
+	return decoded{res: res, tokens: tokens, avgLogProb: avg, temperature: temp, forced: forced,
 		compression: compressionRatio(strings.TrimSpace(t.tok.decodeReplacing(tokens)))}, nil
 }
 
