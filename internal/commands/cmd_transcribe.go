@@ -39,6 +39,8 @@ type transcribeOptions struct {
 	// here only, to measure what each costs (scripts/bench_defaults.py).
 	speechDetector, temperatureFallback bool
 	noSpeechThreshold                   float64
+	// asHeld decodes each file as a hold over it would be (dictation.Replay).
+	asHeld bool
 }
 
 // How much audio transcribe takes from one file. Every file is decoded
@@ -77,6 +79,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	fs.BoolVar(&o.speechDetector, "speech-detector", dec.DetectSpeech, "false: decode each file as it is, with no speech gate and no cut after the speech, as faster-whisper (for measuring)")
 	fs.BoolVar(&o.temperatureFallback, "temperature-fallback", len(dec.Temperatures) > 1, "false: decode at temperature 0 only, never again hotter (for measuring)")
 	fs.Float64Var(&o.noSpeechThreshold, "no-speech-threshold", dec.NoSpeechThreshold, "skip a window whose no-speech probability is above this unless its log-probability is good; 0 turns the rule off (for measuring)")
+	fs.BoolVar(&o.asHeld, "as-held", false, "decode each file as a dictation held over it: at each pause, then at its end after what the last two agree on (decoding.early_prefix; for measuring)")
 	o.words.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE [FILE ...] [flags]   (WAV, FLAC, MP3, Ogg Vorbis; other formats with ffmpeg)")
@@ -153,11 +156,15 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	var speech dictation.SpeechGate // the gate and the cut, as the tray's (dictation.Build)
-	if d := env.speechDetector(); d != nil {
-		defer d.Close()
-		speech = d
+	det := env.speechDetector()
+	if det != nil {
+		defer det.Close()
+		speech = det
 	}
 	cleaner := dictation.NewCleaner(set.Config, log)
+	if o.asHeld && (det == nil || o.remote != "") {
+		return usageError{"--as-held decodes on this machine with the speech detector: drop --remote, and see doctor if the detector is missing"}
+	}
 	if o.remote != "" {
 		return transcribeRemote(ctx, o, speech, cleaner, set, meta, clips, stdout, stderr)
 	}
@@ -189,8 +196,15 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		m.UseSpeechDetector(speech) // the local engine gates itself
 	}
 	p := dictation.Build(m, true, speech, cleaner)
+	run := p.Run
+	if o.asHeld {
+		run = func(ctx context.Context, samples []float32, set dictation.Settings) (dictation.Transcript, error) {
+			tr, _, err := dictation.Replay(ctx, p, det.NewStream(), samples, set)
+			return tr, err
+		}
+	}
 	// One engine process for all files, in order: the later ones are warm.
-	return writeTranscripts(ctx, p, set, o, clips, stdout, notice, func(file string, tr dictation.Transcript) any {
+	return writeTranscripts(ctx, run, set, o, clips, stdout, notice, func(file string, tr dictation.Transcript) any {
 		return struct {
 			File string `json:"file"`
 			*whisper.Result
@@ -252,10 +266,10 @@ func info(set dictation.Settings, meta runMeta, tr dictation.Transcript) dictati
 // writeTranscripts runs the pipeline on the clips in order and prints each
 // text, or with --json one JSON line per file: the object record makes. A
 // cleanup that was not used is said on stderr too (notice), with why.
-func writeTranscripts(ctx context.Context, p dictation.Pipeline, set dictation.Settings, o transcribeOptions,
+func writeTranscripts(ctx context.Context, run func(context.Context, []float32, dictation.Settings) (dictation.Transcript, error), set dictation.Settings, o transcribeOptions,
 	clips [][]float32, stdout io.Writer, notice func(string), record func(file string, tr dictation.Transcript) any) error {
 	for i, samples := range clips {
-		tr, err := p.Run(ctx, samples, set)
+		tr, err := run(ctx, samples, set)
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.files[i], err)
 		}

@@ -35,7 +35,7 @@ func transcribeRemote(ctx context.Context, o transcribeOptions, speech dictation
 	p := dictation.Build(c, false, speech, cleaner) // no upload for a file without speech
 	notice := func(msg string) { _, _ = io.WriteString(stderr, "whisperkey: "+msg+"\n") }
 	// JSON Lines, as for the local engine.
-	return writeTranscripts(ctx, p, set, o, clips, stdout, notice, func(file string, tr dictation.Transcript) any {
+	return writeTranscripts(ctx, p.Run, set, o, clips, stdout, notice, func(file string, tr dictation.Transcript) any {
 		return struct {
 			File string `json:"file"`
 			*whisper.Result

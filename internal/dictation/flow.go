@@ -205,7 +205,10 @@ func (f *Flow) Follow(ctx context.Context, req app.Request) app.Speculation {
 	live := s.cfg.Feedback.LiveText && f.live != nil
 	sp := &speculation{f: f, r: r, log: s.log}
 	run := func(ctx context.Context, samples []float32) (app.Transcript, error) {
-		tr, err := f.run(ctx, r, samples, nil)
+		// Each early transcription, too, forces what the two before it
+		// agree on: the one a release waits for then decodes only the
+		// words since the pause before.
+		tr, err := f.run(ctx, sp.withHeld(r), samples, nil)
 		if err == nil && tr.Result != nil {
 			sp.passes.add(tr.Result.Last)
 		}
@@ -282,12 +285,10 @@ func (s *speculation) Finish(ctx context.Context, samples []float32) (app.Transc
 		return tr, nil
 	}
 	r := s.r
-	if held := s.passes.get(); o.Grown && len(held) == 2 && r.Config.Decode.EarlyPrefix {
+	if o.Grown {
 		// More words came after the hold's last pauses: the release forces
 		// what its last two transcriptions agree on and decodes the rest.
-		c := *r
-		c.Decode.Held = held
-		r = &c
+		r = s.withHeld(r)
 	}
 	full, ferr := s.f.run(ctx, r, samples, o.Trim)
 	if ferr == nil && full.Result != nil && len(r.Decode.Held) > 0 {
@@ -299,3 +300,15 @@ func (s *speculation) Finish(ctx context.Context, samples []float32) (app.Transc
 }
 
 func (s *speculation) Drop() { s.h.Drop() }
+
+// withHeld is r forcing the hold's last two passes, when it has two and
+// decoding.early_prefix is on; r itself otherwise.
+func (s *speculation) withHeld(r *Request) *Request {
+	held := s.passes.get()
+	if len(held) < 2 || !r.Config.Decode.EarlyPrefix {
+		return r
+	}
+	c := *r
+	c.Decode.Held = held
+	return &c
+}

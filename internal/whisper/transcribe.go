@@ -409,7 +409,11 @@ func (t *Transcriber) forcedFor(opt Options, seek int, previous []int) []int {
 	if strings.TrimSpace(opt.Prefix) != "" {
 		return nil
 	}
-	return t.agreed(opt.Held, seek, previous)
+	forced := t.agreed(opt.Held, seek, previous)
+	if len(opt.Held) > 0 {
+		t.log.Debug("hold's passes", "passes", len(opt.Held), "seek", seek, "forced_tokens", len(forced))
+	}
+	return forced
 }
 
 // decodeTail decodes a recording's last window, size frames from seek
