@@ -62,6 +62,9 @@ type Transcript struct {
 	// Reused counts the 30-s windows of a long recording that an early
 	// transcription decoded during the hold and this one did not decode again.
 	Reused int
+	// Forced counts the tokens forced from the hold's earlier
+	// transcriptions (decoding.early_prefix), not generated again.
+	Forced int
 	// Language is the language code the text was transcribed in ("en").
 	Language string
 }
@@ -237,11 +240,12 @@ type Timings struct {
 	// ReleaseToPaste is from the key release to the paste keystroke: when
 	// the text appears (the clipboard is restored after that).
 	ReleaseToPaste time.Duration
-	// Early: the text was ready at the release (Transcript.Early); Wasted
-	// and Reused are Transcript's.
+	// Early: the text was ready at the release (Transcript.Early); Wasted,
+	// Reused and Forced are Transcript's.
 	Early  bool
 	Wasted time.Duration
 	Reused int
+	Forced int
 }
 
 // Config are the app's own settings.
@@ -583,7 +587,7 @@ func (a *App) finish(ctx context.Context, j job) {
 		a.emit(Event{State: Error, Err: err, Message: "Transcription failed: " + err.Error()})
 		return
 	}
-	t.Features, t.Engine, t.Cleanup, t.Early, t.Wasted, t.Reused = tr.Features, tr.Engine, tr.Cleaning, tr.Early, tr.Wasted, tr.Reused
+	t.Features, t.Engine, t.Cleanup, t.Early, t.Wasted, t.Reused, t.Forced = tr.Features, tr.Engine, tr.Cleaning, tr.Early, tr.Wasted, tr.Reused, tr.Forced
 	done := Event{Profile: j.req.Profile(), Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice, Language: tr.Language}
 	if tr.Text == "" {
 		a.mu.Lock()

@@ -186,7 +186,7 @@ func (d *desk) onAppEvent(e app.Event) {
 			"release_to_paste_ms", tm.ReleaseToPaste.Milliseconds(), "capture_stop_ms", tm.CaptureStop.Milliseconds(),
 			"features_ms", tm.Features.Milliseconds(), "engine_ms", tm.Engine.Milliseconds(), "paste_ms", tm.Paste.Milliseconds(),
 			"profile", e.Profile, "cleanup", e.Cleanup, "cleanup_ms", tm.Cleanup.Milliseconds(),
-			"early", tm.Early, "wasted_ms", tm.Wasted.Milliseconds(), "reused_windows", tm.Reused,
+			"early", tm.Early, "wasted_ms", tm.Wasted.Milliseconds(), "reused_windows", tm.Reused, "forced_tokens", tm.Forced,
 			"goroutines", runtime.NumGoroutine()) // a leak shows over a long day (make soak)
 		d.fb.RememberDictation(e)
 		d.refreshMenu()

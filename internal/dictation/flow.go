@@ -166,7 +166,7 @@ func forApp(tr Transcript, err error) (app.Transcript, error) {
 		return app.Transcript{}, err
 	}
 	return app.Transcript{Text: tr.Text, Raw: tr.Raw, Features: tr.Result.Timings.Features, Engine: tr.Result.Timings.Engine,
-		Cleanup: tr.Cleanup, Notice: tr.Notice, Cleaning: tr.Cleaning, Reused: tr.Result.Reused, Language: tr.Result.Language}, nil
+		Cleanup: tr.Cleanup, Notice: tr.Notice, Cleaning: tr.Cleaning, Reused: tr.Result.Reused, Forced: tr.Result.Forced, Language: tr.Result.Language}, nil
 }
 
 // forProfile is the settings of the profile called name; the config's own
@@ -290,11 +290,7 @@ func (s *speculation) Finish(ctx context.Context, samples []float32) (app.Transc
 		// what its last two transcriptions agree on and decodes the rest.
 		r = s.withHeld(r)
 	}
-	full, ferr := s.f.run(ctx, r, samples, o.Trim)
-	if ferr == nil && full.Result != nil && len(r.Decode.Held) > 0 {
-		s.log.Info("release decoded after the hold's agreed tokens", "forced_tokens", full.Result.Forced)
-	}
-	tr, err := forApp(full, ferr)
+	tr, err := s.f.transcribe(ctx, r, samples, o.Trim)
 	tr.Wasted = o.Wasted
 	return tr, err
 }

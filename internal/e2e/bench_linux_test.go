@@ -243,6 +243,9 @@ type dictatedRecord struct {
 	Wasted float64 `json:"wasted_ms"`
 	// Reused counts the 30-s windows decoded during the hold and not again.
 	Reused int `json:"reused_windows"`
+	// Forced counts the tokens of the text pasted that were forced from
+	// the hold's earlier transcriptions (decoding.early_prefix).
+	Forced int `json:"forced_tokens"`
 }
 
 // records reads the JSON log (WHISPERKEY_LOG_FORMAT=json) and returns the
