@@ -31,6 +31,7 @@ LONG = {
 def main():
     ap = speech_args()
     ap.add_argument("--only-long", action="store_true", help="the joined recordings only")
+    ap.add_argument("--only-clips", action="store_true", help="the clips as they are only")
     a = ap.parse_args()
     a.runs = 0
     import jiwer
@@ -42,7 +43,7 @@ def main():
     gap = os.path.join(tmp, "gap.wav")
     noise(gap, 0.3)
     sources = {} if a.only_long else {n: (os.path.join(a.speech, n + ".wav"), r) for n, r in refs.items()}
-    for name, parts in LONG.items():
+    for name, parts in ({} if a.only_clips else LONG).items():
         out = os.path.join(tmp, name + ".wav")
         files = []
         for p in parts:
@@ -84,7 +85,8 @@ def main():
         row = []
         for res in runs.values():
             m = jiwer.process_words([norm(c[3]) for c in sel], [norm(res[c[2]]["text"]) or "-" for c in sel])
-            row.append(f"{100 * m.wer:.1f} %")
+            errors = m.substitutions + m.deletions + m.insertions
+            row.append(f"{100 * m.wer:.1f} % ({errors} / {m.hits + m.substitutions + m.deletions})")
         forced = sum(runs[held][c[2]].get("forced_tokens", 0) for c in sel)
         print(f"| {label} | " + " | ".join(row) + f" | {forced} |")
     differ = [c for c in clips if norm(runs[whole][c[2]]["text"]) != norm(runs[held][c[2]]["text"])]
