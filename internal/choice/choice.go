@@ -29,6 +29,34 @@ func Devices() []Device { return []Device{DeviceAuto, DeviceCPU, DeviceCUDA, Dev
 // Valid reports whether d is one of Devices.
 func (d Device) Valid() bool { return slices.Contains(Devices(), d) }
 
+// ComputeType is the number format CTranslate2 runs a model in (the config
+// key compute_type, the --compute-type flags, the tray's Compute type menu,
+// the types a device reports): CTranslate2's own names, so the value goes to
+// the library as it is.
+type ComputeType string
+
+// Compute types the user may ask for.
+const (
+	ComputeAuto    ComputeType = "auto"    // the fastest the device supports (CTranslate2 picks)
+	ComputeDefault ComputeType = "default" // the format the model was saved in
+	Int8           ComputeType = "int8"
+	Int8Float32    ComputeType = "int8_float32"
+	Int8Float16    ComputeType = "int8_float16"
+	Int8BFloat16   ComputeType = "int8_bfloat16"
+	Int16          ComputeType = "int16"
+	Float16        ComputeType = "float16"
+	BFloat16       ComputeType = "bfloat16"
+	Float32        ComputeType = "float32"
+)
+
+// ComputeTypes lists the compute types in the order help texts name them.
+func ComputeTypes() []ComputeType {
+	return []ComputeType{ComputeAuto, ComputeDefault, Int8, Int8Float32, Int8Float16, Int8BFloat16, Int16, Float16, BFloat16, Float32}
+}
+
+// Valid reports whether t is one of ComputeTypes.
+func (t ComputeType) Valid() bool { return slices.Contains(ComputeTypes(), t) }
+
 // PasteMode is how a dictation reaches the focused window (the config key paste).
 type PasteMode string
 

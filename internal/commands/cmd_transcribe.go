@@ -14,6 +14,7 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -62,7 +63,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	fs.StringVar(&o.model, "model", "", "model directory or name (default: the config's model, as the tray app uses it)")
 	fs.StringVar(&o.language, "language", def.Decode.Language, "language code such as en, or auto (default: the config's language)")
 	fs.StringVar(&o.device, "device", string(def.Engine.Device), "auto, cpu, cuda or rocm (default: the config's device)")
-	fs.StringVar(&o.computeType, "compute-type", def.Engine.ComputeType, "CTranslate2 compute type (default: the config's compute_type)")
+	fs.StringVar(&o.computeType, "compute-type", string(def.Engine.ComputeType), "CTranslate2 compute type (default: the config's compute_type)")
 	fs.IntVar(&o.beamSize, "beam-size", def.Decode.BeamSize, "beam size (1 = greedy) (default: the config's beam_size)")
 	fs.IntVar(&o.threads, "threads", def.Engine.CPUThreads, threadsUsage+" (default: the config's cpu_threads)")
 	fs.BoolVar(&o.json, "json", false, "print JSON with segments, language and timings")
@@ -100,7 +101,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	if o.fullWindow && o.shortWindow {
 		return o, usageError{"--full-window and --short-window contradict each other; pick one"}
 	}
-	if err := validateEngineFlags(o.beamSize, o.threads, o.device); err != nil {
+	if err := validateEngineFlags(o.beamSize, o.threads, o.device, o.computeType); err != nil {
 		return o, err
 	}
 	if o.noSpeechThreshold < 0 || o.noSpeechThreshold > 1 {
@@ -195,12 +196,12 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 			File string `json:"file"`
 			*whisper.Result
 			dictationInfo
-			Model       string  `json:"model"`
-			Device      string  `json:"device"`
-			ComputeType string  `json:"compute_type"`
-			GPUMessage  string  `json:"gpu_message"`
-			LoadSeconds float64 `json:"load_seconds"`
-			RTF         float64 `json:"real_time_factor"`
+			Model       string             `json:"model"`
+			Device      string             `json:"device"`
+			ComputeType choice.ComputeType `json:"compute_type"`
+			GPUMessage  string             `json:"gpu_message"`
+			LoadSeconds float64            `json:"load_seconds"`
+			RTF         float64            `json:"real_time_factor"`
 			// DeviceUnmet says why an explicitly requested GPU device is not used.
 			DeviceUnmet string `json:"device_unmet,omitempty"`
 		}{file, tr.Result, info(set, meta, tr), modelDir, m.Spec.Device, m.ComputeType(), m.Message, load.Seconds(),
@@ -210,12 +211,12 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 
 // validateEngineFlags checks the engine flags every command shares, so serve
 // and transcribe accept the same values.
-func validateEngineFlags(beamSize, threads int, device string) error {
+func validateEngineFlags(beamSize, threads int, device, computeType string) error {
 	for _, c := range []struct {
 		flag string
 		err  error
 	}{{"--beam-size", config.ValidateBeamSize(beamSize)}, {"--threads", config.ValidateCPUThreads(threads)},
-		{"--device", config.ValidateDevice(device)}} {
+		{"--device", config.ValidateDevice(device)}, {"--compute-type", config.ValidateComputeType(computeType)}} {
 		if c.err != nil {
 			return usageError{c.flag + ": " + c.err.Error()}
 		}

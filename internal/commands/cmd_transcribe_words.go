@@ -117,7 +117,7 @@ func (o *transcribeOptions) applyFlags(cfg *config.Config) error {
 		cfg.Engine.Device = choice.Device(o.device)
 	}
 	if set["compute-type"] {
-		cfg.Engine.ComputeType = o.computeType
+		cfg.Engine.ComputeType = choice.ComputeType(o.computeType)
 	}
 	if set["threads"] {
 		cfg.Engine.CPUThreads = o.threads

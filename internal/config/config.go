@@ -60,8 +60,8 @@ type Engine struct {
 	Model       string // choice.ModelAuto, a model name, a Hugging Face repo id or a model folder
 	Device      choice.Device
 	DeviceIndex int
-	ComputeType string // CTranslate2 compute type, "auto" by default
-	CPUThreads  int    // 0 lets CTranslate2 choose
+	ComputeType choice.ComputeType // CTranslate2 compute type, "auto" by default
+	CPUThreads  int                // 0 lets CTranslate2 choose
 }
 
 // Decode holds the decoding settings, applied per transcription.
@@ -161,7 +161,7 @@ const (
 // Defaults returns the built-in settings; config.example.yaml spells out the same values.
 func Defaults() Config {
 	return Config{
-		Engine: Engine{Model: choice.ModelAuto, Device: choice.DeviceAuto, ComputeType: "auto"},
+		Engine: Engine{Model: choice.ModelAuto, Device: choice.DeviceAuto, ComputeType: choice.ComputeAuto},
 		Decode: Decode{Language: "auto", BeamSize: choice.DefaultBeamSize, ShortWindow: ShortWindowAuto, Early: true},
 		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: choice.Hold,
 			PasteAgain: HotkeyOff, Undo: HotkeyOff, Edit: HotkeyOff},
@@ -237,8 +237,7 @@ func fields() []field {
 			hint:    "one of those"},
 		enumField(KeyDevice, func(c *Config) *choice.Device { return &c.Engine.Device }, choice.Devices()...),
 		intField(KeyDeviceIndex, func(c *Config) any { return &c.Engine.DeviceIndex }, 0, 63),
-		enumField(KeyComputeType, func(c *Config) *string { return &c.Engine.ComputeType },
-			"auto", "default", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16", "float16", "bfloat16", "float32"),
+		enumField(KeyComputeType, func(c *Config) *choice.ComputeType { return &c.Engine.ComputeType }, choice.ComputeTypes()...),
 		intField(KeyCPUThreads, func(c *Config) any { return &c.Engine.CPUThreads }, 0, MaxCPUThreads),
 		{key: KeyLanguage, ptr: func(c *Config) any { return &c.Decode.Language }, check: checkLanguage,
 			allowed: "auto or a Whisper language code such as en, de, fr, es, ja, zh (all codes: " + languageDocAnchor + ")",

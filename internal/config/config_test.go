@@ -358,6 +358,9 @@ func TestSharedLimits(t *testing.T) {
 		{"rocm", ValidateDevice("rocm"), ""},
 		{"gpu is not a device", ValidateDevice("gpu"), `device "gpu" is not one of auto, cpu, cuda, rocm`},
 		{"empty device", ValidateDevice(""), `device "" is not one of auto, cpu, cuda, rocm`},
+		{"int8", ValidateComputeType("int8"), ""},
+		{"fp16 is not a compute type", ValidateComputeType("fp16"),
+			`compute type "fp16" is not one of auto, default, int8, int8_float32, int8_float16, int8_bfloat16, int16, float16, bfloat16, float32`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,7 +60,7 @@ func TestBuildMenu(t *testing.T) {
 		{
 			name: "running on base with a GPU found",
 			st: menuState{cfg: cfg, models: registry("base", "tiny.en"), model: "base",
-				gpus: []gpu.GPU{rtx}, computeTypes: []string{"int8", "float32"}, languages: []string{"en", "de"},
+				gpus: []gpu.GPU{rtx}, computeTypes: []choice.ComputeType{choice.Int8, choice.Float32}, languages: []string{"en", "de"},
 				inputs: []audio.Device{{Name: "Built-in"}}},
 			want: map[tray.ActionKind]string{
 				tray.SelectModel: "auto=Auto: the model for this computer | tiny=tiny (78.0 MB, download) | tiny.en=tiny.en | base=base* | " +
@@ -75,7 +75,7 @@ func TestBuildMenu(t *testing.T) {
 		},
 		{
 			name: "choices from the config are checked",
-			st: menuState{cfg: onCPU, models: registry("base"), model: "base", computeTypes: []string{"int8"},
+			st: menuState{cfg: onCPU, models: registry("base"), model: "base", computeTypes: []choice.ComputeType{choice.Int8},
 				languages: []string{"en", "de"}, inputs: []audio.Device{{Name: "Built-in"}, {Name: "USB mic"}}},
 			want: map[tray.ActionKind]string{
 				tray.SelectDevice:      "auto=Auto | cpu=CPU*",

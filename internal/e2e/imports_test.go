@@ -38,7 +38,7 @@ var allowedImports = map[string][]string{
 	"cublas/cublastest":        {"cublas"},
 	"desktop":                  {"app", "audio", "choice", "config", "control", "dictation", "engine", "feedback", "gpu", "hotkey", "indicator", "loader", "media", "models", "notify", "output", "paste", "power", "service", "tray", "vad"},
 	"dictation":                {"app", "cleanup", "config", "textproc", "whisper"},
-	"engine":                   {"paths", "wire"},
+	"engine":                   {"choice", "paths", "wire"},
 	"envvars":                  nil,
 	"gpu":                      {"choice"},
 	"history":                  {"paths"},
