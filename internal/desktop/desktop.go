@@ -20,7 +20,6 @@ import (
 	"github.com/whisperkey/whisperkey/internal/media"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/output"
-	"github.com/whisperkey/whisperkey/internal/paste"
 	"github.com/whisperkey/whisperkey/internal/power"
 	"github.com/whisperkey/whisperkey/internal/service"
 	"github.com/whisperkey/whisperkey/internal/tray"
@@ -233,9 +232,9 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.ld.Load(cfg, false) // on failure the loader keeps the news for the tray; the app runs on
 
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: feedback.KeepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
-		Transcriber: d.dictation, Paster: paste.Paster{P: d.paster, Config: d.dictation.Config}, Sounds: d.fb,
+		Transcriber: d.dictation, Paster: output.ProfilePaster{P: d.paster, Config: d.dictation.Config}, Sounds: d.fb,
 		Chooser: d.profiles, Speculator: speculator, Editor: d.paster, Commands: dictation.Commands(d.store.Current),
-		Rewriter: paste.Rewriter{P: d.paster, Cfg: d.store.Current, Log: d.log}}, log)
+		Rewriter: output.Rewriter{P: d.paster, Cfg: d.store.Current, Log: d.log}}, log)
 	d.media = media.New(cfg.Audio.Media, d.log)
 	sup.Add("media control", service.Func(d.media.Run)) // after the app stops, puts back what it paused
 	input := make(chan app.Input)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"github.com/whisperkey/whisperkey/internal/dictation"
-	"github.com/whisperkey/whisperkey/internal/paste"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -70,7 +69,7 @@ func TestPasteOptionsFollowTheProfile(t *testing.T) {
 		{"quiet", true, output.Options{Mode: choice.Paste, PressEnter: true}},
 	}
 	for _, tt := range tests {
-		if got := paste.Options(cfg, tt.profile, tt.enter); got != tt.want {
+		if got := output.ProfileOptions(cfg, tt.profile, tt.enter); got != tt.want {
 			t.Errorf("pasteOptions(%q, %v) = %+v, want %+v", tt.profile, tt.enter, got, tt.want)
 		}
 	}
