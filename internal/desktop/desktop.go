@@ -224,10 +224,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		d.dictation.Capture(d.recorder.Captured, latest(live))
 		speculator = d.dictation
 	}
-	d.profiles = dictation.NewChooser(func() (config.Window, error) {
-		w, err := d.paster.Focused()
-		return config.Window{Class: w.Class, Instance: w.Instance, Title: w.Title, Exe: w.Exe}, err
-	}, d.dictation, d.log)
+	d.profiles = dictation.NewChooser(d.paster.Focused, d.dictation, d.log)
 	d.dictation.Configure(cfg, d.opt.Remote, d.fb.RemoteNotice, d.log)
 	d.ld.Load(cfg, false) // on failure the loader keeps the news for the tray; the app runs on
 
