@@ -14,7 +14,6 @@ import (
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/backend"
-	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -196,15 +195,15 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 			File string `json:"file"`
 			*whisper.Result
 			dictationInfo
-			Model       string             `json:"model"`
-			Device      string             `json:"device"`
-			ComputeType choice.ComputeType `json:"compute_type"`
-			GPUMessage  string             `json:"gpu_message"`
-			LoadSeconds float64            `json:"load_seconds"`
-			RTF         float64            `json:"real_time_factor"`
+			Model       string  `json:"model"`
+			Device      string  `json:"device"`
+			ComputeType string  `json:"compute_type"`
+			GPUMessage  string  `json:"gpu_message"`
+			LoadSeconds float64 `json:"load_seconds"`
+			RTF         float64 `json:"real_time_factor"`
 			// DeviceUnmet says why an explicitly requested GPU device is not used.
 			DeviceUnmet string `json:"device_unmet,omitempty"`
-		}{file, tr.Result, info(set, meta, tr), modelDir, m.Spec.Device, m.ComputeType(), m.Message, load.Seconds(),
+		}{file, tr.Result, info(set, meta, tr), modelDir, m.Spec.Device, string(m.ComputeType()), m.Message, load.Seconds(),
 			tr.Result.Timings.Total.Seconds() / max(tr.Result.Duration, 1e-9), unmet}
 	})
 }
