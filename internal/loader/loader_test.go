@@ -27,8 +27,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
-		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"))
+	goleak.VerifyTestMain(m, testenv.IdleHTTPConnections()...)
 }
 
 // testLoader is a loader with an unstarted tray (it keeps state, shows
