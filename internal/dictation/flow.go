@@ -37,7 +37,7 @@ type Flow struct {
 	read func(from int) []float32
 	live func(text string)
 	cur  atomic.Pointer[flowSettings]
-	// gen counts config changes and model loads: a transcription made
+	// gen counts config changes and local model loads: a transcription made
 	// during a hold is the release's only if gen did not move meanwhile.
 	gen atomic.Uint64
 }
@@ -86,11 +86,17 @@ func (f *Flow) Configure(cfg config.Config, remote Remote, tell func(string), lo
 		}
 	}
 	f.cur.Store(s)
-	f.Changed()
+	f.gen.Add(1)
 }
 
-// Changed notes a config change or a model load.
-func (f *Flow) Changed() { f.gen.Add(1) }
+// ModelChanged notes a load of the local model. Dictations on a remote
+// engine do not use it, so their holds' early transcriptions still stand:
+// the app starts on a remote engine while the local one loads beside it.
+func (f *Flow) ModelChanged() {
+	if f.cur.Load().engine == f.local {
+		f.gen.Add(1)
+	}
+}
 
 // Config is the config the dictations use now.
 func (f *Flow) Config() config.Config { return f.cur.Load().cfg }

@@ -47,7 +47,7 @@ type Tray interface {
 // Dictation is what the loader tells of a model change, and reads the
 // settings in use from (dictation.Flow).
 type Dictation interface {
-	Changed()
+	ModelChanged()
 	Config() config.Config
 }
 
@@ -212,7 +212,7 @@ func (l *Loader) ApplyEarly() {
 
 func (l *Loader) changed() {
 	if l.dict != nil {
-		l.dict.Changed()
+		l.dict.ModelChanged()
 	}
 }
 
