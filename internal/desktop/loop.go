@@ -206,7 +206,7 @@ func (d *desk) onAppEvent(e app.Event) {
 		d.showReady("")
 		return
 	}
-	d.status(appState(e.State), e.Message)
+	d.status(feedback.TrayState(e.State), e.Message)
 }
 
 func (d *desk) onAction(ctx context.Context, a tray.Action) {
@@ -280,17 +280,4 @@ func (d *desk) current() config.Config {
 		return config.Defaults()
 	}
 	return d.store.Current()
-}
-
-// appState maps a dictation state to the tray's.
-func appState(s app.State) tray.State {
-	switch s {
-	case app.Recording:
-		return tray.StateRecording
-	case app.Transcribing, app.Output:
-		return tray.StateTranscribing
-	case app.Error:
-		return tray.StateError
-	}
-	return tray.StateIdle
 }

@@ -512,3 +512,16 @@ func MicOpenNote(r *audio.Recorder) string {
 	}
 	return ""
 }
+
+// TrayState is the tray's state for a dictation state.
+func TrayState(s app.State) tray.State {
+	switch s {
+	case app.Recording:
+		return tray.StateRecording
+	case app.Transcribing, app.Output:
+		return tray.StateTranscribing
+	case app.Error:
+		return tray.StateError
+	}
+	return tray.StateIdle
+}
