@@ -236,7 +236,7 @@ func TestUnknownKeysWarn(t *testing.T) {
 		{"swapped letters in a group", "hotkeys:\n  recrod: f9", `{file}:2: unknown key "hotkeys.recrod" is ignored; did you mean "hotkeys.record"?`},
 		{"right name, wrong place", "record: ctrl+win", `{file}:1: unknown key "record" is ignored; did you mean "hotkeys.record"?`},
 		{"group name typo", "hotkey:\n  record: f9", `{file}:1: unknown key "hotkey" is ignored; did you mean "hotkeys"?`},
-		{"made-up group with a known key", "engine:\n  model: small", `{file}:1: unknown key "engine" is ignored; did you mean "model"?`},
+		{"made-up group with a known key", "whisper:\n  model: small", `{file}:1: unknown key "whisper" is ignored; did you mean "model"?`},
 		{"nothing close", "colour: blue", `{file}:1: unknown key "colour" is ignored; docs/configuration.md lists the keys`},
 	}
 	for _, tt := range tests {

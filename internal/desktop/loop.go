@@ -176,6 +176,7 @@ func appInput(e hotkey.Event) app.Input {
 
 func (d *desk) onAppEvent(e app.Event) {
 	d.media.Recording(e.State == app.Recording)
+	d.ld.Use(e.State == app.Recording || e.State == app.Transcribing || e.State == app.Output, d.current())
 	if e.Action != app.Dictate && (e.State == app.Idle || e.State == app.Error) {
 		d.onCommandEvent(e)
 		return

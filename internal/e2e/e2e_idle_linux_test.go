@@ -1,0 +1,58 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/whisperkey/whisperkey/internal/whisper"
+)
+
+// Issue #53 item 6: with engine.unload_after the engine workers exit after
+// that long without a dictation, so the model's memory (a GPU's too) goes
+// with the processes; the tray says the model is unloaded, and the next
+// dictation loads it while the user speaks and comes out right.
+func TestUnloadAfterGivesTheMemoryBack(t *testing.T) {
+	desktopSession(t)
+	a := startApp(t, "engine:\n  unload_after: 3s\n")
+	before := a.engineWorkers(t)
+	if len(before) == 0 {
+		t.Fatal("no engine worker at ready")
+	}
+	a.waitStatus(t, "unloaded", 2*time.Minute)
+	for deadline := time.Now().Add(30 * time.Second); len(a.engineWorkers(t)) > 0 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if w := a.engineWorkers(t); len(w) > 0 {
+		t.Fatalf("engine workers %v still run after the unload, want none", w)
+	}
+	for _, pid := range before {
+		if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err == nil {
+			t.Errorf("engine worker %d is still in the process list after the unload", pid)
+		}
+	}
+	stopped := 0
+	for _, r := range logRecords(t, a.log) {
+		if r["msg"] == "engine worker stopped" {
+			stopped++
+			if r["exit"] != "exit status 0" {
+				t.Errorf("engine worker %v ended with %v at the unload, want a clean exit (exit status 0)", r["pid"], r["exit"])
+			}
+		}
+	}
+	if stopped != len(before) {
+		t.Errorf("%d engine workers stopped at the unload, want the %d that ran", stopped, len(before))
+	}
+
+	tg := openTarget(t)
+	holdAndSay(t, micWAV(t, dictated))
+	waitRecord(t, a.log, "dictated", 0, 3*time.Minute)
+	if got := tg.waitText(t, 10*time.Second); whisper.WordErrorRate(dictated, got) > 0.15 {
+		t.Errorf("pasted %q after the unload, want %q", got, dictated)
+	}
+	if n := len(records(a.log, "loading the model again for a dictation")); n != 1 {
+		t.Errorf("the dictation after the unload asked for %d loads, want 1 (at its key-down)", n)
+	}
+}
