@@ -54,6 +54,9 @@ type Feedback struct {
 	Indicator     choice.Placement
 	Notifications bool
 	KeepOnDisk    bool // history.keep_on_disk: keep the recent dictations in a file
+	// KeepAudioDays (history.keep_audio_days) keeps each take's recording
+	// that many days, so Recent can transcribe it again; 0 keeps none.
+	KeepAudioDays int
 	// LiveText shows on the indicator the words heard so far, as the hold's
 	// early transcriptions find them, before the key is released.
 	LiveText bool
@@ -158,12 +161,15 @@ const (
 	KeyNotifications  = "notifications"
 	KeyLiveText       = "live_text"
 	KeyKeepOnDisk     = "history.keep_on_disk"
+	KeyKeepAudioDays  = "history.keep_audio_days"
 	KeyUnloadAfter    = "engine.unload_after"
 	envPrefix         = "WHISPERKEY"
 	languageDocAnchor = "docs/configuration.md#language"
 )
 
 const (
+	// MaxKeepAudioDays bounds history.keep_audio_days: a year of takes.
+	MaxKeepAudioDays = 365
 	// MaxUnloadAfter bounds engine.unload_after: past a day, keeping the
 	// model loaded (0) is what is meant.
 	MaxUnloadAfter = 24 * time.Hour
@@ -296,6 +302,8 @@ func fields() []field {
 		boolField(KeyNotifications, func(c *Config) any { return &c.Feedback.Notifications }),
 		boolField(KeyLiveText, func(c *Config) any { return &c.Feedback.LiveText }),
 		boolField(KeyKeepOnDisk, func(c *Config) any { return &c.Feedback.KeepOnDisk }),
+		described(intField(KeyKeepAudioDays, func(c *Config) any { return &c.Feedback.KeepAudioDays }, 0, MaxKeepAudioDays),
+			fmt.Sprintf("0 to keep no recordings (the default), or a number of days from 1 to %d", MaxKeepAudioDays)),
 		described(durField(KeyUnloadAfter, func(c *Config) any { return &c.UnloadAfter }, 0, MaxUnloadAfter),
 			"0 to keep the model loaded (the default), or a duration up to "+formatDuration(MaxUnloadAfter)+", such as 10m"),
 		{key: KeyProfiles, ptr: func(c *Config) any { return &c.Profiles },
