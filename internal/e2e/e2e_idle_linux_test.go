@@ -21,6 +21,12 @@ func TestUnloadAfterGivesTheMemoryBack(t *testing.T) {
 	if len(before) == 0 {
 		t.Fatal("no engine worker at ready")
 	}
+	held := 0 // what the unload gives back, for the log (docs/benchmarks.md)
+	for _, pid := range before {
+		if kib, err := rssKiB(pid); err == nil {
+			held += kib
+		}
+	}
 	a.waitStatus(t, "unloaded", 2*time.Minute)
 	for deadline := time.Now().Add(30 * time.Second); len(a.engineWorkers(t)) > 0 && time.Now().Before(deadline); {
 		time.Sleep(100 * time.Millisecond)
@@ -46,9 +52,12 @@ func TestUnloadAfterGivesTheMemoryBack(t *testing.T) {
 		t.Errorf("%d engine workers stopped at the unload, want the %d that ran", stopped, len(before))
 	}
 
+	t.Logf("the unload ended %d engine workers holding %d MiB resident", len(before), held>>10)
+
 	tg := openTarget(t)
 	holdAndSay(t, micWAV(t, dictated))
-	waitRecord(t, a.log, "dictated", 0, 3*time.Minute)
+	r := waitRecord(t, a.log, "dictated", 0, 3*time.Minute)
+	t.Logf("the dictation after the unload: release to paste %.0f ms (the load started at its key-down)", r.ReleaseToPaste)
 	if got := tg.waitText(t, 10*time.Second); whisper.WordErrorRate(dictated, got) > 0.15 {
 		t.Errorf("pasted %q after the unload, want %q", got, dictated)
 	}

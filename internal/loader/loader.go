@@ -176,10 +176,12 @@ func BackendOptions(e config.Engine, engineRoot, stateDir string) (backend.Optio
 }
 
 // job asks for the model cfg names; timed: say in the ready line how long
-// it took (a switch the user asked for).
+// it took (a switch the user asked for); wake: a dictation waits for it
+// after an unload for idleness, so it serves without a warm-up.
 type job struct {
 	cfg   config.Config
 	timed bool
+	wake  bool
 }
 
 // Loaded is a finished load, for the run loop (OnLoaded).
@@ -203,7 +205,10 @@ type Loaded struct {
 // replaced by the newer one. Until the last job ends the gate holds
 // dictations that need the local model: they are transcribed when it is
 // ready. timed: say in the ready line how long it took.
-func (l *Loader) Load(cfg config.Config, timed bool) {
+func (l *Loader) Load(cfg config.Config, timed bool) { l.request(job{cfg: cfg, timed: timed}) }
+
+// request is Load for any job.
+func (l *Loader) request(j job) {
 	select {
 	case <-l.loadReq: // replaced before it started: still one answer to wait for
 	default:
@@ -213,7 +218,7 @@ func (l *Loader) Load(cfg config.Config, timed bool) {
 	l.idle.asleep.Store(false)                               // this load brings a model back
 	l.changed()                                              // a hold's early transcription is of the old model
 	l.status(tray.StateLoading, "Loading the speech model…") // named once resolved
-	l.loadReq <- job{cfg: cfg, timed: timed}                 // only the loop sends, and the buffer is empty now
+	l.loadReq <- j                                           // only the loop sends, and the buffer is empty now
 }
 
 // ApplyEarly has Serve start or stop the model's background worker for
@@ -245,7 +250,7 @@ func (l *Loader) Use(busy bool, cfg config.Config) {
 	l.idle.lastUse.Store(time.Now().UnixNano())
 	if busy && l.idle.asleep.Load() {
 		l.log.Info("loading the model again for a dictation")
-		l.Load(cfg, false)
+		l.request(job{cfg: cfg, wake: true})
 	}
 	l.ApplyUnload()
 }
@@ -357,6 +362,7 @@ func (l *Loader) load(ctx context.Context, j job) Loaded {
 	l.status(tray.StateLoading, fmt.Sprintf("Loading %s…", ModelName(choice.Name)))
 	opt.Report = choice.Report // auto has probed the GPUs already
 	opt.Yielding = l.early()
+	opt.Cold = j.wake
 	sw, err := l.svc.Switch(ctx, choice.Dir, opt)
 	l.changed()
 	r.err, r.took = err, time.Since(start)
@@ -455,7 +461,7 @@ func (l *Loader) Waiting() bool { return l.st.waitShown && l.Pending() }
 // model was unloaded for idleness it loads it again with cfg.
 func (l *Loader) ShowWaiting(cfg config.Config) bool {
 	if l.idle.asleep.Load() { // a dictation that started before the unload
-		l.Load(cfg, false)
+		l.request(job{cfg: cfg, wake: true})
 	}
 	if !l.Pending() {
 		return false

@@ -170,8 +170,8 @@ func TestUnloadedModelLoadsAtTheNextDictation(t *testing.T) {
 			if l.Unloaded() || !l.Pending() {
 				t.Fatalf("after the %s: unloaded %v, pending %v; want a load under way", wake, l.Unloaded(), l.Pending())
 			}
-			if j := <-l.loadReq; j.cfg.UnloadAfter != time.Minute {
-				t.Errorf("load job for %+v, want the config in use", j.cfg)
+			if j := <-l.loadReq; j.cfg.UnloadAfter != time.Minute || !j.wake {
+				t.Errorf("load job %+v, want the config in use, loaded for a waiting dictation (no warm-up)", j)
 			}
 		})
 	}
