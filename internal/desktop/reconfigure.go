@@ -84,7 +84,7 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 		}})
 	d.fb.Reconfigure(ch.Old, cfg)
 	d.ld.CheckVocabulary()
-	d.ld.ApplyUnload()
+	d.ld.ApplyUnload(cfg)
 	if ch.NeedsEngineRestart {
 		d.ld.Load(cfg, true) // onLoaded says how it went
 	} else if ch.Old.Decode.Early != cfg.Decode.Early {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,5 +64,24 @@ func TestUnloadAfterGivesTheMemoryBack(t *testing.T) {
 	}
 	if n := len(records(a.log, "loading the model again for a dictation")); n != 1 {
 		t.Errorf("the dictation after the unload asked for %d loads, want 1 (at its key-down)", n)
+	}
+
+	// Turned off while the app runs (no restart): the model stays, and the
+	// background worker of early transcriptions is back beside the main one.
+	cfg, err := os.ReadFile(a.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(a.config, []byte(strings.Replace(string(cfg), "unload_after: 3s", "unload_after: 0s", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); len(a.engineWorkers(t)) < 2 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if w := a.engineWorkers(t); len(w) != 2 {
+		t.Errorf("engine workers after the reload: %v, want the main one and the background one", w)
+	}
+	if n := len(records(a.log, "model unloaded: no dictation for engine.unload_after")); n > 2 {
+		t.Errorf("the model was unloaded %d times; after unload_after: 0s it must stay", n)
 	}
 }

@@ -252,12 +252,22 @@ func (l *Loader) Use(busy bool, cfg config.Config) {
 		l.log.Info("loading the model again for a dictation")
 		l.request(job{cfg: cfg, wake: true})
 	}
-	l.ApplyUnload()
+	l.poke()
 }
 
-// ApplyUnload has Serve set its engine.unload_after timer again, after the
-// setting or the dictations changed.
-func (l *Loader) ApplyUnload() {
+// ApplyUnload applies a changed config's engine.unload_after: Serve sets its
+// timer again, and a model unloaded for idleness is loaded again when the
+// setting is now off (0 keeps the model loaded).
+func (l *Loader) ApplyUnload(cfg config.Config) {
+	if cfg.UnloadAfter == 0 && l.idle.asleep.Load() {
+		l.log.Info("engine.unload_after turned off; loading the model again")
+		l.Load(cfg, false)
+	}
+	l.poke()
+}
+
+// poke has Serve set its engine.unload_after timer again.
+func (l *Loader) poke() {
 	select {
 	case l.idle.poke <- struct{}{}:
 	default: // one is pending; it reads the newest state

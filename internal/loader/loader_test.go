@@ -177,6 +177,28 @@ func TestUnloadedModelLoadsAtTheNextDictation(t *testing.T) {
 	}
 }
 
+// Turning engine.unload_after off while the model is unloaded loads it
+// again: 0 keeps the model loaded.
+func TestUnloadAfterTurnedOffLoadsTheModel(t *testing.T) {
+	l := testLoader(t, "")
+	cfg := config.Defaults()
+	cfg.UnloadAfter = time.Minute
+	l.SetDictation(fixedDictation{cfg})
+	l.unload()
+	l.ApplyUnload(cfg) // still on: nothing to load
+	if !l.Unloaded() || l.Pending() {
+		t.Fatalf("unload_after still on: unloaded %v, pending %v; want it left unloaded", l.Unloaded(), l.Pending())
+	}
+	cfg.UnloadAfter = 0
+	l.ApplyUnload(cfg)
+	if l.Unloaded() || !l.Pending() {
+		t.Fatalf("unload_after turned off: unloaded %v, pending %v; want a load under way", l.Unloaded(), l.Pending())
+	}
+	if j := <-l.loadReq; j.wake {
+		t.Errorf("load job %+v, want a warm load: no dictation waits", j)
+	}
+}
+
 // fixedDictation is the dictation settings cfg, told of nothing.
 type fixedDictation struct{ cfg config.Config }
 
