@@ -65,6 +65,22 @@ func TestUnloadAfterGivesTheMemoryBack(t *testing.T) {
 	if n := len(records(a.log, "loading the model again for a dictation")); n != 1 {
 		t.Errorf("the dictation after the unload asked for %d loads, want 1 (at its key-down)", n)
 	}
+	// The wait is told only once the key is up: from the load at the key-down
+	// to the hotkey's stop, no "waiting" line.
+	woke := false
+	for _, r := range logRecords(t, a.log) {
+		switch {
+		case r["msg"] == "loading the model again for a dictation":
+			woke = true
+		case !woke:
+		case r["msg"] == "hotkey event" && r["kind"] == "stop":
+			woke = false // released: from here a wait is the load outlasting the hold
+		case r["msg"] == "status":
+			if text, _ := r["text"].(string); strings.Contains(text, "Waiting for the speech model") {
+				t.Errorf("the tray said %q while the key was held", text)
+			}
+		}
+	}
 
 	// Turned off while the app runs (no restart): the model stays, and the
 	// background worker of early transcriptions is back beside the main one.
