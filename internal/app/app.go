@@ -193,6 +193,10 @@ type Event struct {
 	// Action is what the event's work was: a dictation, or a command on the
 	// last one (PasteAgain, Undo), asked by a hotkey, the tray or the voice.
 	Action Action
+	// Audio is the recording, on a dictation's last event once it was
+	// transcribed and on a cancel (Config.KeepCancelled); nil otherwise. The
+	// slice is the event's to keep: the app no longer touches it.
+	Audio []float32
 }
 
 // Action is the kind of work an Event reports.
@@ -222,6 +226,9 @@ const (
 	// Refused: a command was not carried out and the target was left as it
 	// was; Message (and Err, for Undo) says why.
 	Refused
+	// Cancelled: the recording was cancelled (hotkeys.cancel) before the
+	// release; Audio holds it when Config.KeepCancelled.
+	Cancelled
 )
 
 // Timings split a dictation's latency after the key was released.
@@ -250,6 +257,10 @@ type Config struct {
 	MinDuration time.Duration
 	// Sounds plays start/stop/done cues.
 	Sounds bool
+	// KeepCancelled stops a cancelled recording instead of discarding it,
+	// so its Cancelled event carries the audio (history.keep_audio_days:
+	// Recent offers to retry it).
+	KeepCancelled bool
 }
 
 func (c Config) withDefaults() Config {
@@ -453,9 +464,18 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					continue
 				}
 				recording = false
-				a.deps.Recorder.Cancel()
+				var kept []float32
+				if a.cfg.Load().KeepCancelled {
+					kept, _ = a.deps.Recorder.Stop() // what it caught is kept even when the device failed
+				} else {
+					a.deps.Recorder.Cancel()
+				}
 				drop()
-				a.setState(a.idleOrBusy(), "Cancelled")
+				st := a.idleOrBusy()
+				a.mu.Lock()
+				a.state = st
+				a.mu.Unlock()
+				a.send(Event{State: st, Message: "Cancelled", Outcome: Cancelled, Audio: kept, Profile: req.Profile()})
 			}
 		}
 	}
@@ -584,7 +604,7 @@ func (a *App) finish(ctx context.Context, j job) {
 		return
 	}
 	t.Features, t.Engine, t.Cleanup, t.Early, t.Wasted, t.Reused = tr.Features, tr.Engine, tr.Cleaning, tr.Early, tr.Wasted, tr.Reused
-	done := Event{Profile: j.req.Profile(), Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice, Language: tr.Language}
+	done := Event{Profile: j.req.Profile(), Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice, Language: tr.Language, Audio: j.samples}
 	if tr.Text == "" {
 		a.mu.Lock()
 		a.state = Idle

@@ -310,3 +310,40 @@ func drive(t *testing.T, a *App, inputs []Input) []Event {
 	<-collected
 	return events
 }
+
+// A cancelled recording is discarded unless Config.KeepCancelled, which
+// stops it instead and hands it over on the Cancelled event; a dictation's
+// last event carries its recording either way, for Recent to keep.
+func TestCancelledRecordingKeptWhenAsked(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		t.Run(map[bool]string{false: "discarded", true: "kept"}[keep], func(t *testing.T) {
+			rec := &recorder{clips: [][]float32{clip(1, 2), clip(1, 1)}}
+			a := New(Config{KeepCancelled: keep}, Deps{Recorder: rec, Transcriber: &transcriber{}, Paster: &paster{}},
+				slog.New(slog.NewTextHandler(io.Discard, nil)))
+			events := drive(t, a, []Input{{Trigger: TriggerStart}, {Trigger: TriggerCancel},
+				{Trigger: TriggerStart}, {Trigger: TriggerStop}})
+			var cancelled, delivered *Event
+			for i, e := range events {
+				switch e.Outcome {
+				case Cancelled:
+					cancelled = &events[i]
+				case Delivered:
+					delivered = &events[i]
+				}
+			}
+			if cancelled == nil || delivered == nil {
+				t.Fatalf("events %+v, want a Cancelled one and a Delivered one", events)
+			}
+			if keep && (len(cancelled.Audio) != 16000 || cancelled.Audio[0] != 2) {
+				t.Errorf("cancelled event carries %d samples, want the cancelled recording's 16000", len(cancelled.Audio))
+			}
+			if !keep && (cancelled.Audio != nil || rec.cancelled != 1) {
+				t.Errorf("cancelled event carries %d samples and the recorder was cancelled %d times; want none and once",
+					len(cancelled.Audio), rec.cancelled)
+			}
+			if len(delivered.Audio) != 16000 || delivered.Audio[0] != 1 || delivered.Text != "one" {
+				t.Errorf("delivered %q with %d samples, want \"one\" with its 16000", delivered.Text, len(delivered.Audio))
+			}
+		})
+	}
+}

@@ -47,6 +47,10 @@ type Options struct {
 	// key is held), so that dropping such work frees the CPU at once
 	// instead of after the engine call in flight.
 	Yielding bool
+	// Cold skips the warm-up transcriptions before a switched model serves
+	// (Service.Switch): a dictation waits for it and is its first work, as
+	// when a model unloaded for idleness is loaded at a key-down.
+	Cold bool
 }
 
 // Loaded is an open model and the decision that placed it.

@@ -34,6 +34,10 @@ type Config struct {
 	Profiles     Profiles // per-app overrides, first match wins (profiles.go)
 	Cleanup      Cleanup  // optional AI rewrite of each dictation (cleanup.go)
 	Edit         Edit     // rewriting the selection by voice (voiceedit.go)
+	// UnloadAfter (engine.unload_after) ends the engine worker, and with it
+	// the model's memory, after that long without a dictation; 0 keeps the
+	// model loaded. Not in Engine: changing it needs no new worker.
+	UnloadAfter time.Duration
 }
 
 // Remote names an OpenAI-compatible server to transcribe on instead of the
@@ -50,6 +54,9 @@ type Feedback struct {
 	Indicator     choice.Placement
 	Notifications bool
 	KeepOnDisk    bool // history.keep_on_disk: keep the recent dictations in a file
+	// KeepAudioDays (history.keep_audio_days) keeps each take's recording
+	// that many days, so Recent can transcribe it again; 0 keeps none.
+	KeepAudioDays int
 	// LiveText shows on the indicator the words heard so far, as the hold's
 	// early transcriptions find them, before the key is released.
 	LiveText bool
@@ -154,8 +161,18 @@ const (
 	KeyNotifications  = "notifications"
 	KeyLiveText       = "live_text"
 	KeyKeepOnDisk     = "history.keep_on_disk"
+	KeyKeepAudioDays  = "history.keep_audio_days"
+	KeyUnloadAfter    = "engine.unload_after"
 	envPrefix         = "WHISPERKEY"
 	languageDocAnchor = "docs/configuration.md#language"
+)
+
+const (
+	// MaxKeepAudioDays bounds history.keep_audio_days: a year of takes.
+	MaxKeepAudioDays = 365
+	// MaxUnloadAfter bounds engine.unload_after: past a day, keeping the
+	// model loaded (0) is what is meant.
+	MaxUnloadAfter = 24 * time.Hour
 )
 
 // Defaults returns the built-in settings; config.example.yaml spells out the same values.
@@ -284,6 +301,10 @@ func fields() []field {
 		boolField(KeyNotifications, func(c *Config) any { return &c.Feedback.Notifications }),
 		boolField(KeyLiveText, func(c *Config) any { return &c.Feedback.LiveText }),
 		boolField(KeyKeepOnDisk, func(c *Config) any { return &c.Feedback.KeepOnDisk }),
+		described(intField(KeyKeepAudioDays, func(c *Config) any { return &c.Feedback.KeepAudioDays }, 0, MaxKeepAudioDays),
+			fmt.Sprintf("0 to keep no recordings (the default), or a number of days from 1 to %d", MaxKeepAudioDays)),
+		described(durField(KeyUnloadAfter, func(c *Config) any { return &c.UnloadAfter }, 0, MaxUnloadAfter),
+			"0 to keep the model loaded (the default), or a duration up to "+formatDuration(MaxUnloadAfter)+", such as 10m"),
 		{key: KeyProfiles, ptr: func(c *Config) any { return &c.Profiles },
 			allowed: "a list of profiles, each with a name, a match (class, exe or title) and the settings it changes (see " + profilesDocAnchor + ")",
 			hint:    "such a list"},
@@ -359,6 +380,13 @@ func intField(key string, ptr func(*Config) any, lo, hi int) field {
 			}
 			return nil
 		}}
+}
+
+// described is f with its allowed values said in other words, for a key
+// whose zero turns it off.
+func described(f field, allowed string) field {
+	f.allowed = allowed
+	return f
 }
 
 func durField(key string, ptr func(*Config) any, lo, hi time.Duration) field {

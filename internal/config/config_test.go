@@ -67,6 +67,9 @@ func TestLoadAcceptsValues(t *testing.T) {
 			c.Feedback = Feedback{Indicator: choice.Cursor, Notifications: false, KeepOnDisk: true}
 		}},
 		{"input device", "audio:\n  input_device: USB Mic", func(c *Config) { c.Audio.InputDevice = "USB Mic" }},
+		{"memory given back and takes kept", "engine:\n  unload_after: 10m\nhistory:\n  keep_audio_days: 7", func(c *Config) {
+			c.UnloadAfter, c.Feedback.KeepAudioDays = 10*time.Minute, 7
+		}},
 		{"seconds as number", "audio:\n  min_duration: 0.25\n  max_duration: 90", func(c *Config) {
 			c.Audio.MinDuration, c.Audio.MaxDuration = 250*time.Millisecond, 90*time.Second
 		}},
@@ -172,6 +175,12 @@ func TestLoadRejectsValues(t *testing.T) {
 			nil, `{file}:2: key "audio.pre_roll": "maybe" is not allowed (allowed: true, false); fix: set audio.pre_roll to true or false or remove the line to use false`},
 		{"pre roll length", "audio:\n  pre_roll_length: 6s",
 			nil, `{file}:2: key "audio.pre_roll_length": "6s" is not allowed (allowed: a duration from 0s to 5s, such as 500ms); fix: set audio.pre_roll_length to a duration in that range or remove the line to use 500ms`},
+		{"unload after", "engine:\n  unload_after: 2d",
+			nil, `{file}:2: key "engine.unload_after": "2d" is not allowed (allowed: 0 to keep the model loaded (the default), or a duration up to 24h, such as 10m); fix: set engine.unload_after to a duration in that range or remove the line to use 0s`},
+		{"unload after too long", "engine:\n  unload_after: 25h",
+			nil, `{file}:2: key "engine.unload_after": "25h" is not allowed (allowed: 0 to keep the model loaded (the default), or a duration up to 24h, such as 10m); fix: set engine.unload_after to a duration in that range or remove the line to use 0s`},
+		{"keep audio days", "history:\n  keep_audio_days: 400",
+			nil, `{file}:2: key "history.keep_audio_days": "400" is not allowed (allowed: 0 to keep no recordings (the default), or a number of days from 1 to 365); fix: set history.keep_audio_days to a number in that range or remove the line to use 0`},
 		{"sounds", "sounds: loud",
 			nil, `{file}:1: key "sounds": "loud" is not allowed (allowed: true, false); fix: set sounds to true or false or remove the line to use true`},
 		{"log level", "log_level: verbose",
@@ -236,7 +245,7 @@ func TestUnknownKeysWarn(t *testing.T) {
 		{"swapped letters in a group", "hotkeys:\n  recrod: f9", `{file}:2: unknown key "hotkeys.recrod" is ignored; did you mean "hotkeys.record"?`},
 		{"right name, wrong place", "record: ctrl+win", `{file}:1: unknown key "record" is ignored; did you mean "hotkeys.record"?`},
 		{"group name typo", "hotkey:\n  record: f9", `{file}:1: unknown key "hotkey" is ignored; did you mean "hotkeys"?`},
-		{"made-up group with a known key", "engine:\n  model: small", `{file}:1: unknown key "engine" is ignored; did you mean "model"?`},
+		{"made-up group with a known key", "whisper:\n  model: small", `{file}:1: unknown key "whisper" is ignored; did you mean "model"?`},
 		{"nothing close", "colour: blue", `{file}:1: unknown key "colour" is ignored; docs/configuration.md lists the keys`},
 	}
 	for _, tt := range tests {

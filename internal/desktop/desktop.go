@@ -253,7 +253,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.showReady("")
 	return d.serve(ctx, sources{app: d.app.Events(), actions: d.tray.Actions(), changes: changes,
 		pulled: d.ld.Pulled(), loaded: d.ld.Loaded(), waits: d.ld.Waits(), audio: d.recorder.Events(), hotkeys: d.listener.Events(),
-		resumed: resumed, live: live, shortcut: shortcut, input: input})
+		resumed: resumed, live: live, shortcut: shortcut, again: d.fb.Agains(), input: input})
 }
 
 // startIO opens the microphone, the clipboard, the hotkeys and the sound
