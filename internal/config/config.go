@@ -67,6 +67,7 @@ type Engine struct {
 // Decode holds the decoding settings, applied per transcription.
 type Decode struct {
 	Language      string // "auto" or a Whisper language code
+	Languages     List   // the user's languages: "auto" detects only these (languages.go)
 	BeamSize      int
 	Vocabulary    List   // words and phrases to spell as written (words.go)
 	Prompt        string // text that sets the style, as if said before
@@ -288,7 +289,7 @@ func fields() []field {
 		{key: KeyProfiles, ptr: func(c *Config) any { return &c.Profiles },
 			allowed: "a list of profiles, each with a name, a match (class, exe or title) and the settings it changes (see " + profilesDocAnchor + ")",
 			hint:    "such a list"},
-	}, append(append(append(wordsFields(), cleanupFields()...), commandFields()...), editFields()...)...)
+	}, append(append(append(append(wordsFields(), cleanupFields()...), commandFields()...), editFields()...), languagesFields()...)...)
 }
 
 func lookupField(key string) (field, bool) {

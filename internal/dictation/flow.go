@@ -40,6 +40,8 @@ type Flow struct {
 	// gen counts config changes and model loads: a transcription made
 	// during a hold is the release's only if gen did not move meanwhile.
 	gen atomic.Uint64
+	// recent are the last dictations' languages, the prior of short clips.
+	recent recentLanguages
 }
 
 type flowSettings struct {
@@ -115,7 +117,9 @@ func (r *Request) Profile() string { return r.Settings.Profile }
 // own settings).
 func (f *Flow) Request(profile string) *Request {
 	s := f.cur.Load()
-	return &Request{Settings: s.forProfile(profile), chosen: profile, engine: s.engine, cleaner: s.cleaner, gen: f.gen.Load()}
+	set := s.forProfile(profile)
+	set.Decode.Recent = f.recent.list()
+	return &Request{Settings: set, chosen: profile, engine: s.engine, cleaner: s.cleaner, gen: f.gen.Load()}
 }
 
 // fresh is req as this Flow's Request, resolved again when the config or
@@ -153,6 +157,9 @@ func (f *Flow) transcribe(ctx context.Context, r *Request, samples []float32, tr
 	tr, err := p.Run(ctx, samples, r.Settings)
 	if err != nil || tr.Result == nil {
 		return app.Transcript{}, err
+	}
+	if tr.Text != "" {
+		f.recent.add(tr.Result.Language)
 	}
 	return app.Transcript{Text: tr.Text, Raw: tr.Raw, Features: tr.Result.Timings.Features, Engine: tr.Result.Timings.Engine,
 		Cleanup: tr.Cleanup, Notice: tr.Notice, Cleaning: tr.Cleaning, Reused: tr.Result.Reused, Language: tr.Result.Language}, nil

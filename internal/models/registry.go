@@ -176,3 +176,17 @@ func validateCustom(m Model) error {
 	}
 	return nil
 }
+
+// CannotTranslate says why m has no use for Whisper's translate task, or ""
+// when it translates: English-only models have no task token for it, and
+// large-v3-turbo was fine-tuned without translation data, so it answers in
+// the language spoken.
+func (m Model) CannotTranslate() string {
+	switch {
+	case !m.Multilingual || m.Languages == LangEnglish:
+		return fmt.Sprintf("%s is an English-only model and cannot translate; choose a multilingual model such as base, small or medium", m.Name)
+	case strings.Contains(strings.ToLower(m.Name+" "+m.Repo), "turbo"):
+		return fmt.Sprintf("%s was trained without translation and writes the language spoken; choose small, medium or large-v3 to translate", m.Name)
+	}
+	return ""
+}
