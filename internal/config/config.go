@@ -96,6 +96,10 @@ type Hotkeys struct {
 	// Edit is held like Record, but the words are an instruction for the
 	// selected text (voiceedit.go). HotkeyOff when turned off (the default).
 	Edit string
+	// Translate is held like Record, for text translated into English;
+	// Language picks the next of auto and Decode.Languages at each press
+	// (languages.go). HotkeyOff when turned off (the default).
+	Translate, Language string
 }
 
 // Audio holds the capture settings.
@@ -165,7 +169,7 @@ func Defaults() Config {
 		Engine: Engine{Model: choice.ModelAuto, Device: choice.DeviceAuto, ComputeType: "auto"},
 		Decode: Decode{Language: "auto", BeamSize: choice.DefaultBeamSize, ShortWindow: ShortWindowAuto, Early: true},
 		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: choice.Hold,
-			PasteAgain: HotkeyOff, Undo: HotkeyOff, Edit: HotkeyOff},
+			PasteAgain: HotkeyOff, Undo: HotkeyOff, Edit: HotkeyOff, Translate: HotkeyOff, Language: HotkeyOff},
 		Paste: choice.Paste,
 		Audio: Audio{
 			MinDuration:   300 * time.Millisecond,
@@ -204,6 +208,9 @@ type Options struct {
 	// vocabularies (the config's and each profile's): what it returns is
 	// shown as warnings (terms the model has no room for), not errors.
 	CheckVocabulary func(Config) []string
+	// CannotTranslate says why a model (a name other than auto) cannot
+	// translate, or "" (models.CannotTranslate); nil skips the check.
+	CannotTranslate func(model string) string
 	// Debounce is how long the watcher waits after the last file event before
 	// reloading, so an editor's multi-step save is read once. Default 150ms.
 	Debounce time.Duration

@@ -107,6 +107,9 @@ type Request struct {
 	engine  Engine
 	cleaner Cleaner
 	gen     uint64 // the Flow's gen when it was resolved
+	// translate: the translate hotkey's dictation (Translated), kept when
+	// the settings are resolved again.
+	translate bool
 }
 
 // Profile is app.Request's: the profile applied, "" for none.
@@ -135,7 +138,11 @@ func (f *Flow) fresh(req app.Request) *Request {
 		}
 		return f.Request(name)
 	case r.gen != f.gen.Load():
-		return f.Request(r.chosen)
+		n := f.Request(r.chosen)
+		if r.translate {
+			n.translate, n.Settings.Decode.Task = true, TaskTranslate
+		}
+		return n
 	}
 	return r
 }

@@ -190,3 +190,36 @@ func (m Model) CannotTranslate() string {
 	}
 	return ""
 }
+
+// CannotTranslate says why the model a config names (a built-in name or a
+// Hugging Face repo id) cannot translate, or "" when it can or when only
+// the loaded model can tell (a folder).
+func CannotTranslate(name string) string {
+	for _, m := range Registry() {
+		if m.Name == name {
+			return m.CannotTranslate()
+		}
+	}
+	if !validRepoID(name) {
+		return ""
+	}
+	lang := langFromRepo(name)
+	return Model{Name: name, Repo: name, Languages: lang, Multilingual: lang == LangMultilingual}.CannotTranslate()
+}
+
+// CannotTranslateDir is CannotTranslate for a loaded model's folder: a
+// built-in model's download by its name, any other by what its tokenizer
+// says (multilingual) and its folder's name.
+func CannotTranslateDir(dir string, multilingual bool) string {
+	base := filepath.Base(dir)
+	for _, m := range Registry() {
+		if repoKey(m.Repo) == base {
+			return m.CannotTranslate()
+		}
+	}
+	lang := LangMultilingual
+	if !multilingual {
+		lang = LangEnglish
+	}
+	return Model{Name: base, Languages: lang, Multilingual: multilingual}.CannotTranslate()
+}
