@@ -1,9 +1,12 @@
 package whisper
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/testenv"
+	"github.com/whisperkey/whisperkey/internal/testlog"
 	"github.com/whisperkey/whisperkey/internal/wire"
 )
 
@@ -85,5 +88,51 @@ func TestLanguagesOnRealSpeech(t *testing.T) {
 				t.Errorf("%s window, %s: language %s, want %s", w, c.clip, r.Language, c.want)
 			}
 		}
+	}
+}
+
+// Whisper's translate task writes real Swedish and Japanese speech in
+// English; an English-only model refuses the task.
+func TestTranslateOnRealSpeech(t *testing.T) {
+	testenv.Short(t, "the engine and a multilingual model")
+	m := openBaseModel(t)
+	for _, c := range testenv.LanguageSpeech(t) {
+		if c.Name == "sv_nst_1" {
+			continue // 4 s of quiet speech the base model hears as nothing
+		}
+		opt := DefaultOptions()
+		opt.Task = "translate"
+		r := transcribe(t, m, c.Samples, opt)
+		t.Logf("%s (%s): %q", c.Name, r.Language, r.Text)
+		if r.Language != c.Language {
+			t.Errorf("%s: detected %s, want %s", c.Name, r.Language, c.Language)
+		}
+		if !englishText(r.Text) {
+			t.Errorf("%s: translation %q is not English text", c.Name, r.Text)
+		}
+	}
+}
+
+// englishText reports whether s has at least two words and is written in
+// ASCII letters, digits and punctuation only: no å, ä, ö or kana.
+func englishText(s string) bool {
+	for _, r := range s {
+		if r > 127 {
+			return false
+		}
+	}
+	return len(strings.Fields(s)) >= 2
+}
+
+func TestEnglishOnlyModelRefusesTranslate(t *testing.T) {
+	tok, err := LoadTokenizer(testenv.Model(t, "tiny.en"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := NewTranscriber(nil, tok, 80, testlog.Discard()) // never reaches the engine
+	opt := DefaultOptions()
+	opt.Task = "translate"
+	if _, err := tr.Transcribe(t.Context(), make([]float32, SampleRate), opt); !errors.Is(err, ErrNoTranslate) {
+		t.Fatalf("Transcribe = %v, want ErrNoTranslate", err)
 	}
 }
