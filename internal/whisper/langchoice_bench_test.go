@@ -31,7 +31,7 @@ func BenchmarkLanguagePrior(b *testing.B) {
 	for _, c := range testenv.LanguageSpeech(b) {
 		clips = append(clips, clip{c.Name, c.Language, c.Samples})
 	}
-	type tally struct{ short, wrong, wrongShort int }
+	type tally struct{ wrong, wrongShort int }
 	rules := []struct {
 		name            string
 		allowed, recent []string
