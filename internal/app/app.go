@@ -81,6 +81,18 @@ type Chooser interface {
 	Choose() Request
 }
 
+// Translatable is a Request that can go through Whisper's translate task
+// into English (the translate hotkey), or says why its model cannot.
+type Translatable interface {
+	Translated() (Request, error)
+}
+
+// Labelled is a Request that names its language for the indicator while
+// recording ("de", "→ en"); "" says nothing.
+type Labelled interface {
+	Label() string
+}
+
 // noProfile is the Request of an app with no Chooser.
 type noProfile struct{}
 
@@ -153,6 +165,9 @@ type Input struct {
 	// Edit, on a start, means the edit hotkey: the words are an instruction
 	// for the selected text (Deps.Rewriter), not text to type.
 	Edit bool
+	// Translate, on a start, means the translate hotkey: the words come out
+	// in English (Translatable), or the press is refused with the reason.
+	Translate bool
 	// At is when the key moved; zero means when the Input arrives. A start's
 	// and a stop's together say how long the key was held.
 	At time.Time
@@ -188,7 +203,8 @@ type Event struct {
 	// Recording on; Raw, Cleanup and Notice come from its Transcript.
 	Profile              string
 	Raw, Cleanup, Notice string
-	// Language is the dictation's language code, from its Transcript.
+	// Language is the dictation's language code, from its Transcript; on
+	// Recording, the language asked for as the indicator shows it (Labelled).
 	Language string
 	// Action is what the event's work was: a dictation, or a command on the
 	// last one (PasteAgain, Undo), asked by a hotkey, the tray or the voice.
@@ -394,6 +410,13 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					continue
 				}
 				req = a.choose() // before anything else can take the focus
+				if in.Translate {
+					var err error
+					if req, err = translated(req); err != nil {
+						a.emit(Event{State: Error, Err: err, Message: "Cannot translate: " + err.Error()})
+						continue
+					}
+				}
 				if err := a.deps.Recorder.Start(); err != nil {
 					a.emit(Event{State: Error, Err: err, Message: "Could not start recording: " + err.Error()})
 					continue
@@ -406,7 +429,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				a.mu.Lock()
 				a.state = Recording
 				a.mu.Unlock()
-				a.send(Event{State: Recording, Message: "Listening…", Profile: req.Profile()})
+				a.send(Event{State: Recording, Message: "Listening…", Profile: req.Profile(), Language: label(req)})
 			case TriggerStop:
 				if !recording {
 					continue
@@ -479,6 +502,23 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 			}
 		}
 	}
+}
+
+// translated is req through the translate task, or why it cannot be.
+func translated(req Request) (Request, error) {
+	t, ok := req.(Translatable)
+	if !ok {
+		return nil, errors.New("translation is not available here")
+	}
+	return t.Translated()
+}
+
+// label is req's language for the indicator, "" when it names none.
+func label(req Request) string {
+	if l, ok := req.(Labelled); ok {
+		return l.Label()
+	}
+	return ""
 }
 
 // held is how long a recording was asked for: the key's time down when

@@ -23,6 +23,7 @@ type transcribeOptions struct {
 	files       []string
 	model       string
 	language    string
+	languages   string // comma-separated, as the languages key
 	device      string
 	computeType string
 	beamSize    int
@@ -61,6 +62,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	// value, as the tray app reads it; the defaults shown are the config's own.
 	fs.StringVar(&o.model, "model", "", "model directory or name (default: the config's model, as the tray app uses it)")
 	fs.StringVar(&o.language, "language", def.Decode.Language, "language code such as en, or auto (default: the config's language)")
+	fs.StringVar(&o.languages, "languages", strings.Join(def.Decode.Languages.Items(), ","), "the languages to detect among, comma-separated such as en,de; \"\" for any (default: the config's languages)")
 	fs.StringVar(&o.device, "device", string(def.Engine.Device), "auto, cpu, cuda or rocm (default: the config's device)")
 	fs.StringVar(&o.computeType, "compute-type", string(def.Engine.ComputeType), "CTranslate2 compute type (default: the config's compute_type)")
 	fs.IntVar(&o.beamSize, "beam-size", def.Decode.BeamSize, "beam size (1 = greedy) (default: the config's beam_size)")

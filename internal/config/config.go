@@ -74,6 +74,7 @@ type Engine struct {
 // Decode holds the decoding settings, applied per transcription.
 type Decode struct {
 	Language      string // "auto" or a Whisper language code
+	Languages     List   // the user's languages: "auto" detects only these (languages.go)
 	BeamSize      int
 	Vocabulary    List   // words and phrases to spell as written (words.go)
 	Prompt        string // text that sets the style, as if said before
@@ -102,6 +103,10 @@ type Hotkeys struct {
 	// Edit is held like Record, but the words are an instruction for the
 	// selected text (voiceedit.go). HotkeyOff when turned off (the default).
 	Edit string
+	// Translate is held like Record, for text translated into English;
+	// Language picks the next of auto and Decode.Languages at each press
+	// (languages.go). HotkeyOff when turned off (the default).
+	Translate, Language string
 }
 
 // Audio holds the capture settings.
@@ -181,7 +186,7 @@ func Defaults() Config {
 		Engine: Engine{Model: choice.ModelAuto, Device: choice.DeviceAuto, ComputeType: choice.ComputeAuto},
 		Decode: Decode{Language: "auto", BeamSize: choice.DefaultBeamSize, ShortWindow: ShortWindowAuto, Early: true},
 		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: choice.Hold,
-			PasteAgain: HotkeyOff, Undo: HotkeyOff, Edit: HotkeyOff},
+			PasteAgain: HotkeyOff, Undo: HotkeyOff, Edit: HotkeyOff, Translate: HotkeyOff, Language: HotkeyOff},
 		Paste: choice.Paste,
 		Audio: Audio{
 			MinDuration:   300 * time.Millisecond,
@@ -220,6 +225,9 @@ type Options struct {
 	// vocabularies (the config's and each profile's): what it returns is
 	// shown as warnings (terms the model has no room for), not errors.
 	CheckVocabulary func(Config) []string
+	// CannotTranslate says why a model (a name other than auto) cannot
+	// translate, or "" (models.CannotTranslate); nil skips the check.
+	CannotTranslate func(model string) string
 	// Debounce is how long the watcher waits after the last file event before
 	// reloading, so an editor's multi-step save is read once. Default 150ms.
 	Debounce time.Duration
@@ -308,7 +316,7 @@ func fields() []field {
 		{key: KeyProfiles, ptr: func(c *Config) any { return &c.Profiles },
 			allowed: "a list of profiles, each with a name, a match (class, exe or title) and the settings it changes (see " + profilesDocAnchor + ")",
 			hint:    "such a list"},
-	}, append(append(append(wordsFields(), cleanupFields()...), commandFields()...), editFields()...)...)
+	}, append(append(append(append(wordsFields(), cleanupFields()...), commandFields()...), editFields()...), languagesFields()...)...)
 }
 
 func lookupField(key string) (field, bool) {

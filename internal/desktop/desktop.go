@@ -142,7 +142,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	} else if created {
 		log.Info("created the config file", "path", opt.ConfigPath)
 	}
-	store, err := config.New(opt.ConfigPath, config.Options{ValidateHotkey: hotkey.Validate}, log)
+	store, err := config.New(opt.ConfigPath, config.Options{ValidateHotkey: hotkey.Validate, CannotTranslate: models.CannotTranslate}, log)
 	if err != nil {
 		return err
 	}
@@ -321,7 +321,7 @@ func (d *desk) showReady(suffix string) {
 		d.status(tray.StateError, text)
 		return
 	}
-	d.status(tray.StateIdle, d.ld.ReadyText()+suffix+feedback.MicOpenNote(d.recorder))
+	d.status(tray.StateIdle, d.ld.ReadyText()+suffix+feedback.MicOpenNote(d.recorder)+feedback.LanguageNote(d.current()))
 }
 
 func (d *desk) setLogLevel(cfg config.Config) {

@@ -105,6 +105,11 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 			case hotkey.Renewed: // Windows: the hook heard of an unlock or a resume
 				d.onResume(ctx, e.Reason, false)
 				continue
+			case hotkey.Pressed:
+				if e.Hotkey == hotkey.Language { // hotkeys.language: as the Language menu would
+					d.onAction(ctx, tray.Action{Kind: tray.SelectLanguage, Value: feedback.NextLanguage(d.current())})
+					continue
+				}
 			}
 			select {
 			case src.input <- appInput(e):
@@ -161,7 +166,7 @@ func (d *desk) onResume(ctx context.Context, reason string, hotkeys bool) {
 
 // appInput translates a hotkey press for the app.
 func appInput(e hotkey.Event) app.Input {
-	in := app.Input{At: time.Now(), Send: e.Hotkey == hotkey.AutoSend, Edit: e.Hotkey == hotkey.Edit}
+	in := app.Input{At: time.Now(), Send: e.Hotkey == hotkey.AutoSend, Edit: e.Hotkey == hotkey.Edit, Translate: e.Hotkey == hotkey.Translate}
 	switch e.Kind {
 	case hotkey.Pressed:
 		in.Trigger = app.TriggerPasteAgain

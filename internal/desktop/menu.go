@@ -124,7 +124,7 @@ func buildMenu(st menuState) tray.Menu {
 		m.ComputeTypes = append(m.ComputeTypes, tray.Item{ID: string(t), Label: string(t), Checked: cfg.Engine.ComputeType == t})
 	}
 
-	m.Languages, m.MoreLanguages = feedback.LanguageItems(cfg.Decode.Language, st.languages, st.fb.recentLanguages)
+	m.Languages, m.MoreLanguages = feedback.LanguageItems(cfg.Decode.Language, st.languages, feedback.UserLanguagesFirst(cfg, st.fb.recentLanguages))
 
 	if st.inputs != nil {
 		m.InputDevices = []tray.Item{{ID: "", Label: "System default", Checked: cfg.Audio.InputDevice == ""}}

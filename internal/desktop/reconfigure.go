@@ -113,5 +113,5 @@ func audioConfig(cfg config.Config) audio.Config {
 func hotkeyConfig(cfg config.Config) hotkey.Config {
 	return hotkey.Config{Record: cfg.Hotkeys.Record, AutoSend: cfg.Hotkeys.AutoSend,
 		Cancel: cfg.Hotkeys.Cancel, Mode: cfg.Hotkeys.Mode, PasteAgain: cfg.Hotkeys.PasteAgain, Undo: cfg.Hotkeys.Undo,
-		Edit: cfg.Hotkeys.Edit}
+		Edit: cfg.Hotkeys.Edit, Translate: cfg.Hotkeys.Translate, Language: cfg.Hotkeys.Language}
 }

@@ -40,6 +40,8 @@ type Flow struct {
 	// gen counts config changes and local model loads: a transcription made
 	// during a hold is the release's only if gen did not move meanwhile.
 	gen atomic.Uint64
+	// recent are the last dictations' languages, the prior of short clips.
+	recent recentLanguages
 }
 
 type flowSettings struct {
@@ -111,6 +113,9 @@ type Request struct {
 	engine  Engine
 	cleaner Cleaner
 	gen     uint64 // the Flow's gen when it was resolved
+	// translate: the translate hotkey's dictation (Translated), kept when
+	// the settings are resolved again.
+	translate bool
 }
 
 // Profile is app.Request's: the profile applied, "" for none.
@@ -121,7 +126,9 @@ func (r *Request) Profile() string { return r.Settings.Profile }
 // own settings).
 func (f *Flow) Request(profile string) *Request {
 	s := f.cur.Load()
-	return &Request{Settings: s.forProfile(profile), chosen: profile, engine: s.engine, cleaner: s.cleaner, gen: f.gen.Load()}
+	set := s.forProfile(profile)
+	set.Decode.Recent = f.recent.list()
+	return &Request{Settings: set, chosen: profile, engine: s.engine, cleaner: s.cleaner, gen: f.gen.Load()}
 }
 
 // fresh is req as this Flow's Request, resolved again when the config or
@@ -137,7 +144,11 @@ func (f *Flow) fresh(req app.Request) *Request {
 		}
 		return f.Request(name)
 	case r.gen != f.gen.Load():
-		return f.Request(r.chosen)
+		n := f.Request(r.chosen)
+		if r.translate {
+			n.translate, n.Settings.Decode.Task = true, TaskTranslate
+		}
+		return n
 	}
 	return r
 }
@@ -159,6 +170,9 @@ func (f *Flow) transcribe(ctx context.Context, r *Request, samples []float32, tr
 	tr, err := p.Run(ctx, samples, r.Settings)
 	if err != nil || tr.Result == nil {
 		return app.Transcript{}, err
+	}
+	if tr.Text != "" {
+		f.recent.add(tr.Result.Language)
 	}
 	return app.Transcript{Text: tr.Text, Raw: tr.Raw, Features: tr.Result.Timings.Features, Engine: tr.Result.Timings.Engine,
 		Cleanup: tr.Cleanup, Notice: tr.Notice, Cleaning: tr.Cleaning, Reused: tr.Result.Reused, Language: tr.Result.Language}, nil

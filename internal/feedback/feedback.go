@@ -298,7 +298,7 @@ func (f *Feedback) ShowEvent(e app.Event) {
 	}
 	switch e.State {
 	case app.Recording:
-		ind.Show(indicator.Recording, e.Profile)
+		ind.Show(indicator.Recording, recordingLabel(e.Profile, e.Language))
 		f.startLevel()
 	case app.Transcribing, app.Output:
 		ind.Show(indicator.Transcribing, "")

@@ -48,7 +48,7 @@ func CommandItems(cfg config.Config) []tray.Item {
 	default:
 		edit += "hold " + k + " and say what to do"
 	}
-	return []tray.Item{{ID: "undo", Label: undo}, {ID: "paste-again", Label: again}, {ID: "edit", Label: edit}}
+	return append([]tray.Item{{ID: "undo", Label: undo}, {ID: "paste-again", Label: again}, {ID: "edit", Label: edit}}, languageCommands(cfg)...)
 }
 
 // LanguageItems are the Language menu: detection, the configured language

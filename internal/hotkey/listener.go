@@ -28,11 +28,20 @@ const (
 	// Edit records like Record; its words are an instruction for the
 	// selected text.
 	Edit
+	// Translate records like Record; the words are translated into English.
+	Translate
+	// Language acts once per press (Pressed): the next of the user's languages.
+	Language
 )
 
-// String returns "record", "auto-send", "paste-again", "undo" or "edit".
+// String returns "record", "auto-send", "paste-again", "undo", "edit",
+// "translate" or "language".
 func (h Hotkey) String() string {
 	switch h {
+	case Translate:
+		return "translate"
+	case Language:
+		return "language"
 	case Edit:
 		return "edit"
 	case AutoSend:
@@ -106,6 +115,8 @@ const (
 	ConfigPasteAgain = "hotkeys.paste_again"
 	ConfigUndo       = "hotkeys.undo"
 	ConfigEdit       = "hotkeys.edit"
+	ConfigTranslate  = "hotkeys.translate"
+	ConfigLanguage   = "hotkeys.language"
 )
 
 // Config says which combinations to register and how they behave.
@@ -121,6 +132,9 @@ type Config struct {
 	PasteAgain, Undo string
 	// Edit records like Record, for an instruction on the selection. Default "" (off); "none" is off too.
 	Edit string
+	// Translate records like Record, for text translated into English;
+	// Language acts once per press. Default "" (off); "none" is off too.
+	Translate, Language string
 	// Mode is choice.Hold (also "") or choice.Toggle.
 	Mode choice.HotkeyMode
 	// Debounce is how long a key-up must stand before it counts as a release: X11
@@ -145,6 +159,7 @@ func (c Config) withDefaults() Config {
 type settings struct {
 	record, autoSend, cancel Combo
 	pasteAgain, undo, edit   Combo
+	translate, language      Combo
 	mode                     choice.HotkeyMode
 	debounce                 time.Duration
 }
@@ -169,6 +184,8 @@ func (c Config) parse() (settings, error) {
 	s.pasteAgain = parseKey(ConfigPasteAgain, c.PasteAgain, true)
 	s.undo = parseKey(ConfigUndo, c.Undo, true)
 	s.edit = parseKey(ConfigEdit, c.Edit, true)
+	s.translate = parseKey(ConfigTranslate, c.Translate, true)
+	s.language = parseKey(ConfigLanguage, c.Language, true)
 	if err != nil {
 		return settings{}, err
 	}
@@ -185,8 +202,8 @@ func (c Config) parse() (settings, error) {
 		}
 		return nil
 	}
-	combos := []Combo{s.record, s.autoSend, s.cancel, s.pasteAgain, s.undo, s.edit}
-	keys := []string{ConfigRecord, ConfigAutoSend, ConfigCancel, ConfigPasteAgain, ConfigUndo, ConfigEdit}
+	combos := []Combo{s.record, s.autoSend, s.cancel, s.pasteAgain, s.undo, s.edit, s.translate, s.language}
+	keys := []string{ConfigRecord, ConfigAutoSend, ConfigCancel, ConfigPasteAgain, ConfigUndo, ConfigEdit, ConfigTranslate, ConfigLanguage}
 	var errs []error
 	for i := range combos {
 		for j := i + 1; j < len(combos); j++ {
@@ -279,6 +296,8 @@ const (
 	slotPasteAgain
 	slotUndo
 	slotEdit
+	slotTranslate
+	slotLanguage
 	numSlots
 )
 
@@ -290,6 +309,8 @@ func (s slot) source() source {
 		return srcAutoSend
 	case slotEdit:
 		return srcEdit
+	case slotTranslate:
+		return srcTranslate
 	}
 	return srcCancel
 }
@@ -425,6 +446,10 @@ func (l *Listener) run() {
 			l.edge(slotAutoSend, v, ok)
 		case v, ok := <-edges[slotEdit]:
 			l.edge(slotEdit, v, ok)
+		case v, ok := <-edges[slotTranslate]:
+			l.edge(slotTranslate, v, ok)
+		case v, ok := <-edges[slotLanguage]:
+			l.tap(slotLanguage, Language, v, ok)
 		case v, ok := <-edges[slotCancel]:
 			l.edge(slotCancel, v, ok)
 		case v, ok := <-edges[slotCancelHeld]:
@@ -724,7 +749,8 @@ func (l *Listener) registerMain() error {
 		combo Combo
 	}{{slotRecord, ConfigRecord, l.set.record}, {slotAutoSend, ConfigAutoSend, l.set.autoSend},
 		{slotPasteAgain, ConfigPasteAgain, l.set.pasteAgain}, {slotUndo, ConfigUndo, l.set.undo},
-		{slotEdit, ConfigEdit, l.set.edit}} {
+		{slotEdit, ConfigEdit, l.set.edit}, {slotTranslate, ConfigTranslate, l.set.translate},
+		{slotLanguage, ConfigLanguage, l.set.language}} {
 		if r.combo.IsZero() {
 			continue
 		}
@@ -762,6 +788,8 @@ func (l *Listener) grabCancel(started Hotkey) error {
 		held = l.set.autoSend
 	case Edit:
 		held = l.set.edit
+	case Translate:
+		held = l.set.translate
 	}
 	if v := (Combo{Mods: c.Mods | held.Mods, Key: c.Key}); v != c {
 		if err := l.grab(slotCancelHeld, v); err != nil {

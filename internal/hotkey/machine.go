@@ -13,6 +13,7 @@ const (
 	srcRecord source = iota
 	srcAutoSend
 	srcEdit
+	srcTranslate
 	srcCancel
 	numSources
 )
@@ -23,6 +24,8 @@ func (s source) hotkey() Hotkey {
 		return AutoSend
 	case srcEdit:
 		return Edit
+	case srcTranslate:
+		return Translate
 	}
 	return Record
 }

@@ -107,7 +107,7 @@ func New(opt Options, cfg config.Config, tr Tray, tell func(notify.Message), log
 	l.idle.poke = make(chan struct{}, 1)
 	l.idle.lastUse.Store(time.Now().UnixNano())
 	l.svc = backend.NewEmpty(l.Options(cfg), log)
-	l.engine = &gatedEngine{Engine: l.svc, gate: &l.gate, waiting: func() {
+	l.engine = &gatedEngine{Engine: l.svc, current: l.svc.Current, gate: &l.gate, waiting: func() {
 		select {
 		case l.waits <- struct{}{}: // the loop tells the user
 		default:
@@ -581,6 +581,7 @@ func (g *gate) pending() <-chan struct{} {
 // text is late and waits for the load.
 type gatedEngine struct {
 	dictation.Engine
+	current func() *backend.Loaded // the model in use; nil while none is
 	gate    *gate
 	waiting func() // tells the user; called on the dictation's goroutine
 }
@@ -603,6 +604,16 @@ func (e *gatedEngine) Transcribe(ctx context.Context, samples []float32, o whisp
 		return nil, ctx.Err()
 	}
 	return e.Engine.Transcribe(ctx, samples, o)
+}
+
+// CannotTranslate says why the model in use cannot translate, or "" (also
+// while none is loaded: the dictation then waits for it as any other).
+func (e *gatedEngine) CannotTranslate() string {
+	cur := e.current()
+	if cur == nil {
+		return ""
+	}
+	return models.CannotTranslateDir(cur.Spec.ModelDir, len(cur.Languages()) > 1)
 }
 
 // status shows a step of a load or a download in the tray, and logs it as
