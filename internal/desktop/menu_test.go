@@ -179,20 +179,28 @@ func TestCommandItems(t *testing.T) {
 		{"defaults", func(c *config.Config) {}, []string{
 			"Undo the last dictation: say “scratch that” or “undo that”",
 			"Paste it again: the menu item",
-			"Rewrite the selection: off (hotkeys.edit)"}},
+			"Rewrite the selection: off (hotkeys.edit)",
+			"Switch the language: off (hotkeys.language)",
+			"Dictate in English from any language: off (hotkeys.translate)"}},
 		{"hotkeys set", func(c *config.Config) {
 			c.Hotkeys.Undo, c.Hotkeys.PasteAgain, c.Hotkeys.Edit = "ctrl+alt+z", "ctrl+alt+v", "ctrl+alt+e"
+			c.Hotkeys.Language, c.Hotkeys.Translate = "ctrl+alt+l", "ctrl+alt+t"
+			c.Decode.Languages = config.NewList("en", "sv")
 			c.Cleanup.URL = "http://127.0.0.1:8080"
 		}, []string{
 			"Undo the last dictation: say “scratch that” or “undo that”, or press ctrl+alt+z",
 			"Paste it again: the menu item, or press ctrl+alt+v",
-			"Rewrite the selection: hold ctrl+alt+e and say what to do"}},
+			"Rewrite the selection: hold ctrl+alt+e and say what to do",
+			"Switch the language: press ctrl+alt+l (auto, en, sv)",
+			"Dictate in English from any language: hold ctrl+alt+t"}},
 		{"no chat server, no phrases", func(c *config.Config) {
 			c.Hotkeys.Edit, c.Commands.Undo = "ctrl+alt+e", config.NewList()
 		}, []string{
 			"Undo the last dictation: off (commands.undo, hotkeys.undo)",
 			"Paste it again: the menu item",
-			"Rewrite the selection: hold ctrl+alt+e (needs cleanup.url)"}},
+			"Rewrite the selection: hold ctrl+alt+e (needs cleanup.url)",
+			"Switch the language: off (hotkeys.language)",
+			"Dictate in English from any language: off (hotkeys.translate)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
