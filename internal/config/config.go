@@ -95,6 +95,9 @@ type Hotkeys struct {
 	// Edit is held like Record, but the words are an instruction for the
 	// selected text (voiceedit.go). HotkeyOff when turned off (the default).
 	Edit string
+	// StopAfterSilence ends a toggled recording after this much silence
+	// following speech (handsfree.go); 0, the default, turns it off.
+	StopAfterSilence time.Duration
 }
 
 // Audio holds the capture settings.
@@ -180,7 +183,7 @@ func Defaults() Config {
 		Feedback: Feedback{Indicator: choice.Bottom, Notifications: true, LiveText: true},
 		Cleanup:  Cleanup{Timeout: 3 * time.Second, Mode: "clean"},
 		Edit:     Edit{Timeout: 15 * time.Second},
-		Commands: Commands{Undo: NewList(DefaultUndoPhrases...)},
+		Commands: Commands{Undo: NewList(DefaultUndoPhrases...), Send: NewList(DefaultSendPhrases...)},
 	}
 }
 
@@ -288,7 +291,7 @@ func fields() []field {
 		{key: KeyProfiles, ptr: func(c *Config) any { return &c.Profiles },
 			allowed: "a list of profiles, each with a name, a match (class, exe or title) and the settings it changes (see " + profilesDocAnchor + ")",
 			hint:    "such a list"},
-	}, append(append(append(wordsFields(), cleanupFields()...), commandFields()...), editFields()...)...)
+	}, append(append(append(append(wordsFields(), cleanupFields()...), commandFields()...), editFields()...), handsfreeFields()...)...)
 }
 
 func lookupField(key string) (field, bool) {

@@ -220,6 +220,7 @@ func parse(path string, data []byte, opts Options) (Config, []Warning, error) {
 	if len(errs) == 0 { // a value already rejected would be reported twice
 		errs = append(crossCheck(path, cfg, locs), checkCleanupModes(path, cfg, locs)...)
 		errs = append(errs, checkCommands(path, cfg, locs)...)
+		errs = append(errs, checkSendPhrases(path, cfg, locs)...)
 		cfg.Cleanup.Mode = strings.ToLower(cfg.Cleanup.Mode)
 	}
 	if len(errs) > 0 {
