@@ -64,6 +64,9 @@ type Transcript struct {
 	Reused int
 	// Language is the language code the text was transcribed in ("en").
 	Language string
+	// Send: the words ended with a spoken send phrase, removed from Text;
+	// the Paster presses Enter after it, as for the auto-send hotkey.
+	Send bool
 }
 
 // Request is one dictation's settings, resolved once when its key goes
@@ -607,7 +610,7 @@ func (a *App) finish(ctx context.Context, j job) {
 	a.last = tr.Text
 	a.setState(Output, "Pasting…")
 	pasteStart := time.Now()
-	pastedAt, err := a.deps.Paster.Output(ctx, j.req, tr.Text, j.send)
+	pastedAt, err := a.deps.Paster.Output(ctx, j.req, tr.Text, j.send || tr.Send)
 	if pastedAt.IsZero() {
 		pastedAt = time.Now()
 	}

@@ -61,6 +61,9 @@ func (t *transcriber) Transcribe(ctx context.Context, _ Request, s []float32) (T
 	if len(s) == 0 || s[0] == 0 {
 		return Transcript{}, nil
 	}
+	if s[0] == 4 { // ended with a send phrase, which the pipeline removed
+		return Transcript{Text: "four", Send: true}, nil
+	}
 	return Transcript{Text: map[float32]string{1: "one", 2: "two", 3: "three"}[s[0]]}, nil
 }
 
@@ -101,6 +104,8 @@ func TestDictations(t *testing.T) {
 			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, []string{"one"}, 1, Idle},
 		{"auto-send presses enter", [][]float32{clip(1, 2)},
 			[]Input{{Trigger: TriggerStart, Send: true}, {Trigger: TriggerStop}}, nil, []string{"two⏎"}, 1, Idle},
+		{"a spoken send presses enter", [][]float32{clip(1, 4)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, []string{"four⏎"}, 1, Idle},
 		{"tap shorter than the minimum is dropped unheard", [][]float32{clip(0.1, 1)},
 			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, nil, 0, Idle},
 		{"cancel discards", [][]float32{clip(1, 1)},
