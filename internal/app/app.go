@@ -42,6 +42,15 @@ type Speculation interface {
 	Drop()
 }
 
+// Silence ends hands-free recordings once their speech is over
+// (hotkeys.stop_after_silence; dictation.Flow's Hush): it asks the hotkeys
+// for the stop, so the recording ends as a second press would end it.
+type Silence interface {
+	// Follow starts watching the recording that has just begun, with its
+	// settings req; stop ends the watching and waits for it.
+	Follow(ctx context.Context, req Request) (stop func())
+}
+
 // Transcript is a transcriber's answer and where its time went.
 type Transcript struct {
 	Text     string
@@ -279,6 +288,8 @@ type Deps struct {
 	Commands Commands
 	// Rewriter, when set, carries out the edit hotkey's instructions.
 	Rewriter Rewriter
+	// Silence, when set, follows each recording for the stop after silence.
+	Silence Silence
 }
 
 // App is the dictation state machine: idle → recording → transcribing →
@@ -362,6 +373,8 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 	var req Request = noProfile{}
 	var pressed time.Time // the start's Input.At; zero when not given
 	var early Speculation
+	hush := func() {} // ends the Silence's watch of the recording
+	quiet := func() { hush(); hush = func() {} }
 	drop := func() {
 		if early != nil {
 			early.Drop()
@@ -369,6 +382,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 		}
 	}
 	defer drop()
+	defer quiet()
 	for {
 		select {
 		case <-ctx.Done():
@@ -394,6 +408,9 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				if a.deps.Speculator != nil && a.idleOrBusy() == Idle {
 					early = a.deps.Speculator.Follow(ctx, req)
 				}
+				if a.deps.Silence != nil {
+					hush = a.deps.Silence.Follow(ctx, req)
+				}
 				a.play("start")
 				a.mu.Lock()
 				a.state = Recording
@@ -404,6 +421,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					continue
 				}
 				recording = false
+				quiet()
 				released := in.At
 				if released.IsZero() {
 					released = time.Now()
@@ -456,6 +474,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					continue
 				}
 				recording = false
+				quiet()
 				a.deps.Recorder.Cancel()
 				drop()
 				a.setState(a.idleOrBusy(), "Cancelled")

@@ -315,3 +315,25 @@ func drive(t *testing.T, a *App, inputs []Input) []Event {
 	<-collected
 	return events
 }
+
+// silence counts the recordings it follows and the watches ended.
+type silence struct{ follows, stops atomic.Int32 }
+
+func (s *silence) Follow(context.Context, Request) func() {
+	s.follows.Add(1)
+	return func() { s.stops.Add(1) }
+}
+
+// Each recording is followed for the stop after silence from its start,
+// and the watch ends once with the recording, however it ends.
+func TestSilenceFollowsEachRecording(t *testing.T) {
+	rec := &recorder{clips: [][]float32{clip(1, 1), clip(1, 2), clip(1, 3)}}
+	s := &silence{}
+	a := New(Config{}, Deps{Recorder: rec, Transcriber: &transcriber{}, Paster: &paster{}, Silence: s},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	drive(t, a, []Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}, {Trigger: TriggerStop},
+		{Trigger: TriggerStart}, {Trigger: TriggerCancel}, {Trigger: TriggerStart}})
+	if f, st := s.follows.Load(), s.stops.Load(); f != 3 || st != 3 {
+		t.Errorf("followed %d recordings, ended %d watches; want 3 and 3 (the last ends with Run)", f, st)
+	}
+}

@@ -54,7 +54,7 @@ type Profile struct {
 	TrailingSpace     *bool             `json:"trailing_space,omitempty"`
 	StripFinalPeriod  *bool             `json:"strip_final_period,omitempty"`
 	Paste             *choice.PasteMode `json:"paste,omitempty"`
-	Send              *choice.SendMode  `json:"send,omitempty"` // Config.Send; the old auto_send is read into it
+	Send              *choice.SendMode  `json:"send,omitempty"`    // Config.Send; the old auto_send is read into it
 	Cleanup           *string           `json:"cleanup,omitempty"` // a cleanup mode or CleanupOff
 }
 

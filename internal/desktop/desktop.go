@@ -235,7 +235,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: feedback.KeepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
 		Transcriber: d.dictation, Paster: paste.Paster{P: d.paster, Config: d.dictation.Config}, Sounds: d.fb,
 		Chooser: d.profiles, Speculator: speculator, Editor: d.paster, Commands: dictation.Commands(d.store.Current),
-		Rewriter: paste.Rewriter{P: d.paster, Cfg: d.store.Current, Log: d.log}}, log)
+		Rewriter: paste.Rewriter{P: d.paster, Cfg: d.store.Current, Log: d.log}, Silence: d.dictation.Hush(d.listener.StopHandsFree)}, log)
 	d.media = media.New(cfg.Audio.Media, d.log)
 	sup.Add("media control", service.Func(d.media.Run)) // after the app stops, puts back what it paused
 	input := make(chan app.Input)
