@@ -208,7 +208,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		sc := d.startShortcut(cfg, shortcut)
 		sup.Add("desktop shortcut", service.Closer(func() { _ = sc.Close() }))
 	}
-	d.fb.Start(cfg, d.recorder.Level, d.opt.Exe)
+	d.fb.Start(cfg, d.recorder, d.opt.Exe)
 	sup.Add("feedback", service.Closer(d.fb.Close)) // stops before the recorder: the level ticker reads it
 	d.fb.NoteConfig(store.Err(), store.Warnings(), store.Path())
 
