@@ -39,10 +39,13 @@ type hush struct {
 // Follow is app.Silence's.
 func (h hush) Follow(ctx context.Context, req app.Request) func() {
 	after := h.f.fresh(req).Config.Hotkeys.HandsFree()
+	log := h.f.cur.Load().log
+	if after > 0 && (h.f.speech == nil || h.f.read == nil) {
+		log.Warn("hotkeys.stop_after_silence needs the speech detector, which is not installed; the next press ends the recording")
+	}
 	if after <= 0 || h.f.speech == nil || h.f.read == nil || h.stop == nil {
 		return func() {}
 	}
-	log := h.f.cur.Load().log
 	q := &quiet{stream: h.f.speech.Stream(), after: samplesOf(after), none: samplesOf(max(after, NoSpeechLimit))}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
