@@ -42,6 +42,15 @@ type Speculation interface {
 	Drop()
 }
 
+// Silence ends hands-free recordings once their speech is over
+// (hotkeys.stop_after_silence; dictation.Flow's Hush): it asks the hotkeys
+// for the stop, so the recording ends as a second press would end it.
+type Silence interface {
+	// Follow starts watching the recording that has just begun, with its
+	// settings req; stop ends the watching and waits for it.
+	Follow(ctx context.Context, req Request) (stop func())
+}
+
 // Transcript is a transcriber's answer and where its time went.
 type Transcript struct {
 	Text     string
@@ -64,6 +73,9 @@ type Transcript struct {
 	Reused int
 	// Language is the language code the text was transcribed in ("en").
 	Language string
+	// Send: the words ended with a spoken send phrase, removed from Text;
+	// the Paster presses Enter after it, as for the auto-send hotkey.
+	Send bool
 }
 
 // Request is one dictation's settings, resolved once when its key goes
@@ -303,6 +315,8 @@ type Deps struct {
 	Commands Commands
 	// Rewriter, when set, carries out the edit hotkey's instructions.
 	Rewriter Rewriter
+	// Silence, when set, follows each recording for the stop after silence.
+	Silence Silence
 }
 
 // App is the dictation state machine: idle → recording → transcribing →
@@ -386,6 +400,8 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 	var req Request = noProfile{}
 	var pressed time.Time // the start's Input.At; zero when not given
 	var early Speculation
+	hush := func() {} // ends the Silence's watch of the recording
+	quiet := func() { hush(); hush = func() {} }
 	drop := func() {
 		if early != nil {
 			early.Drop()
@@ -393,6 +409,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 		}
 	}
 	defer drop()
+	defer quiet()
 	for {
 		select {
 		case <-ctx.Done():
@@ -425,6 +442,9 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				if a.deps.Speculator != nil && a.idleOrBusy() == Idle {
 					early = a.deps.Speculator.Follow(ctx, req)
 				}
+				if a.deps.Silence != nil {
+					hush = a.deps.Silence.Follow(ctx, req)
+				}
 				a.play("start")
 				a.mu.Lock()
 				a.state = Recording
@@ -435,6 +455,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					continue
 				}
 				recording = false
+				quiet()
 				released := in.At
 				if released.IsZero() {
 					released = time.Now()
@@ -487,6 +508,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					continue
 				}
 				recording = false
+				quiet()
 				var kept []float32
 				if a.cfg.Load().KeepCancelled {
 					kept, _ = a.deps.Recorder.Stop() // what it caught is kept even when the device failed
@@ -667,7 +689,7 @@ func (a *App) finish(ctx context.Context, j job) {
 	a.last = tr.Text
 	a.setState(Output, "Pasting…")
 	pasteStart := time.Now()
-	pastedAt, err := a.deps.Paster.Output(ctx, j.req, tr.Text, j.send)
+	pastedAt, err := a.deps.Paster.Output(ctx, j.req, tr.Text, j.send || tr.Send)
 	if pastedAt.IsZero() {
 		pastedAt = time.Now()
 	}

@@ -61,6 +61,9 @@ func (t *transcriber) Transcribe(ctx context.Context, _ Request, s []float32) (T
 	if len(s) == 0 || s[0] == 0 {
 		return Transcript{}, nil
 	}
+	if s[0] == 4 { // ended with a send phrase, which the pipeline removed
+		return Transcript{Text: "four", Send: true}, nil
+	}
 	return Transcript{Text: map[float32]string{1: "one", 2: "two", 3: "three"}[s[0]]}, nil
 }
 
@@ -101,6 +104,8 @@ func TestDictations(t *testing.T) {
 			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, []string{"one"}, 1, Idle},
 		{"auto-send presses enter", [][]float32{clip(1, 2)},
 			[]Input{{Trigger: TriggerStart, Send: true}, {Trigger: TriggerStop}}, nil, []string{"two⏎"}, 1, Idle},
+		{"a spoken send presses enter", [][]float32{clip(1, 4)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, []string{"four⏎"}, 1, Idle},
 		{"tap shorter than the minimum is dropped unheard", [][]float32{clip(0.1, 1)},
 			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, nil, 0, Idle},
 		{"cancel discards", [][]float32{clip(1, 1)},
@@ -345,5 +350,27 @@ func TestCancelledRecordingKeptWhenAsked(t *testing.T) {
 				t.Errorf("delivered %q with %d samples, want \"one\" with its 16000", delivered.Text, len(delivered.Audio))
 			}
 		})
+	}
+}
+
+// silence counts the recordings it follows and the watches ended.
+type silence struct{ follows, stops atomic.Int32 }
+
+func (s *silence) Follow(context.Context, Request) func() {
+	s.follows.Add(1)
+	return func() { s.stops.Add(1) }
+}
+
+// Each recording is followed for the stop after silence from its start,
+// and the watch ends once with the recording, however it ends.
+func TestSilenceFollowsEachRecording(t *testing.T) {
+	rec := &recorder{clips: [][]float32{clip(1, 1), clip(1, 2), clip(1, 3)}}
+	s := &silence{}
+	a := New(Config{}, Deps{Recorder: rec, Transcriber: &transcriber{}, Paster: &paster{}, Silence: s},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	drive(t, a, []Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}, {Trigger: TriggerStop},
+		{Trigger: TriggerStart}, {Trigger: TriggerCancel}, {Trigger: TriggerStart}})
+	if f, st := s.follows.Load(), s.stops.Load(); f != 3 || st != 3 {
+		t.Errorf("followed %d recordings, ended %d watches; want 3 and 3 (the last ends with Run)", f, st)
 	}
 }

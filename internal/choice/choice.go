@@ -120,3 +120,19 @@ func MediaModes() []MediaMode { return []MediaMode{MediaPause, MediaLower, Media
 
 // Valid reports whether m is one of MediaModes.
 func (m MediaMode) Valid() bool { return slices.Contains(MediaModes(), m) }
+
+// SendMode is whether a dictation ends with Enter (a profile's send).
+type SendMode string
+
+// Send modes.
+const (
+	SendNever    SendMode = "never"     // no Enter, whatever is said (the auto-send hotkey still presses it)
+	SendWhenSaid SendMode = "when_said" // Enter when the dictation ends with a send phrase (commands.send)
+	SendAlways   SendMode = "always"    // Enter after every dictation
+)
+
+// SendModes lists the send modes.
+func SendModes() []SendMode { return []SendMode{SendNever, SendWhenSaid, SendAlways} }
+
+// Valid reports whether m is one of SendModes.
+func (m SendMode) Valid() bool { return slices.Contains(SendModes(), m) }

@@ -107,6 +107,9 @@ type Hotkeys struct {
 	// Language picks the next of auto and Decode.Languages at each press
 	// (languages.go). HotkeyOff when turned off (the default).
 	Translate, Language string
+	// StopAfterSilence ends a toggled recording after this much silence
+	// following speech (handsfree.go); 0, the default, turns it off.
+	StopAfterSilence time.Duration
 }
 
 // Audio holds the capture settings.
@@ -202,7 +205,7 @@ func Defaults() Config {
 		Feedback: Feedback{Indicator: choice.Bottom, Notifications: true, LiveText: true},
 		Cleanup:  Cleanup{Timeout: 3 * time.Second, Mode: "clean"},
 		Edit:     Edit{Timeout: 15 * time.Second},
-		Commands: Commands{Undo: NewList(DefaultUndoPhrases...)},
+		Commands: Commands{Undo: NewList(DefaultUndoPhrases...), Send: NewList(DefaultSendPhrases...)},
 	}
 }
 
@@ -316,7 +319,7 @@ func fields() []field {
 		{key: KeyProfiles, ptr: func(c *Config) any { return &c.Profiles },
 			allowed: "a list of profiles, each with a name, a match (class, exe or title) and the settings it changes (see " + profilesDocAnchor + ")",
 			hint:    "such a list"},
-	}, append(append(append(append(wordsFields(), cleanupFields()...), commandFields()...), editFields()...), languagesFields()...)...)
+	}, slices.Concat(wordsFields(), cleanupFields(), commandFields(), editFields(), languagesFields(), handsfreeFields())...)
 }
 
 func lookupField(key string) (field, bool) {

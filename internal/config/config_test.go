@@ -188,7 +188,7 @@ func TestLoadRejectsValues(t *testing.T) {
 		{"relative cache dir", "model_cache_dir: models",
 			nil, `{file}:1: key "model_cache_dir": "models" is not allowed: the path must be absolute (allowed: an absolute folder path (~ for your home folder works), or "" for the default cache); fix: set model_cache_dir to an absolute folder path or remove the line to use the default (empty)`},
 		{"group written as a value", "hotkeys: ctrl+win",
-			nil, `{file}:1: key "hotkeys": "ctrl+win" is not allowed (allowed: a group of keys: record, cancel, auto_send, mode, paste_again, undo, edit, translate, language); fix: put the keys of hotkeys on the lines below it, indented by two spaces`},
+			nil, `{file}:1: key "hotkeys": "ctrl+win" is not allowed (allowed: a group of keys: record, cancel, auto_send, mode, paste_again, undo, edit, translate, language, stop_after_silence); fix: put the keys of hotkeys on the lines below it, indented by two spaces`},
 		{"duplicate key", "model: base\nsounds: true\nmodel: small",
 			nil, `{file}:3: key "model" appears twice (also on line 1); fix: delete one of the two lines`},
 		{"not a mapping", "just some words",

@@ -207,7 +207,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		sc := d.startShortcut(cfg, shortcut)
 		sup.Add("desktop shortcut", service.Closer(func() { _ = sc.Close() }))
 	}
-	d.fb.Start(cfg, d.recorder.Level, d.opt.Exe)
+	d.fb.Start(cfg, d.recorder, d.opt.Exe)
 	sup.Add("feedback", service.Closer(d.fb.Close)) // stops before the recorder: the level ticker reads it
 	d.fb.NoteConfig(store.Err(), store.Warnings(), store.Path())
 
@@ -231,7 +231,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: feedback.KeepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
 		Transcriber: d.dictation, Paster: output.ProfilePaster{P: d.paster, Config: d.dictation.Config}, Sounds: d.fb,
 		Chooser: d.profiles, Speculator: speculator, Editor: d.paster, Commands: dictation.Commands(d.store.Current),
-		Rewriter: output.Rewriter{P: d.paster, Cfg: d.store.Current, Log: d.log}}, log)
+		Rewriter: output.Rewriter{P: d.paster, Cfg: d.store.Current, Log: d.log}, Silence: d.dictation.Hush(d.listener.StopHandsFree)}, log)
 	d.media = media.New(cfg.Audio.Media, d.log)
 	sup.Add("media control", service.Func(d.media.Run)) // after the app stops, puts back what it paused
 	input := make(chan app.Input)

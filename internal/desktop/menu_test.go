@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/choice"
@@ -180,6 +181,8 @@ func TestCommandItems(t *testing.T) {
 			"Undo the last dictation: say “scratch that” or “undo that”",
 			"Paste it again: the menu item",
 			"Rewrite the selection: off (hotkeys.edit)",
+			"Press Enter after the text: end with “send it” or “press enter”",
+			"Stop by silence: off (hotkeys.stop_after_silence)",
 			"Switch the language: off (hotkeys.language)",
 			"Dictate in English from any language: off (hotkeys.translate)"}},
 		{"hotkeys set", func(c *config.Config) {
@@ -191,14 +194,29 @@ func TestCommandItems(t *testing.T) {
 			"Undo the last dictation: say “scratch that” or “undo that”, or press ctrl+alt+z",
 			"Paste it again: the menu item, or press ctrl+alt+v",
 			"Rewrite the selection: hold ctrl+alt+e and say what to do",
+			"Press Enter after the text: end with “send it” or “press enter”",
+			"Stop by silence: off (hotkeys.stop_after_silence)",
 			"Switch the language: press ctrl+alt+l (auto, en, sv)",
 			"Dictate in English from any language: hold ctrl+alt+t"}},
+		{"hands-free", func(c *config.Config) {
+			c.Hotkeys.Mode, c.Hotkeys.StopAfterSilence, c.Hotkeys.AutoSend = choice.Toggle, 1500*time.Millisecond, "ctrl+alt+s"
+		}, []string{
+			"Undo the last dictation: say “scratch that” or “undo that”",
+			"Paste it again: the menu item",
+			"Rewrite the selection: off (hotkeys.edit)",
+			"Press Enter after the text: end with “send it” or “press enter”, or dictate with ctrl+alt+s",
+			"Stop by silence: after 1.5s of silence (toggle mode)",
+			"Switch the language: off (hotkeys.language)",
+			"Dictate in English from any language: off (hotkeys.translate)"}},
 		{"no chat server, no phrases", func(c *config.Config) {
-			c.Hotkeys.Edit, c.Commands.Undo = "ctrl+alt+e", config.NewList()
+			c.Hotkeys.Edit, c.Commands.Undo, c.Commands.Send = "ctrl+alt+e", config.NewList(), config.NewList()
+			c.Hotkeys.StopAfterSilence = 2 * time.Second // hold mode: the release ends it
 		}, []string{
 			"Undo the last dictation: off (commands.undo, hotkeys.undo)",
 			"Paste it again: the menu item",
 			"Rewrite the selection: hold ctrl+alt+e (needs cleanup.url)",
+			"Press Enter after the text: off (commands.send, hotkeys.auto_send)",
+			"Stop by silence: toggle mode only (hotkeys.mode)",
 			"Switch the language: off (hotkeys.language)",
 			"Dictate in English from any language: off (hotkeys.translate)"}},
 	}

@@ -29,6 +29,9 @@ profiles:
   - name: quiet
     match: {title: Notes}
     auto_send: false
+  - name: said
+    match: {title: Chat}
+    send: when_said
 `
 
 func TestDictationAppliesTheProfileOfItsWindow(t *testing.T) {
@@ -61,12 +64,14 @@ func TestPasteOptionsFollowTheProfile(t *testing.T) {
 		enter   bool
 		want    output.Options
 	}{
-		{"", false, output.Options{}},
+		{"", false, output.Options{PressEnter: true}}, // paste-enter: send always
 		{"", true, output.Options{PressEnter: true}},
 		{"term", false, output.Options{Mode: choice.Type}},
 		{"chat", false, output.Options{PressEnter: true}},
 		{"quiet", false, output.Options{Mode: choice.Paste}}, // turns paste-enter's Enter off
 		{"quiet", true, output.Options{Mode: choice.Paste, PressEnter: true}},
+		{"said", false, output.Options{Mode: choice.Paste}}, // Enter only when a send phrase was said
+		{"said", true, output.Options{Mode: choice.Paste, PressEnter: true}},
 	}
 	for _, tt := range tests {
 		if got := output.ProfileOptions(cfg, tt.profile, tt.enter); got != tt.want {

@@ -164,6 +164,7 @@ func (f *Flow) transcribe(ctx context.Context, r *Request, samples []float32, tr
 	// The local engine runs the detector itself; a remote one is not asked
 	// about a press without speech: no round trip, no upload.
 	p := Build(r.engine, r.engine == f.local, f.speech, r.cleaner)
+	p.Send = true // the app presses Enter when a send phrase ends the dictation
 	if trim != nil {
 		p.Trim = trim
 	}
@@ -175,7 +176,8 @@ func (f *Flow) transcribe(ctx context.Context, r *Request, samples []float32, tr
 		f.recent.add(tr.Result.Language)
 	}
 	return app.Transcript{Text: tr.Text, Raw: tr.Raw, Features: tr.Result.Timings.Features, Engine: tr.Result.Timings.Engine,
-		Cleanup: tr.Cleanup, Notice: tr.Notice, Cleaning: tr.Cleaning, Reused: tr.Result.Reused, Language: tr.Result.Language}, nil
+		Cleanup: tr.Cleanup, Notice: tr.Notice, Cleaning: tr.Cleaning, Reused: tr.Result.Reused, Language: tr.Result.Language,
+		Send: tr.Send}, nil
 }
 
 // forProfile is the settings of the profile called name; the config's own

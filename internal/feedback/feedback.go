@@ -39,8 +39,17 @@ type Indicator interface {
 	// Live shows the hold's words so far while recording; the indicator
 	// fits them to its space at its own font.
 	Live(text string)
+	// SetMic says whether the microphone is open (indicator.MicMark).
+	SetMic(open bool)
 	Hide()
 	Close() error
+}
+
+// Microphone is what feedback reads of the recorder (audio.Recorder).
+type Microphone interface {
+	Level() float32 // the input level while recording
+	// HeldOpen: the microphone stays open between dictations (audio.pre_roll).
+	HeldOpen() bool
 }
 
 // Notifier is what feedback needs of desktop notifications (notify.Notifier).
@@ -83,6 +92,7 @@ type Feedback struct {
 	Recent  History
 	Login   StartAtLogin
 	Level   func() float32 // the microphone's input level (Recorder.Level)
+	micOpen func() bool    // the microphone stays open between dictations (Recorder.HeldOpen); nil: no
 	feeding *levelFeed     // the level ticker while recording, else nil
 	sounds  *audio.Player  // nil when there is no sound output
 	// lastEntry is the Recent entry of the last text pasted, which an undo
@@ -118,12 +128,14 @@ func New(stateDir string, log *slog.Logger) *Feedback {
 	return f
 }
 
-// Start builds the parts for cfg: level is the microphone's input level
-// (nil: none), exe the executable the start-at-login entry starts ("" hides
+// Start builds the parts for cfg: mic is the microphone the indicator
+// shows the level and the open stream of (nil: none), exe the executable the start-at-login entry starts ("" hides
 // the toggle). A part that cannot start is logged and left out, never
 // stopping the app.
-func (f *Feedback) Start(cfg config.Config, level func() float32, exe string) {
-	f.Level = level
+func (f *Feedback) Start(cfg config.Config, mic Microphone, exe string) {
+	if mic != nil {
+		f.Level, f.micOpen = mic.Level, mic.HeldOpen
+	}
 	f.setIndicator(cfg)
 	f.setNotifier(cfg)
 	f.SetHistory(cfg)
@@ -296,6 +308,9 @@ func (f *Feedback) ShowEvent(e app.Event) {
 	if ind == nil {
 		return
 	}
+	// After the release the microphone is closed, unless the pre-roll
+	// holds it: the indicator says so, as the privacy indicator does.
+	ind.SetMic(e.State != app.Recording && f.micOpen != nil && f.micOpen())
 	switch e.State {
 	case app.Recording:
 		ind.Show(indicator.Recording, recordingLabel(e.Profile, e.Language))

@@ -48,7 +48,38 @@ func CommandItems(cfg config.Config) []tray.Item {
 	default:
 		edit += "hold " + k + " and say what to do"
 	}
-	return append([]tray.Item{{ID: "undo", Label: undo}, {ID: "paste-again", Label: again}, {ID: "edit", Label: edit}}, languageCommands(cfg)...)
+	items := append([]tray.Item{{ID: "undo", Label: undo}, {ID: "paste-again", Label: again}, {ID: "edit", Label: edit}},
+		handsFreeItems(cfg, key(cfg.Hotkeys.AutoSend))...)
+	return append(items, languageCommands(cfg)...)
+}
+
+// handsFreeItems are the spoken send and the stop after silence as set now.
+func handsFreeItems(cfg config.Config, autoSend string) []tray.Item {
+	var said []string
+	for _, p := range cfg.Commands.Send.Items() {
+		said = append(said, "“"+p+"”")
+	}
+	send := "Press Enter after the text: "
+	switch {
+	case len(said) > 0 && autoSend != "":
+		send += "end with " + strings.Join(said, " or ") + ", or dictate with " + autoSend
+	case len(said) > 0:
+		send += "end with " + strings.Join(said, " or ")
+	case autoSend != "":
+		send += "dictate with " + autoSend
+	default:
+		send += "off (" + config.KeySendPhrases + ", " + config.KeyAutoSend + ")"
+	}
+	stop := "Stop by silence: "
+	switch d := cfg.Hotkeys.StopAfterSilence; {
+	case cfg.Hotkeys.HandsFree() > 0:
+		stop += "after " + d.String() + " of silence (toggle mode)"
+	case d > 0:
+		stop += "toggle mode only (" + config.KeyMode + ")"
+	default:
+		stop += "off (" + config.KeyStopAfterSilence + ")"
+	}
+	return []tray.Item{{ID: "send", Label: send}, {ID: "stop-after-silence", Label: stop}}
 }
 
 // LanguageItems are the Language menu: detection, the configured language

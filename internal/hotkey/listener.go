@@ -605,6 +605,10 @@ func (l *Listener) command(c Command, at time.Time) {
 		if ev, ok := l.m.cancel(); ok {
 			l.emit(ev)
 		}
+	case commandQuiet:
+		if ev, ok := l.m.quiet(); ok {
+			l.emit(ev)
+		}
 	}
 }
 

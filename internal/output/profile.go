@@ -14,22 +14,22 @@ import (
 	"github.com/whisperkey/whisperkey/internal/config"
 )
 
-// ProfileOptions are the output options for a dictation in profile name.
+// ProfileOptions are the output options for a dictation in profile name; enter
+// asks for Enter after the text (the auto-send hotkey, or a send phrase said
+// at the end). The send mode (config.Config.Send) decides the rest: always
+// presses Enter; never and when_said press it only when enter asks, so they
+// turn the paste mode paste-enter into paste.
 func ProfileOptions(cfg config.Config, name string, enter bool) Options {
 	o := Options{PressEnter: enter}
-	p, ok := cfg.Profiles.Find(name)
-	if name == "" || !ok {
-		return o
-	}
-	if p.Paste != nil {
+	if p, ok := cfg.Profiles.Find(name); name != "" && ok && p.Paste != nil {
 		o.Mode = *p.Paste
 	}
-	if p.AutoSend != nil {
-		switch mode := cmp.Or(o.Mode, cfg.Paste); {
-		case *p.AutoSend:
-			o.PressEnter = true
-		case mode == choice.PasteEnter:
-			o.Mode = choice.Paste // the profile turns the mode's Enter off; the hotkey's stays
+	switch cfg.Send(name) {
+	case choice.SendAlways:
+		o.PressEnter = true
+	default:
+		if cmp.Or(o.Mode, cfg.Paste) == choice.PasteEnter {
+			o.Mode = choice.Paste
 		}
 	}
 	return o
