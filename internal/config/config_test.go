@@ -155,7 +155,7 @@ func TestLoadRejectsValues(t *testing.T) {
 		{"cancel equals record", "hotkeys:\n  record: ctrl+x\n  cancel: Ctrl+X",
 			nil, `{file}:3: key "hotkeys.cancel": "Ctrl+X" is not allowed: it is the same combination as hotkeys.record (allowed: modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space, or none to turn it off); fix: choose another combination for hotkeys.cancel, or none to turn it off`},
 		{"mode", "hotkeys:\n  mode: push",
-			nil, `{file}:2: key "hotkeys.mode": "push" is not allowed (allowed: hold, toggle); fix: set hotkeys.mode to one of them or remove the line to use hold`},
+			nil, `{file}:2: key "hotkeys.mode": "push" is not allowed (allowed: hold, toggle, auto); fix: set hotkeys.mode to one of them or remove the line to use hold`},
 		{"paste", "paste: typing",
 			nil, `{file}:1: key "paste": "typing" is not allowed (allowed: paste, clipboard, paste-enter, type); fix: set paste to one of them or remove the line to use paste`},
 		{"indicator", "indicator: top",

@@ -121,7 +121,7 @@ type Config struct {
 	PasteAgain, Undo string
 	// Edit records like Record, for an instruction on the selection. Default "" (off); "none" is off too.
 	Edit string
-	// Mode is choice.Hold (also "") or choice.Toggle.
+	// Mode is choice.Hold (also ""), choice.Toggle or choice.Auto.
 	Mode choice.HotkeyMode
 	// Debounce is how long a key-up must stand before it counts as a release: X11
 	// autorepeat sends up+down pairs while a key is held. Default 50ms.
@@ -176,8 +176,8 @@ func (c Config) parse() (settings, error) {
 	case s.mode == "":
 		s.mode = choice.Hold
 	case !s.mode.Valid():
-		return settings{}, fmt.Errorf(`%s: %w mode %q: use %q (record while the hotkey is held) or %q (press to start, press again to stop)`,
-			ConfigMode, ErrInvalid, string(c.Mode), choice.Hold, choice.Toggle)
+		return settings{}, fmt.Errorf(`%s: %w mode %q: use %q (record while the hotkey is held), %q (press to start, press again to stop) or %q (hold to talk, tap to start and stop, double-tap to lock)`,
+			ConfigMode, ErrInvalid, string(c.Mode), choice.Hold, choice.Toggle, choice.Auto)
 	}
 	same := func(a, b Combo, ka, kb string) error {
 		if !a.IsZero() && a == b {
@@ -561,8 +561,13 @@ func (l *Listener) command(c Command, at time.Time) {
 		switch {
 		case !l.m.recording:
 			press()
-			if l.set.mode == choice.Toggle {
-				release() // a tap: toggle mode starts on the down alone
+			if l.set.mode != choice.Hold {
+				release() // a tap: toggle mode starts on the down alone, auto mode latches on a tap
+			}
+		case l.set.mode == choice.Auto:
+			// A toggle means stop, however short a hold and however soon after a tap.
+			if ev, ok := l.m.stop(); ok {
+				l.emit(ev)
 			}
 		case l.set.mode == choice.Hold && l.m.held[srcRecord]:
 			release()
@@ -751,7 +756,7 @@ func (l *Listener) grabCancel(started Hotkey) error {
 		l.cancelWarned = true
 		problem = &RegisterError{Key: ConfigCancel, Combo: c, Err: err}
 	}
-	if l.set.mode != choice.Hold || c.Key == 0 {
+	if l.set.mode == choice.Toggle || c.Key == 0 {
 		return problem
 	}
 	// Held hotkey's modifiers are still down when the user presses cancel; Windows

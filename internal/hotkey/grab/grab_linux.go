@@ -68,6 +68,7 @@ typedef struct {
 	int type;
 	unsigned int keycode;
 	unsigned int state;
+	unsigned long time; // the server's, in milliseconds
 } wk_event;
 
 // wk_watch_keyboards asks for XInput 2 hierarchy events (a keyboard plugged in,
@@ -125,6 +126,7 @@ static int wk_take(Display *d, int xi, wk_event *out, int *remapped, int *plugge
 			out->type = ev.type;
 			out->keycode = ev.xkey.keycode;
 			out->state = ev.xkey.state;
+			out->time = ev.xkey.time;
 			return 1;
 		case MappingNotify:
 			// Keeps XKeysymToKeycode right after a layout change.
@@ -250,6 +252,8 @@ type osState struct {
 	noRepeatUps bool
 	// xi is XInput 2's opcode, 0 without it: hierarchy events say a keyboard came.
 	xi C.int
+	// clock turns the server's event times into ours.
+	clock serverClock
 
 	stop chan struct{}
 	done chan struct{}
@@ -330,7 +334,7 @@ func (s *osState) loop() {
 		var ev C.wk_event
 		var remapped, plugged C.int
 		for C.wk_take(s.display, s.xi, &ev, &remapped, &plugged) == 1 {
-			s.dispatch(ev, time.Now())
+			s.dispatch(ev, s.clock.at(uint32(ev.time), time.Now()))
 		}
 		if plugged != 0 {
 			// A keyboard plugged back in may bring its own layout; its mapping
