@@ -34,7 +34,9 @@ func TestAutoMode(t *testing.T) {
 		name string
 		act  func(t *testing.T, a *runningApp)
 	}{
-		{name: "hold, speak, release", act: func(t *testing.T, a *runningApp) { holdKeysWhile(t, chord, 300*time.Millisecond, func() { say(t, wav) }) }},
+		{name: "hold, speak, release", act: func(t *testing.T, a *runningApp) {
+			holdKeysWhile(t, chord, 300*time.Millisecond, func() { say(t, wav) })
+		}},
 		{name: "tap, speak, tap", act: func(t *testing.T, a *runningApp) {
 			xdoTap(t, chord, 1)
 			a.waitStatus(t, "Listening", 10*time.Second)
