@@ -3,9 +3,16 @@
 package e2e
 
 import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
@@ -66,4 +73,106 @@ func TestAutoMode(t *testing.T) {
 			t.Logf("pasted %q", got)
 		})
 	}
+}
+
+// keyWindow is testdata/keys.tcl: a window with the keyboard focus that
+// reports the keys it gets.
+type keyWindow struct {
+	lines chan string
+}
+
+func openKeyWindow(t testing.TB) *keyWindow {
+	t.Helper()
+	cmd := exec.Command("wish", filepath.Join(testenv.RepoRoot(t), "internal", "e2e", "testdata", "keys.tcl"))
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	w := &keyWindow{lines: make(chan string, 64)}
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() || sc.Text() != "READY" {
+		t.Fatalf("key window did not start: %q", sc.Text())
+	}
+	go func() {
+		defer close(w.lines)
+		for sc.Scan() {
+			w.lines <- sc.Text()
+		}
+	}()
+	return w
+}
+
+// waitKey waits for the window to report a press of keysym and returns its
+// modifier state.
+func (w *keyWindow) waitKey(t testing.TB, keysym string, limit time.Duration) int {
+	t.Helper()
+	deadline := time.After(limit)
+	var seen []string
+	for {
+		select {
+		case l, ok := <-w.lines:
+			if !ok {
+				t.Fatal("key window closed")
+			}
+			seen = append(seen, l)
+			var got string
+			var state int
+			if _, err := fmt.Sscanf(l, "KEY %s %d", &got, &state); err == nil && got == keysym {
+				return state
+			}
+		case <-deadline:
+			t.Fatalf("the window never got %s; it got %q", keysym, seen)
+		}
+	}
+}
+
+// TestChordPassesKeyThrough holds the default record chord, ctrl+win, and
+// presses D, then Left, as for the desktop's Ctrl+Win+D and Ctrl+Win+Left:
+// each key reaches the focused window with Ctrl and Super held, and the
+// recording the chord started ends without a word (nothing pasted, no
+// "Nothing heard"). The chord still records afterwards.
+func TestChordPassesKeyThrough(t *testing.T) {
+	desktopSession(t)
+	a, _ := launchApp(t, "model: "+testenv.Model(t, "base")+"\n")
+	a.waitStatus(t, "ready", 90*time.Second)
+	w := openKeyWindow(t)
+	const ctrl, super = 1 << 2, 1 << 6 // X11 ControlMask, Mod4Mask
+	for _, key := range []string{"d", "Left"} {
+		xdo(t, "keydown", "ctrl+super")
+		a.waitStatus(t, "Listening", 10*time.Second)
+		time.Sleep(400 * time.Millisecond) // longer than audio.min_duration: the take goes to the speech check
+		xdo(t, "key", key)
+		xdo(t, "keyup", "ctrl+super")
+		if state := w.waitKey(t, key, 10*time.Second); state&(ctrl|super) != ctrl|super {
+			t.Fatalf("the window got %s with modifier state %#x, want Control and Super held", key, state)
+		}
+		var s string
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			if s, _ = a.menu.Status(); !strings.Contains(s, "Listening") && !strings.Contains(s, "Transcrib") {
+				break
+			}
+		}
+		for _, bad := range []string{"Listening", "Transcrib", "Nothing heard", "Cancelled", "Too short"} {
+			if strings.Contains(s, bad) {
+				t.Fatalf("after ctrl+win+%s the tray says %q, want the recording ended without a word", key, s)
+			}
+		}
+	}
+	b, err := os.ReadFile(a.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "part of another shortcut; its key went on"); n != 2 {
+		t.Fatalf("the log tells of %d shortcuts passed on, want 2:\n%s", n, b)
+	}
+	if strings.Contains(string(b), "msg=dictated") {
+		t.Fatalf("something was dictated:\n%s", b)
+	}
+	// The chord alone still records: a short hold is dropped as too short.
+	xdo(t, "keydown", "ctrl+super")
+	a.waitStatus(t, "Listening", 10*time.Second)
+	xdo(t, "keyup", "ctrl+super")
+	a.waitStatus(t, "Too short", 10*time.Second)
 }

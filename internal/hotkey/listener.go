@@ -64,6 +64,10 @@ const (
 	// Pressed: a hotkey that acts at once (PasteAgain, Undo) went down; once
 	// per press, whatever the key's autorepeat does.
 	Pressed
+	// Passed: the hotkey that started the recording was the start of another
+	// shortcut (Ctrl+Win+D): a key pressed while it was held went on to the
+	// desktop. The recording should end without a word, unless it holds speech.
+	Passed
 )
 
 // String names the kind for logs.
@@ -81,6 +85,8 @@ func (k Kind) String() string {
 		return "renewed"
 	case Pressed:
 		return "pressed"
+	case Passed:
+		return "passed"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -88,7 +94,7 @@ func (k Kind) String() string {
 // Event is one hotkey event for the app.
 type Event struct {
 	Kind Kind
-	// Hotkey is the hotkey that started (Start, Cancel) or stopped (Stop) the
+	// Hotkey is the hotkey that started (Start, Cancel, Passed) or stopped (Stop) the
 	// recording, or that was pressed (Pressed).
 	Hotkey Hotkey
 	// Err is set for Problem: a *RegisterError, fit to show the user.
@@ -217,6 +223,10 @@ type Edge struct {
 	// reading the keyboard when the edge is handled, maybe long after under load,
 	// would see a quick tap already released, or a release followed by a new press.
 	Sure bool
+	// Passed: another key went down while the combination was held, and the
+	// grabber let it through to the focused window, so the combination was
+	// part of another shortcut. No more edges of this press follow.
+	Passed bool
 }
 
 // Grab is one registered combination.
@@ -600,6 +610,13 @@ func (l *Listener) edge(s slot, e Edge, ok bool) {
 		l.emit(ev)
 	}
 	src, combo, now := s.source(), l.combos[s], e.At
+	if e.Passed {
+		if ev, ok := l.m.interrupt(src); ok {
+			l.log.Info("the hotkey was part of another shortcut; its key went on to the desktop", "hotkey", combo.String())
+			l.emit(ev)
+		}
+		return
+	}
 	if e.Sure {
 		if !e.Down {
 			for _, ev := range l.m.release(src, now) {
@@ -653,8 +670,8 @@ func (l *Listener) tap(s slot, h Hotkey, e Edge, ok bool) {
 		l.grabs[s] = nil
 		return
 	}
-	if !e.Down {
-		if e.Sure || l.comboDown(l.combos[s]) != yes {
+	if !e.Down || e.Passed { // after a pass the release goes to the desktop, not here
+		if e.Passed || e.Sure || l.comboDown(l.combos[s]) != yes {
 			l.tapDown[s] = false
 		}
 		return
@@ -698,7 +715,7 @@ func (l *Listener) emit(ev Event) {
 	switch ev.Kind {
 	case Start:
 		problem = l.grabCancel(ev.Hotkey) // before the app hears Start, so Esc works at once
-	case Stop, Cancel:
+	case Stop, Cancel, Passed:
 		l.releaseSlot(slotCancel)
 		l.releaseSlot(slotCancelHeld)
 	}

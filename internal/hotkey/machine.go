@@ -157,6 +157,21 @@ func (m *machine) cancel() (Event, bool) {
 	return Event{Kind: Cancel, Hotkey: m.by}, true
 }
 
+// interrupt handles a key of another shortcut pressed while s was held: the
+// press is over (its release will not be reported), and a recording it holds
+// ends as Passed.
+func (m *machine) interrupt(s source) (Event, bool) {
+	if s == srcCancel || !m.held[s] {
+		return Event{}, false
+	}
+	m.held[s], m.releaseAt[s] = false, time.Time{}
+	if !m.recording || s.hotkey() != m.by || m.latched {
+		return Event{}, false
+	}
+	m.recording = false
+	return Event{Kind: Passed, Hotkey: m.by}, true
+}
+
 // stop ends the recording at once, whatever the keys are doing: for a
 // toggle command that means "stop" while a key is still held.
 func (m *machine) stop() (Event, bool) {

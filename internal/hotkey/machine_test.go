@@ -36,6 +36,8 @@ func run(m *machine, steps []step) []string {
 			record(m.down(srcs[name], now))
 		case "u":
 			m.up(srcs[name], now)
+		case "p":
+			record(m.interrupt(srcs[name]))
 		case "t":
 		}
 	}
@@ -144,6 +146,30 @@ func TestMachine(t *testing.T) {
 			mode:  choice.Toggle,
 			steps: []step{{0, "d send"}, {100, "u send"}, {1000, "d esc"}, {1040, "d esc"}, {1080, "d esc"}},
 			want:  []string{"start/auto-send", "cancel/auto-send"},
+		},
+		{
+			name:  "hold: another shortcut's key while held ends it as passed; the next press starts",
+			mode:  choice.Hold,
+			steps: []step{{0, "d rec"}, {200, "p rec"}, {2000, "d rec"}, {3000, "u rec"}, {3100, "t"}},
+			want:  []string{"start/record", "passed/record", "start/record", "stop/record"},
+		},
+		{
+			name:  "toggle: another shortcut's key while the starting press is held",
+			mode:  choice.Toggle,
+			steps: []step{{0, "d rec"}, {200, "p rec"}, {2000, "d rec"}, {2100, "u rec"}},
+			want:  []string{"start/record", "passed/record", "start/record"},
+		},
+		{
+			name:  "auto: a key pressed while the stopping press is held changes nothing",
+			mode:  choice.Auto,
+			steps: []step{{0, "d rec"}, {100, "u rec"}, {2000, "d rec"}, {2100, "p rec"}},
+			want:  []string{"start/record", "stop/record"},
+		},
+		{
+			name:  "auto: a key pressed during the locking tap does not end the lock",
+			mode:  choice.Auto,
+			steps: []step{{0, "d rec"}, {100, "u rec"}, {250, "d rec"}, {300, "p rec"}, {3000, "d rec"}},
+			want:  []string{"start/record", "stop/record"},
 		},
 		{
 			name:  "auto: a hold is push to talk",

@@ -180,6 +180,7 @@ func (c *chords) feed(ev keyEvent) verdict {
 		c.up(ev.vk, ev.at, &v)
 	}
 	c.prune(ev.at, false, &v)
+	c.pass(ev.vk, ev.at, &v)
 	before := c.mods()
 	c.held = append(c.held, heldKey{vk: ev.vk, last: ev.at})
 	after := c.mods()
@@ -204,6 +205,22 @@ func (c *chords) feed(ev keyEvent) verdict {
 	}
 	c.held[len(c.held)-1].swallowed = v.swallow
 	return v
+}
+
+// pass ends the combinations held while vk, a key of none of them, goes down: they
+// were the start of another shortcut (Ctrl+Win+D), and the key goes on to the
+// focused window, as every key the hook does not swallow does. The keys of the
+// registered combinations (the cancel key while recording) are not passes.
+func (c *chords) pass(vk uint32, at time.Time, v *verdict) {
+	if slices.ContainsFunc(c.grabs, func(g *hookGrab) bool { return g.vk == vk || g.combo.Mods&modOf(vk) != 0 }) {
+		return
+	}
+	for _, g := range c.grabs {
+		if g.active {
+			g.active = false
+			v.fired = append(v.fired, fired{g: g, edge: hotkey.Edge{Down: true, At: at, Passed: true}})
+		}
+	}
 }
 
 // resync drops every key the keyboard says is up, as after the session was locked.

@@ -58,7 +58,10 @@ func play(t *testing.T, c *chords, seq string) string {
 				t.Errorf("%s: edge at %v, want the event's time %v", tok, f.edge.At, at)
 			}
 			state := "up"
-			if f.edge.Down {
+			switch {
+			case f.edge.Passed:
+				state = "passed"
+			case f.edge.Down:
 				state = "down"
 			}
 			out = append(out, f.g.combo.String()+":"+state)
@@ -108,9 +111,15 @@ func TestChords(t *testing.T) {
 		{name: "ctrl+c then win is not the chord", combos: []string{"ctrl+win"},
 			seq: "+lctrl +c +lwin -lwin -c -lctrl", want: ""},
 		{name: "a key let go does not complete the chord", combos: []string{"ctrl+win"},
-			seq: "+lctrl +lwin +c -lwin -c +lwin -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:up ctrl+win:down mask ctrl+win:up"},
-		{name: "a key pressed while held changes nothing", combos: []string{"ctrl+win"},
-			seq: "+lctrl +lwin +d -d -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:up"},
+			seq: "+lctrl +lwin +c -lwin -c +lwin -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:passed ctrl+win:down mask ctrl+win:up"},
+		{name: "ctrl+win+d: the d goes on and ends the chord", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin +d -d -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:passed"},
+		{name: "ctrl+shift+win+left: the extra modifier ends the chord", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin +lshift -lshift -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:passed"},
+		{name: "after a pass the chord fires again", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin +d -d -lwin +lwin -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:passed ctrl+win:down mask ctrl+win:up"},
+		{name: "a key pressed during a chord with a key passes too", combos: []string{"ctrl+shift+space"},
+			seq: "+lctrl +lshift +space +c -c -space -lshift -lctrl", want: "ctrl+shift+space:down swallow ctrl+shift+space:passed swallow"},
 		{name: "an extra modifier is not the chord", combos: []string{"ctrl+win"},
 			seq: "+lctrl +lshift +lwin -lwin -lshift -lctrl", want: ""},
 		{name: "pressing again fires again", combos: []string{"ctrl+win"},
@@ -145,8 +154,8 @@ func TestChords(t *testing.T) {
 			seq: "+lctrl +lwin ~lctrl ~lwin +c -c", want: "ctrl+win:down mask ctrl+win:up"},
 		{name: "a late repeat is a new press", combos: []string{"ctrl+win"},
 			seq: "+lctrl +lwin ~lwin wait +lwin -lwin", want: "ctrl+win:down mask ctrl+win:up ctrl+win:down mask ctrl+win:up"},
-		{name: "swallowed key survives the keyboard check", combos: []string{"ctrl+shift+space"},
-			seq: "+lctrl +lshift +space +c -c -space", want: "ctrl+shift+space:down swallow ctrl+shift+space:up swallow"},
+		{name: "swallowed key survives the keyboard check", combos: []string{"ctrl+shift+space", "esc"},
+			seq: "+lctrl +lshift +space +esc -esc -space", want: "ctrl+shift+space:down swallow ctrl+shift+space:up swallow"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

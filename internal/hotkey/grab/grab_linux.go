@@ -3,7 +3,7 @@
 package grab
 
 /*
-#cgo LDFLAGS: -lX11 -lXi
+#cgo LDFLAGS: -lX11 -lXi -lXtst
 #include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@ package grab
 #include <X11/Xlib.h>
 #include <X11/XKBlib.h>
 #include <X11/extensions/XInput2.h>
+#include <X11/extensions/XTest.h>
 
 // Xlib must be made thread-safe before any other Xlib call in the process, and the
 // output package calls libX11 too (through purego): do it while the program loads.
@@ -165,6 +166,20 @@ static unsigned int wk_modbit(Display *d, int keycode) {
 static int wk_detectable_repeat(Display *d) {
 	Bool supported = False;
 	return XkbSetDetectableAutoRepeat(d, True, &supported) && supported;
+}
+
+// wk_pass ends the keyboard grab a hotkey's press activated and types keycode
+// again through XTest, so the focused window (or the window manager's shortcut)
+// gets the key the grab took, with the modifiers still held. The server ignores a
+// press of a key its XTest device holds down already (the key came from XTest, as
+// xdotool's do), so the key is let up first. It types the release too: the real
+// one may have come to the grab already, and a press without it would stay down.
+static void wk_pass(Display *d, int keycode) {
+	XUngrabKeyboard(d, CurrentTime);
+	XTestFakeKeyEvent(d, keycode, False, CurrentTime);
+	XTestFakeKeyEvent(d, keycode, True, CurrentTime);
+	XTestFakeKeyEvent(d, keycode, False, CurrentTime);
+	XFlush(d);
 }
 
 // wk_wait sleeps until the X connection or the wake pipe is readable, or ms pass.
@@ -359,6 +374,16 @@ func (s *osState) dispatch(ev C.wk_event, at time.Time) {
 	// exactly) or is no longer down (one of its keys went up).
 	sure := false
 	switch {
+	case s.active.on && down && s.active.grab != nil && !s.active.grab.keys[code] && !s.ownsKey(code):
+		// Another key while a combination is held, and none of ours (the cancel key
+		// is): the combination was the start of another shortcut (Ctrl+Win+D). The
+		// key goes on to the desktop, and the grab is over.
+		to = s.active.grab
+		C.wk_pass(s.display, C.int(code))
+		s.active = activeGrab{}
+		s.log.Debug("key passed on to the desktop", "hotkey", to.combo.String(), "keycode", code)
+		to.fwd.push(hotkey.Edge{Down: true, At: at, Passed: true})
+		return
 	case s.active.on:
 		// The keyboard is ours while a grab's key is held: the events are that grab's
 		// (the Listener looks for the cancel key among them).
@@ -377,6 +402,17 @@ func (s *osState) dispatch(ev C.wk_event, at time.Time) {
 		return
 	}
 	to.fwd.push(hotkey.Edge{Down: down, At: at, Sure: sure})
+}
+
+// ownsKey reports whether one of our grabs is on keycode, with any modifiers.
+// Called with mu held.
+func (s *osState) ownsKey(code uint8) bool {
+	for r := range s.owners {
+		if r.code == code {
+			return true
+		}
+	}
+	return false
 }
 
 // cleanMods is the modifier part of an event state without the lock modifiers.
