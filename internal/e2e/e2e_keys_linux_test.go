@@ -176,3 +176,38 @@ func TestChordPassesKeyThrough(t *testing.T) {
 	xdo(t, "keyup", "ctrl+super")
 	a.waitStatus(t, "Too short", 10*time.Second)
 }
+
+// TestRightCtrlAlone makes Right Ctrl alone the record hotkey: held while
+// speaking it dictates, Left Ctrl does nothing, and Right Ctrl+C still
+// reaches the window as Ctrl+C.
+func TestRightCtrlAlone(t *testing.T) {
+	desktopSession(t)
+	wav := micWAV(t, dictated)
+	a, _ := launchApp(t, "model: "+testenv.Model(t, "base")+"\nhotkeys:\n  record: rctrl\n")
+	a.waitStatus(t, "ready", 90*time.Second)
+	tg := openTarget(t)
+	xdo(t, "keydown", "Control_L")
+	time.Sleep(400 * time.Millisecond)
+	xdo(t, "keyup", "Control_L")
+	holdKeysWhile(t, "Control_R", 300*time.Millisecond, func() { say(t, wav) })
+	got := tg.waitText(t, 30*time.Second)
+	if wer := whisper.WordErrorRate(dictated, got); got == "" || wer > 0.15 {
+		t.Fatalf("target got %q (WER %.2f), want %q", got, wer, dictated)
+	}
+	t.Logf("pasted %q", got)
+	b, err := os.ReadFile(a.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "kind=start"); n != 1 {
+		t.Fatalf("%d recordings started, want 1 (Left Ctrl is not the hotkey):\n%s", n, b)
+	}
+	w := openKeyWindow(t)
+	xdo(t, "keydown", "Control_R")
+	a.waitStatus(t, "Listening", 10*time.Second)
+	xdo(t, "key", "c")
+	xdo(t, "keyup", "Control_R")
+	if state := w.waitKey(t, "c", 10*time.Second); state&(1<<2) == 0 {
+		t.Fatalf("the window got c with modifier state %#x, want Control held", state)
+	}
+}

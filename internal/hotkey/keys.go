@@ -10,6 +10,10 @@ type keyDef struct {
 	x11     uint32   // X11 keysym
 	vk      uint32   // Windows virtual-key code
 	typing  bool     // produces text: alone (without modifiers) it would steal typing
+	// mod: the key is the right-hand key of this modifier, a hotkey only on its own
+	// (Right Ctrl, Right Alt): the left one keeps every shortcut, the right one is
+	// rarely used for them.
+	mod Mods
 }
 
 // keyTable is read-only after package initialisation; Key values index it (Key(i+1)).
@@ -57,12 +61,15 @@ func buildKeyTable() []keyDef {
 		keyDef{name: ",", aliases: []string{"comma"}, x11: 0x2c, vk: 0xbc, typing: true},
 		keyDef{name: ".", aliases: []string{"period", "dot"}, x11: 0x2e, vk: 0xbe, typing: true},
 		keyDef{name: "/", aliases: []string{"slash"}, x11: 0x2f, vk: 0xbf, typing: true},
+		keyDef{name: "rctrl", aliases: []string{"rightctrl", "right_ctrl", "rcontrol"}, x11: 0xffe4, vk: 0xa3, mod: ModCtrl},
+		keyDef{name: "ralt", aliases: []string{"rightalt", "right_alt"}, x11: 0xffea, vk: 0xa5, mod: ModAlt},
 	)
 }
 
 // validKeys is the summary printed in parse errors.
 const validKeys = "modifiers ctrl, shift, alt, win; keys a-z, 0-9, f1-f24, space, enter, esc, tab, backspace, delete, " +
-	"insert, home, end, pageup, pagedown, up, down, left, right, pause, scrolllock, printscreen, menu, ` - = [ ] \\ ; ' , . /"
+	"insert, home, end, pageup, pagedown, up, down, left, right, pause, scrolllock, printscreen, menu, ` - = [ ] \\ ; ' , . /; " +
+	"alone: rctrl, ralt"
 
 // modDef is one modifier: its names and the physical keys that produce it.
 type modDef struct {

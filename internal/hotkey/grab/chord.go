@@ -127,7 +127,8 @@ type heldKey struct {
 
 // chords tracks which keys are down and matches them against the registered
 // combinations. A combination goes down when exactly its modifiers (left or right) are
-// held and its key goes down; a modifier-only one when the last of its modifiers goes
+// held and its key goes down (a right-hand modifier alone, when it goes down with no
+// other modifier held); a modifier-only one when the last of its modifiers goes
 // down while no other key is held, so Ctrl alone never fires ctrl+win. It goes up when
 // any of its keys is released; other keys pressed meanwhile change nothing.
 type chords struct {
@@ -189,11 +190,15 @@ func (c *chords) feed(ev keyEvent) verdict {
 		if g.active {
 			continue
 		}
-		if g.vk != 0 {
-			if ev.vk != g.vk || after != g.combo.Mods {
+		if side := modOf(g.vk); g.vk != 0 {
+			// A right-hand modifier alone (rctrl) goes down with no other modifier
+			// held (its left twin may be); like every modifier it reaches the
+			// window, so Right Ctrl+C still copies.
+			if ev.vk != g.vk || after&^side != g.combo.Mods {
 				continue
 			}
-			v.swallow = true
+			v.swallow = side == 0
+			v.mask = v.mask || side&(hotkey.ModWin|hotkey.ModAlt) != 0
 		} else if modOf(ev.vk) == 0 || after != g.combo.Mods || before == after || others {
 			continue
 		}

@@ -551,7 +551,12 @@ func (s *osState) registrations(c hotkey.Combo) ([]keyMods, error) {
 		if code == 0 {
 			return nil, fmt.Errorf("the keyboard layout has no key %s", c.Key)
 		}
-		return []keyMods{{code: code, mods: s.modMask(c.Mods)}}, nil
+		regs := []keyMods{{code: code, mods: s.modMask(c.Mods)}}
+		if m := c.Key.Modifier(); m != 0 {
+			// A right-hand modifier alone also fires while its left twin is held.
+			regs = append(regs, keyMods{code: code, mods: s.modMask(m)})
+		}
+		return regs, nil
 	}
 	var out []keyMods
 	c.Mods.Each(func(m hotkey.Mods) {

@@ -411,3 +411,19 @@ func TestKeyboardPluggedUnderX11(t *testing.T) {
 	release(t, "ctrl+shift+F8")
 	expect(t, l, hotkey.Stop, hotkey.Record)
 }
+
+// Right Ctrl alone is the hotkey; Left Ctrl is not, and Right Ctrl+C ends the
+// hold as another shortcut.
+func TestRightCtrlUnderX11(t *testing.T) {
+	l := listen(t, hotkey.Config{Record: "rctrl", Mode: "hold"})
+	tap(t, "Control_L")
+	press(t, "Control_R")
+	expect(t, l, hotkey.Start, hotkey.Record)
+	release(t, "Control_R")
+	expect(t, l, hotkey.Stop, hotkey.Record)
+	press(t, "Control_R")
+	expect(t, l, hotkey.Start, hotkey.Record)
+	xdotool(t, "key", "c")
+	expect(t, l, hotkey.Passed, hotkey.Record)
+	release(t, "Control_R")
+}
