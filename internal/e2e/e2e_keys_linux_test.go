@@ -211,3 +211,32 @@ func TestRightCtrlAlone(t *testing.T) {
 		t.Fatalf("the window got c with modifier state %#x, want Control held", state)
 	}
 }
+
+// TestSideButton makes the mouse's back button (X11 button 8) the record
+// hotkey: held while speaking it dictates; the forward button, not bound,
+// starts nothing.
+func TestSideButton(t *testing.T) {
+	desktopSession(t)
+	wav := micWAV(t, dictated)
+	a, _ := launchApp(t, "model: "+testenv.Model(t, "base")+"\nhotkeys:\n  record: mouse4\n")
+	a.waitStatus(t, "ready", 90*time.Second)
+	tg := openTarget(t)
+	xdo(t, "click", "9")
+	xdo(t, "mousedown", "8")
+	time.Sleep(300 * time.Millisecond)
+	say(t, wav)
+	time.Sleep(300 * time.Millisecond)
+	xdo(t, "mouseup", "8")
+	got := tg.waitText(t, 30*time.Second)
+	if wer := whisper.WordErrorRate(dictated, got); got == "" || wer > 0.15 {
+		t.Fatalf("target got %q (WER %.2f), want %q", got, wer, dictated)
+	}
+	t.Logf("pasted %q", got)
+	b, err := os.ReadFile(a.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "kind=start"); n != 1 {
+		t.Fatalf("%d recordings started, want 1 (button 9 is not the hotkey):\n%s", n, b)
+	}
+}

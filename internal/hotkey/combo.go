@@ -84,7 +84,13 @@ func (k Key) Modifier() Mods {
 	return d.mod
 }
 
-// X11Keysym returns the key's X11 keysym (0 for no key).
+// X11Button returns the X11 button number of a mouse button (8 or 9), 0 for keys.
+func (k Key) X11Button() uint8 {
+	d, _ := k.def()
+	return d.button
+}
+
+// X11Keysym returns the key's X11 keysym (0 for no key and for mouse buttons).
 func (k Key) X11Keysym() uint32 {
 	d, _ := k.def()
 	return d.x11

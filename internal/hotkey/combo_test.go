@@ -35,6 +35,8 @@ func TestParse(t *testing.T) {
 		{name: "ctrl+shift modifier only", in: "shift+ctrl", want: "ctrl+shift", mods: ModCtrl | ModShift},
 		{name: "right ctrl alone", in: "rctrl", want: "rctrl", x11: 0xffe4, vk: 0xa3},
 		{name: "right alt alone", in: "Right_Alt", want: "ralt", x11: 0xffea, vk: 0xa5},
+		{name: "side button alone", in: "XButton1", want: "mouse4", vk: 0x05},
+		{name: "side button with a modifier", in: "ctrl+mouse5", want: "ctrl+mouse5", mods: ModCtrl, vk: 0x06},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

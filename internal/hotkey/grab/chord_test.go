@@ -13,6 +13,7 @@ var testVKs = map[string]uint32{
 	"lctrl": vkLControl, "rctrl": vkRControl, "lshift": vkLShift, "rshift": vkRShift,
 	"lalt": vkLMenu, "ralt": vkRMenu, "lwin": vkLWin, "rwin": vkRWin,
 	"space": 0x20, "esc": 0x1b, "c": 'C', "d": 'D', "l": 'L', "f9": 0x78,
+	"x1": 0x05, "x2": 0x06, // the mouse's side buttons, from the mouse hook
 }
 
 // play feeds a sequence to c and describes what the hook would do, event by event.
@@ -154,6 +155,12 @@ func TestChords(t *testing.T) {
 			seq: "+rctrl +c -c -rctrl", want: "rctrl:down rctrl:passed"},
 		{name: "right alt alone masks the menu bar", combos: []string{"ralt"},
 			seq: "+ralt -ralt +lalt -lalt", want: "ralt:down mask ralt:up"},
+		{name: "a bound side button is swallowed", combos: []string{"mouse4"},
+			seq: "+x1 -x1", want: "mouse4:down swallow mouse4:up swallow"},
+		{name: "an unbound side button goes to the window", combos: []string{"mouse4"},
+			seq: "+x2 -x2", want: ""},
+		{name: "ctrl+side button", combos: []string{"ctrl+mouse5"},
+			seq: "+x2 -x2 +rctrl +x2 -x2 -rctrl", want: "ctrl+mouse5:down swallow ctrl+mouse5:up swallow"},
 		{name: "injected keys are ignored", combos: []string{"ctrl+win", "ctrl+shift+space"},
 			seq: "+lctrl* +lwin* -lwin* -lctrl* +lctrl* +lshift* +space* -space* -lshift* -lctrl*", want: ""},
 		{name: "injected up of a held key", combos: []string{"ctrl+win"},

@@ -65,6 +65,36 @@ static int wk_keys(Display *d, int grab, int keycode, unsigned int *mods, int n)
 	return code;
 }
 
+// wk_buttons is wk_keys for a mouse button: the pointer is grabbed only while
+// the button is held, and the button press goes to no window.
+static int wk_buttons(Display *d, int grab, int button, unsigned int *mods, int n) {
+	pthread_mutex_lock(&wk_err_mu);
+	wk_err_display = d;
+	wk_err_code = 0;
+	wk_err_prev = XSetErrorHandler(wk_err_handler);
+	Window root = DefaultRootWindow(d);
+	for (int i = 0; i < n; i++) {
+		if (grab) {
+			XGrabButton(d, button, mods[i], root, False, ButtonPressMask | ButtonReleaseMask,
+			            GrabModeAsync, GrabModeAsync, None, None);
+		} else {
+			XUngrabButton(d, button, mods[i], root);
+		}
+	}
+	XSync(d, False);
+	if (grab && wk_err_code != 0) {
+		for (int i = 0; i < n; i++) {
+			XUngrabButton(d, button, mods[i], root);
+		}
+		XSync(d, False);
+	}
+	XSetErrorHandler(wk_err_prev);
+	int code = wk_err_code;
+	wk_err_display = NULL;
+	pthread_mutex_unlock(&wk_err_mu);
+	return code;
+}
+
 typedef struct {
 	int type;
 	unsigned int keycode;
@@ -128,6 +158,13 @@ static int wk_take(Display *d, int xi, wk_event *out, int *remapped, int *plugge
 			out->keycode = ev.xkey.keycode;
 			out->state = ev.xkey.state;
 			out->time = ev.xkey.time;
+			return 1;
+		case ButtonPress:
+		case ButtonRelease:
+			out->type = ev.type;
+			out->keycode = ev.xbutton.button;
+			out->state = ev.xbutton.state;
+			out->time = ev.xbutton.time;
 			return 1;
 		case MappingNotify:
 			// Keeps XKeysymToKeycode right after a layout change.
@@ -230,10 +267,12 @@ const (
 // pollInterval bounds how long the event loop sleeps without looking at Xlib's queue.
 const pollInterval = 50 * time.Millisecond
 
-// keyMods is one X grab: a keycode with an exact modifier mask (before the lock variants).
+// keyMods is one X grab: a keycode (or a mouse button) with an exact modifier mask
+// (before the lock variants).
 type keyMods struct {
-	code uint8
-	mods uint
+	code   uint8
+	mods   uint
+	button bool // code is a mouse button number
 }
 
 // activeGrab is the passive grab the server last activated: until its key goes up, the
@@ -269,6 +308,8 @@ type osState struct {
 	xi C.int
 	// clock turns the server's event times into ours.
 	clock serverClock
+	// buttons are the grabbed mouse buttons held now, and whose grab they fired.
+	buttons map[uint8]*xgrab
 
 	stop chan struct{}
 	done chan struct{}
@@ -302,6 +343,7 @@ func newOSState(log *slog.Logger) (*osState, error) {
 		wakeW:   p[1],
 		display: d,
 		owners:  make(map[keyMods]*xgrab),
+		buttons: make(map[uint8]*xgrab),
 		changes: make(chan hotkey.Renewal, 1),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
@@ -367,8 +409,12 @@ func (s *osState) loop() {
 // dispatch hands one key event to the grab it belongs to. Called with mu held; the
 // grab's forwarder queues it without waiting.
 func (s *osState) dispatch(ev C.wk_event, at time.Time) {
-	down := ev._type == C.KeyPress
 	code := uint8(ev.keycode)
+	if ev._type == C.ButtonPress || ev._type == C.ButtonRelease {
+		s.button(code, ev._type == C.ButtonPress, uint(ev.state), at)
+		return
+	}
+	down := ev._type == C.KeyPress
 	var to *xgrab
 	// sure: the event alone says the combination went down (it matched the grab
 	// exactly) or is no longer down (one of its keys went up).
@@ -404,11 +450,31 @@ func (s *osState) dispatch(ev C.wk_event, at time.Time) {
 	to.fwd.push(hotkey.Edge{Down: down, At: at, Sure: sure})
 }
 
+// button hands a grabbed mouse button's press or release to its grab. The
+// events say exactly what happened, so the edges are sure. Called with mu held.
+func (s *osState) button(b uint8, down bool, state uint, at time.Time) {
+	var to *xgrab
+	if down {
+		to = s.owners[keyMods{code: b, mods: cleanMods(state), button: true}]
+		if to != nil {
+			s.buttons[b] = to
+		}
+	} else {
+		to = s.buttons[b] // whatever the modifiers do meanwhile
+		delete(s.buttons, b)
+	}
+	if to == nil {
+		s.log.Debug("button event for no grab", "button", b, "down", down)
+		return
+	}
+	to.fwd.push(hotkey.Edge{Down: down, At: at, Sure: true})
+}
+
 // ownsKey reports whether one of our grabs is on keycode, with any modifiers.
 // Called with mu held.
 func (s *osState) ownsKey(code uint8) bool {
 	for r := range s.owners {
-		if r.code == code {
+		if r.code == code && !r.button {
 			return true
 		}
 	}
@@ -546,6 +612,9 @@ func sameRegs(a, b []keyMods) bool {
 // Control held, and Control_L and Control_R with Mod4 held: either press order works.
 // Called with mu held.
 func (s *osState) registrations(c hotkey.Combo) ([]keyMods, error) {
+	if b := c.Key.X11Button(); b != 0 {
+		return []keyMods{{code: b, mods: s.modMask(c.Mods), button: true}}, nil
+	}
 	if c.Key != 0 {
 		code := s.keycode(c.Key.X11Keysym())
 		if code == 0 {
@@ -604,6 +673,9 @@ func (s *osState) xkeys(r keyMods, grab bool) C.int {
 	g := C.int(0)
 	if grab {
 		g = 1
+	}
+	if r.button {
+		return C.wk_buttons(s.display, g, C.int(r.code), &mods[0], C.int(len(mods)))
 	}
 	return C.wk_keys(s.display, g, C.int(r.code), &mods[0], C.int(len(mods)))
 }
@@ -678,6 +750,11 @@ func (s *osState) ungrab(gr *xgrab) error {
 		// The server keeps the keyboard until the grab's key goes up; drop those events.
 		s.active.grab = nil
 	}
+	for b, to := range s.buttons {
+		if to == gr {
+			delete(s.buttons, b)
+		}
+	}
 	if s.display == nil {
 		return nil // closing the connection dropped the grabs
 	}
@@ -712,7 +789,12 @@ func (s *osState) comboDown(c hotkey.Combo) (bool, error) {
 			all = false
 		}
 	})
-	if c.Key != 0 && !isDown(c.Key.X11Keysym()) {
+	if b := c.Key.X11Button(); b != 0 {
+		// The keymap has no buttons, and the pointer's state only the first five.
+		if _, held := s.buttons[b]; !held {
+			all = false
+		}
+	} else if c.Key != 0 && !isDown(c.Key.X11Keysym()) {
 		all = false
 	}
 	return all, nil
