@@ -179,20 +179,24 @@ func TestCommandItems(t *testing.T) {
 		{"defaults", func(c *config.Config) {}, []string{
 			"Undo the last dictation: say “scratch that” or “undo that”",
 			"Paste it again: the menu item",
-			"Rewrite the selection: off (hotkeys.edit)"}},
+			"Rewrite the selection: off (hotkeys.edit)",
+			"Dictate: hold ctrl+win while you speak"}},
 		{"hotkeys set", func(c *config.Config) {
 			c.Hotkeys.Undo, c.Hotkeys.PasteAgain, c.Hotkeys.Edit = "ctrl+alt+z", "ctrl+alt+v", "ctrl+alt+e"
+			c.Hotkeys.Record, c.Hotkeys.Mode = "rctrl", choice.Auto
 			c.Cleanup.URL = "http://127.0.0.1:8080"
 		}, []string{
 			"Undo the last dictation: say “scratch that” or “undo that”, or press ctrl+alt+z",
 			"Paste it again: the menu item, or press ctrl+alt+v",
-			"Rewrite the selection: hold ctrl+alt+e and say what to do"}},
+			"Rewrite the selection: hold ctrl+alt+e and say what to do",
+			"Dictate: hold rctrl, or tap it to start and again to stop (a double tap locks it on)"}},
 		{"no chat server, no phrases", func(c *config.Config) {
 			c.Hotkeys.Edit, c.Commands.Undo = "ctrl+alt+e", config.NewList()
 		}, []string{
 			"Undo the last dictation: off (commands.undo, hotkeys.undo)",
 			"Paste it again: the menu item",
-			"Rewrite the selection: hold ctrl+alt+e (needs cleanup.url)"}},
+			"Rewrite the selection: hold ctrl+alt+e (needs cleanup.url)",
+			"Dictate: hold ctrl+win while you speak"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/tray"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -48,7 +49,19 @@ func CommandItems(cfg config.Config) []tray.Item {
 	default:
 		edit += "hold " + k + " and say what to do"
 	}
-	return []tray.Item{{ID: "undo", Label: undo}, {ID: "paste-again", Label: again}, {ID: "edit", Label: edit}}
+	return []tray.Item{{ID: "undo", Label: undo}, {ID: "paste-again", Label: again}, {ID: "edit", Label: edit},
+		{ID: "record", Label: recordItem(cfg.Hotkeys.Record, cfg.Hotkeys.Mode)}}
+}
+
+// recordItem says how the record hotkey works in mode (hotkeys.mode).
+func recordItem(key string, mode choice.HotkeyMode) string {
+	switch mode {
+	case choice.Toggle:
+		return "Dictate: press " + key + " to start, again to stop"
+	case choice.Auto:
+		return "Dictate: hold " + key + ", or tap it to start and again to stop (a double tap locks it on)"
+	}
+	return "Dictate: hold " + key + " while you speak"
 }
 
 // LanguageItems are the Language menu: detection, the configured language
