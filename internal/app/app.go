@@ -167,6 +167,10 @@ const (
 	// focused now; TriggerUndo takes it back out of its window.
 	TriggerPasteAgain
 	TriggerUndo
+	// TriggerPassed: the hotkey was the start of another shortcut (its key
+	// went on to the desktop). A recording with no speech in it ends without a
+	// word or a sound; one that holds speech is transcribed as at a stop.
+	TriggerPassed
 )
 
 // Input is one hotkey event.
@@ -344,6 +348,7 @@ type job struct {
 	send     bool
 	released time.Time
 	stopTook time.Duration
+	quiet    bool // ended by another shortcut: nothing heard is said by nothing at all
 }
 
 // choose is the Request of a dictation starting now.
@@ -401,7 +406,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 	var pressed time.Time // the start's Input.At; zero when not given
 	var early Speculation
 	hush := func() {} // ends the Silence's watch of the recording
-	quiet := func() { hush(); hush = func() {} }
+	endWatch := func() { hush(); hush = func() {} }
 	drop := func() {
 		if early != nil {
 			early.Drop()
@@ -409,7 +414,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 		}
 	}
 	defer drop()
-	defer quiet()
+	defer endWatch()
 	for {
 		select {
 		case <-ctx.Done():
@@ -450,19 +455,28 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				a.state = Recording
 				a.mu.Unlock()
 				a.send(Event{State: Recording, Message: "Listening…", Profile: req.Profile(), Language: label(req)})
-			case TriggerStop:
+			case TriggerStop, TriggerPassed:
 				if !recording {
 					continue
 				}
 				recording = false
-				quiet()
+				endWatch()
+				quiet := in.Trigger == TriggerPassed
 				released := in.At
 				if released.IsZero() {
 					released = time.Now()
 				}
 				samples, err := a.deps.Recorder.Stop()
 				stopTook := time.Since(released)
-				a.play("stop")
+				if quiet && (len(samples) == 0 || held(samples, pressed, in.At) < a.cfg.Load().MinDuration) {
+					drop()
+					a.log.Info("recording ended by another shortcut before any speech", "err", err)
+					a.setState(a.idleOrBusy(), "")
+					continue
+				}
+				if !quiet {
+					a.play("stop")
+				}
 				if err != nil && len(samples) == 0 {
 					drop()
 					a.emit(Event{State: Error, Err: err, Message: "Recording failed: " + err.Error()})
@@ -477,8 +491,14 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					a.setState(a.idleOrBusy(), fmt.Sprintf("Too short (%.1f s) — hold the key while you speak", d.Seconds()))
 					continue
 				}
-				a.setState(Transcribing, "Transcribing…")
-				j := job{req: req, early: early, samples: samples, send: send || in.Send, released: released, stopTook: stopTook}
+				if quiet {
+					a.mu.Lock()
+					a.state = Transcribing // shown only if speech comes out of it
+					a.mu.Unlock()
+				} else {
+					a.setState(Transcribing, "Transcribing…")
+				}
+				j := job{req: req, early: early, samples: samples, send: send || in.Send, released: released, stopTook: stopTook, quiet: quiet}
 				if edit {
 					j.action, j.send = Edit, false
 				}
@@ -508,7 +528,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					continue
 				}
 				recording = false
-				quiet()
+				endWatch()
 				var kept []float32
 				if a.cfg.Load().KeepCancelled {
 					kept, _ = a.deps.Recorder.Stop() // what it caught is kept even when the device failed
@@ -667,6 +687,11 @@ func (a *App) finish(ctx context.Context, j job) {
 	}
 	t.Features, t.Engine, t.Cleanup, t.Early, t.Wasted, t.Reused = tr.Features, tr.Engine, tr.Cleaning, tr.Early, tr.Wasted, tr.Reused
 	done := Event{Profile: j.req.Profile(), Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice, Language: tr.Language, Audio: j.samples}
+	if tr.Text == "" && j.quiet {
+		a.log.Info("recording ended by another shortcut, with no speech in it")
+		a.setState(Idle, "")
+		return
+	}
 	if tr.Text == "" {
 		a.mu.Lock()
 		a.state = Idle

@@ -115,6 +115,12 @@ func TestDictations(t *testing.T) {
 		{"presses while busy queue in order, never overlap", [][]float32{clip(1, 1), clip(1, 2), clip(1, 3)},
 			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}, {Trigger: TriggerStart}, {Trigger: TriggerStop},
 				{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, []string{"one", "two", "three"}, 3, Idle},
+		{"another shortcut at once drops the take unheard", [][]float32{clip(0.1, 1)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerPassed}}, nil, nil, 0, Idle},
+		{"another shortcut with no speech pastes nothing", [][]float32{clip(1, 0)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerPassed}}, nil, nil, 1, Idle},
+		{"another shortcut after speech keeps the words", [][]float32{clip(1, 1)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerPassed}}, nil, []string{"one"}, 1, Idle},
 		{"microphone error is reported and the app goes on", nil,
 			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, errors.New("no microphone"), nil, 0, Error},
 	}
@@ -372,5 +378,26 @@ func TestSilenceFollowsEachRecording(t *testing.T) {
 		{Trigger: TriggerStart}, {Trigger: TriggerCancel}, {Trigger: TriggerStart}})
 	if f, st := s.follows.Load(), s.stops.Load(); f != 3 || st != 3 {
 		t.Errorf("followed %d recordings, ended %d watches; want 3 and 3 (the last ends with Run)", f, st)
+	}
+}
+
+// A recording ended by another shortcut (Ctrl+Win+D) with nothing said in it
+// ends without a word on the indicator and without the stop sound.
+func TestPassedIsQuiet(t *testing.T) {
+	for _, c := range [][]float32{clip(0.1, 1), clip(1, 0)} {
+		snd := &sounds{}
+		a := New(Config{Sounds: true}, Deps{Recorder: &recorder{clips: [][]float32{c}}, Transcriber: &transcriber{}, Paster: &paster{}, Sounds: snd},
+			slog.New(slog.NewTextHandler(io.Discard, nil)))
+		events := drive(t, a, []Input{{Trigger: TriggerStart}, {Trigger: TriggerPassed}})
+		for _, e := range events[1:] { // after "Listening…"
+			if e.Message != "" || e.Outcome == NothingHeard {
+				t.Errorf("%.1f s take: event %+v, want none with a message", float64(len(c))/16000, e)
+			}
+		}
+		snd.mu.Lock()
+		if len(snd.played) != 1 || snd.played[0] != "start" {
+			t.Errorf("%.1f s take: sounds %q, want only the start", float64(len(c))/16000, snd.played)
+		}
+		snd.mu.Unlock()
 	}
 }

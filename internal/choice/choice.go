@@ -81,10 +81,11 @@ type HotkeyMode string
 const (
 	Hold   HotkeyMode = "hold"   // record while held (push to talk)
 	Toggle HotkeyMode = "toggle" // one press starts, the next stops
+	Auto   HotkeyMode = "auto"   // held: push to talk; tapped: as toggle; tapped twice: locked on
 )
 
 // HotkeyModes lists the hotkey modes.
-func HotkeyModes() []HotkeyMode { return []HotkeyMode{Hold, Toggle} }
+func HotkeyModes() []HotkeyMode { return []HotkeyMode{Hold, Toggle, Auto} }
 
 // Valid reports whether m is one of HotkeyModes.
 func (m HotkeyMode) Valid() bool { return slices.Contains(HotkeyModes(), m) }

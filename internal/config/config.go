@@ -258,7 +258,7 @@ type field struct {
 }
 
 func fields() []field {
-	const combo = "modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space"
+	const combo = "modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space; or rctrl, ralt, mouse4, mouse5 alone"
 	return append([]field{
 		{key: KeyModel, ptr: func(c *Config) any { return &c.Engine.Model }, check: checkModel,
 			allowed: "auto, a model name such as base, small or large-v3-turbo (whisperkey models lists them), a Hugging Face repo id owner/name, or a CTranslate2 model folder",

@@ -177,6 +177,8 @@ func appInput(e hotkey.Event) app.Input {
 		in.Trigger = app.TriggerStop
 	case hotkey.Cancel:
 		in.Trigger = app.TriggerCancel
+	case hotkey.Passed:
+		in.Trigger = app.TriggerPassed
 	default:
 		in.Trigger = app.TriggerStart
 	}
@@ -215,7 +217,7 @@ func (d *desk) onAppEvent(e app.Event) {
 		d.refreshMenu()
 		d.fb.Tell(notify.TextNotPasted())
 	}
-	if e.Outcome == app.Delivered {
+	if e.Outcome == app.Delivered || (e.State == app.Idle && e.Message == "") { // "": ended without a word
 		d.showReady("")
 		return
 	}

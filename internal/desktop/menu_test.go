@@ -181,6 +181,7 @@ func TestCommandItems(t *testing.T) {
 			"Undo the last dictation: say “scratch that” or “undo that”",
 			"Paste it again: the menu item",
 			"Rewrite the selection: off (hotkeys.edit)",
+			"Dictate: hold ctrl+win while you speak",
 			"Press Enter after the text: end with “send it” or “press enter”",
 			"Stop by silence: off (hotkeys.stop_after_silence)",
 			"Switch the language: off (hotkeys.language)",
@@ -188,12 +189,14 @@ func TestCommandItems(t *testing.T) {
 		{"hotkeys set", func(c *config.Config) {
 			c.Hotkeys.Undo, c.Hotkeys.PasteAgain, c.Hotkeys.Edit = "ctrl+alt+z", "ctrl+alt+v", "ctrl+alt+e"
 			c.Hotkeys.Language, c.Hotkeys.Translate = "ctrl+alt+l", "ctrl+alt+t"
+			c.Hotkeys.Record, c.Hotkeys.Mode = "rctrl", choice.Auto
 			c.Decode.Languages = config.NewList("en", "sv")
 			c.Cleanup.URL = "http://127.0.0.1:8080"
 		}, []string{
 			"Undo the last dictation: say “scratch that” or “undo that”, or press ctrl+alt+z",
 			"Paste it again: the menu item, or press ctrl+alt+v",
 			"Rewrite the selection: hold ctrl+alt+e and say what to do",
+			"Dictate: hold rctrl, or tap it to start and again to stop (a double tap locks it on)",
 			"Press Enter after the text: end with “send it” or “press enter”",
 			"Stop by silence: off (hotkeys.stop_after_silence)",
 			"Switch the language: press ctrl+alt+l (auto, en, sv)",
@@ -204,6 +207,7 @@ func TestCommandItems(t *testing.T) {
 			"Undo the last dictation: say “scratch that” or “undo that”",
 			"Paste it again: the menu item",
 			"Rewrite the selection: off (hotkeys.edit)",
+			"Dictate: press ctrl+win to start, again to stop",
 			"Press Enter after the text: end with “send it” or “press enter”, or dictate with ctrl+alt+s",
 			"Stop by silence: after 1.5s of silence (toggle mode)",
 			"Switch the language: off (hotkeys.language)",
@@ -215,6 +219,7 @@ func TestCommandItems(t *testing.T) {
 			"Undo the last dictation: off (commands.undo, hotkeys.undo)",
 			"Paste it again: the menu item",
 			"Rewrite the selection: hold ctrl+alt+e (needs cleanup.url)",
+			"Dictate: hold ctrl+win while you speak",
 			"Press Enter after the text: off (commands.send, hotkeys.auto_send)",
 			"Stop by silence: toggle mode only (hotkeys.mode)",
 			"Switch the language: off (hotkeys.language)",

@@ -73,6 +73,10 @@ const (
 	// Pressed: a hotkey that acts at once (PasteAgain, Undo) went down; once
 	// per press, whatever the key's autorepeat does.
 	Pressed
+	// Passed: the hotkey that started the recording was the start of another
+	// shortcut (Ctrl+Win+D): a key pressed while it was held went on to the
+	// desktop. The recording should end without a word, unless it holds speech.
+	Passed
 )
 
 // String names the kind for logs.
@@ -90,6 +94,8 @@ func (k Kind) String() string {
 		return "renewed"
 	case Pressed:
 		return "pressed"
+	case Passed:
+		return "passed"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -97,7 +103,7 @@ func (k Kind) String() string {
 // Event is one hotkey event for the app.
 type Event struct {
 	Kind Kind
-	// Hotkey is the hotkey that started (Start, Cancel) or stopped (Stop) the
+	// Hotkey is the hotkey that started (Start, Cancel, Passed) or stopped (Stop) the
 	// recording, or that was pressed (Pressed).
 	Hotkey Hotkey
 	// Err is set for Problem: a *RegisterError, fit to show the user.
@@ -135,7 +141,7 @@ type Config struct {
 	// Translate records like Record, for text translated into English;
 	// Language acts once per press. Default "" (off); "none" is off too.
 	Translate, Language string
-	// Mode is choice.Hold (also "") or choice.Toggle.
+	// Mode is choice.Hold (also ""), choice.Toggle or choice.Auto.
 	Mode choice.HotkeyMode
 	// Debounce is how long a key-up must stand before it counts as a release: X11
 	// autorepeat sends up+down pairs while a key is held. Default 50ms.
@@ -193,8 +199,8 @@ func (c Config) parse() (settings, error) {
 	case s.mode == "":
 		s.mode = choice.Hold
 	case !s.mode.Valid():
-		return settings{}, fmt.Errorf(`%s: %w mode %q: use %q (record while the hotkey is held) or %q (press to start, press again to stop)`,
-			ConfigMode, ErrInvalid, string(c.Mode), choice.Hold, choice.Toggle)
+		return settings{}, fmt.Errorf(`%s: %w mode %q: use %q (record while the hotkey is held), %q (press to start, press again to stop) or %q (hold to talk, tap to start and stop, double-tap to lock)`,
+			ConfigMode, ErrInvalid, string(c.Mode), choice.Hold, choice.Toggle, choice.Auto)
 	}
 	same := func(a, b Combo, ka, kb string) error {
 		if !a.IsZero() && a == b {
@@ -234,6 +240,10 @@ type Edge struct {
 	// reading the keyboard when the edge is handled, maybe long after under load,
 	// would see a quick tap already released, or a release followed by a new press.
 	Sure bool
+	// Passed: another key went down while the combination was held, and the
+	// grabber let it through to the focused window, so the combination was
+	// part of another shortcut. No more edges of this press follow.
+	Passed bool
 }
 
 // Grab is one registered combination.
@@ -586,8 +596,13 @@ func (l *Listener) command(c Command, at time.Time) {
 		switch {
 		case !l.m.recording:
 			press()
-			if l.set.mode == choice.Toggle {
-				release() // a tap: toggle mode starts on the down alone
+			if l.set.mode != choice.Hold {
+				release() // a tap: toggle mode starts on the down alone, auto mode latches on a tap
+			}
+		case l.set.mode == choice.Auto:
+			// A toggle means stop, however short a hold and however soon after a tap.
+			if ev, ok := l.m.stop(); ok {
+				l.emit(ev)
 			}
 		case l.set.mode == choice.Hold && l.m.held[srcRecord]:
 			release()
@@ -624,6 +639,13 @@ func (l *Listener) edge(s slot, e Edge, ok bool) {
 		l.emit(ev)
 	}
 	src, combo, now := s.source(), l.combos[s], e.At
+	if e.Passed {
+		if ev, ok := l.m.interrupt(src); ok {
+			l.log.Info("the hotkey was part of another shortcut; its key went on to the desktop", "hotkey", combo.String())
+			l.emit(ev)
+		}
+		return
+	}
 	if e.Sure {
 		if !e.Down {
 			for _, ev := range l.m.release(src, now) {
@@ -677,8 +699,8 @@ func (l *Listener) tap(s slot, h Hotkey, e Edge, ok bool) {
 		l.grabs[s] = nil
 		return
 	}
-	if !e.Down {
-		if e.Sure || l.comboDown(l.combos[s]) != yes {
+	if !e.Down || e.Passed { // after a pass the release goes to the desktop, not here
+		if e.Passed || e.Sure || l.comboDown(l.combos[s]) != yes {
 			l.tapDown[s] = false
 		}
 		return
@@ -722,7 +744,7 @@ func (l *Listener) emit(ev Event) {
 	switch ev.Kind {
 	case Start:
 		problem = l.grabCancel(ev.Hotkey) // before the app hears Start, so Esc works at once
-	case Stop, Cancel:
+	case Stop, Cancel, Passed:
 		l.releaseSlot(slotCancel)
 		l.releaseSlot(slotCancelHeld)
 	}
@@ -781,7 +803,7 @@ func (l *Listener) grabCancel(started Hotkey) error {
 		l.cancelWarned = true
 		problem = &RegisterError{Key: ConfigCancel, Combo: c, Err: err}
 	}
-	if l.set.mode != choice.Hold || c.Key == 0 {
+	if l.set.mode == choice.Toggle || c.Key == 0 {
 		return problem
 	}
 	// Held hotkey's modifiers are still down when the user presses cancel; Windows
