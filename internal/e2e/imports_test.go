@@ -74,7 +74,7 @@ var allowedImports = map[string][]string{
 	"wlwire":                   nil,
 	"commands":                 {"audio", "authenticode", "backend", "choice", "config", "control", "cublas", "desktop", "dictation", "engine", "envvars", "gpu", "history", "hotkey", "hotkey/evdev", "hotkey/grab", "instance", "loader", "logging", "models", "models/ct2bin", "notify", "paths", "portal", "power", "remote", "server", "session", "textproc", "vad", "whisper"},
 	"e2e":                      nil,
-	"feedback":                 {"app", "assets", "audio", "autostart", "config", "history", "indicator", "notify", "output", "paths", "tray", "whisper"},
+	"feedback":                 {"app", "assets", "audio", "autostart", "choice", "config", "history", "indicator", "notify", "output", "paths", "tray", "whisper"},
 	"loader":                   {"backend", "choice", "config", "cublas", "dictation", "engine", "gpu", "models", "notify", "tray", "whisper"},
 	"media":                    {"choice"},
 	"paths":                    nil,
