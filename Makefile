@@ -22,6 +22,7 @@ deps:
 model:
 	bash scripts/model.sh base tiny.en
 	bash scripts/speech.sh
+	bash scripts/speech-langs.sh
 	bash scripts/llm.sh
 
 engine: $(ENGINE_LIB)

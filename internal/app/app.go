@@ -42,6 +42,15 @@ type Speculation interface {
 	Drop()
 }
 
+// Silence ends hands-free recordings once their speech is over
+// (hotkeys.stop_after_silence; dictation.Flow's Hush): it asks the hotkeys
+// for the stop, so the recording ends as a second press would end it.
+type Silence interface {
+	// Follow starts watching the recording that has just begun, with its
+	// settings req; stop ends the watching and waits for it.
+	Follow(ctx context.Context, req Request) (stop func())
+}
+
 // Transcript is a transcriber's answer and where its time went.
 type Transcript struct {
 	Text     string
@@ -67,6 +76,9 @@ type Transcript struct {
 	Forced int
 	// Language is the language code the text was transcribed in ("en").
 	Language string
+	// Send: the words ended with a spoken send phrase, removed from Text;
+	// the Paster presses Enter after it, as for the auto-send hotkey.
+	Send bool
 }
 
 // Request is one dictation's settings, resolved once when its key goes
@@ -82,6 +94,18 @@ type Request interface {
 // focused window's profile. It must be quick.
 type Chooser interface {
 	Choose() Request
+}
+
+// Translatable is a Request that can go through Whisper's translate task
+// into English (the translate hotkey), or says why its model cannot.
+type Translatable interface {
+	Translated() (Request, error)
+}
+
+// Labelled is a Request that names its language for the indicator while
+// recording ("de", "→ en"); "" says nothing.
+type Labelled interface {
+	Label() string
 }
 
 // noProfile is the Request of an app with no Chooser.
@@ -146,6 +170,10 @@ const (
 	// focused now; TriggerUndo takes it back out of its window.
 	TriggerPasteAgain
 	TriggerUndo
+	// TriggerPassed: the hotkey was the start of another shortcut (its key
+	// went on to the desktop). A recording with no speech in it ends without a
+	// word or a sound; one that holds speech is transcribed as at a stop.
+	TriggerPassed
 )
 
 // Input is one hotkey event.
@@ -156,6 +184,9 @@ type Input struct {
 	// Edit, on a start, means the edit hotkey: the words are an instruction
 	// for the selected text (Deps.Rewriter), not text to type.
 	Edit bool
+	// Translate, on a start, means the translate hotkey: the words come out
+	// in English (Translatable), or the press is refused with the reason.
+	Translate bool
 	// At is when the key moved; zero means when the Input arrives. A start's
 	// and a stop's together say how long the key was held.
 	At time.Time
@@ -191,11 +222,16 @@ type Event struct {
 	// Recording on; Raw, Cleanup and Notice come from its Transcript.
 	Profile              string
 	Raw, Cleanup, Notice string
-	// Language is the dictation's language code, from its Transcript.
+	// Language is the dictation's language code, from its Transcript; on
+	// Recording, the language asked for as the indicator shows it (Labelled).
 	Language string
 	// Action is what the event's work was: a dictation, or a command on the
 	// last one (PasteAgain, Undo), asked by a hotkey, the tray or the voice.
 	Action Action
+	// Audio is the recording, on a dictation's last event once it was
+	// transcribed and on a cancel (Config.KeepCancelled); nil otherwise. The
+	// slice is the event's to keep: the app no longer touches it.
+	Audio []float32
 }
 
 // Action is the kind of work an Event reports.
@@ -225,6 +261,9 @@ const (
 	// Refused: a command was not carried out and the target was left as it
 	// was; Message (and Err, for Undo) says why.
 	Refused
+	// Cancelled: the recording was cancelled (hotkeys.cancel) before the
+	// release; Audio holds it when Config.KeepCancelled.
+	Cancelled
 )
 
 // Timings split a dictation's latency after the key was released.
@@ -254,6 +293,10 @@ type Config struct {
 	MinDuration time.Duration
 	// Sounds plays start/stop/done cues.
 	Sounds bool
+	// KeepCancelled stops a cancelled recording instead of discarding it,
+	// so its Cancelled event carries the audio (history.keep_audio_days:
+	// Recent offers to retry it).
+	KeepCancelled bool
 }
 
 func (c Config) withDefaults() Config {
@@ -280,6 +323,8 @@ type Deps struct {
 	Commands Commands
 	// Rewriter, when set, carries out the edit hotkey's instructions.
 	Rewriter Rewriter
+	// Silence, when set, follows each recording for the stop after silence.
+	Silence Silence
 }
 
 // App is the dictation state machine: idle → recording → transcribing →
@@ -307,6 +352,7 @@ type job struct {
 	send     bool
 	released time.Time
 	stopTook time.Duration
+	quiet    bool // ended by another shortcut: nothing heard is said by nothing at all
 }
 
 // choose is the Request of a dictation starting now.
@@ -363,6 +409,8 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 	var req Request = noProfile{}
 	var pressed time.Time // the start's Input.At; zero when not given
 	var early Speculation
+	hush := func() {} // ends the Silence's watch of the recording
+	endWatch := func() { hush(); hush = func() {} }
 	drop := func() {
 		if early != nil {
 			early.Drop()
@@ -370,6 +418,7 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 		}
 	}
 	defer drop()
+	defer endWatch()
 	for {
 		select {
 		case <-ctx.Done():
@@ -387,6 +436,13 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					continue
 				}
 				req = a.choose() // before anything else can take the focus
+				if in.Translate {
+					var err error
+					if req, err = translated(req); err != nil {
+						a.emit(Event{State: Error, Err: err, Message: "Cannot translate: " + err.Error()})
+						continue
+					}
+				}
 				if err := a.deps.Recorder.Start(); err != nil {
 					a.emit(Event{State: Error, Err: err, Message: "Could not start recording: " + err.Error()})
 					continue
@@ -395,23 +451,36 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 				if a.deps.Speculator != nil && a.idleOrBusy() == Idle {
 					early = a.deps.Speculator.Follow(ctx, req)
 				}
+				if a.deps.Silence != nil {
+					hush = a.deps.Silence.Follow(ctx, req)
+				}
 				a.play("start")
 				a.mu.Lock()
 				a.state = Recording
 				a.mu.Unlock()
-				a.send(Event{State: Recording, Message: "Listening…", Profile: req.Profile()})
-			case TriggerStop:
+				a.send(Event{State: Recording, Message: "Listening…", Profile: req.Profile(), Language: label(req)})
+			case TriggerStop, TriggerPassed:
 				if !recording {
 					continue
 				}
 				recording = false
+				endWatch()
+				quiet := in.Trigger == TriggerPassed
 				released := in.At
 				if released.IsZero() {
 					released = time.Now()
 				}
 				samples, err := a.deps.Recorder.Stop()
 				stopTook := time.Since(released)
-				a.play("stop")
+				if quiet && (len(samples) == 0 || held(samples, pressed, in.At) < a.cfg.Load().MinDuration) {
+					drop()
+					a.log.Info("recording ended by another shortcut before any speech", "err", err)
+					a.setState(a.idleOrBusy(), "")
+					continue
+				}
+				if !quiet {
+					a.play("stop")
+				}
 				if err != nil && len(samples) == 0 {
 					drop()
 					a.emit(Event{State: Error, Err: err, Message: "Recording failed: " + err.Error()})
@@ -426,8 +495,14 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					a.setState(a.idleOrBusy(), fmt.Sprintf("Too short (%.1f s) — hold the key while you speak", d.Seconds()))
 					continue
 				}
-				a.setState(Transcribing, "Transcribing…")
-				j := job{req: req, early: early, samples: samples, send: send || in.Send, released: released, stopTook: stopTook}
+				if quiet {
+					a.mu.Lock()
+					a.state = Transcribing // shown only if speech comes out of it
+					a.mu.Unlock()
+				} else {
+					a.setState(Transcribing, "Transcribing…")
+				}
+				j := job{req: req, early: early, samples: samples, send: send || in.Send, released: released, stopTook: stopTook, quiet: quiet}
 				if edit {
 					j.action, j.send = Edit, false
 				}
@@ -457,12 +532,39 @@ func (a *App) Run(ctx context.Context, input <-chan Input) error {
 					continue
 				}
 				recording = false
-				a.deps.Recorder.Cancel()
+				endWatch()
+				var kept []float32
+				if a.cfg.Load().KeepCancelled {
+					kept, _ = a.deps.Recorder.Stop() // what it caught is kept even when the device failed
+				} else {
+					a.deps.Recorder.Cancel()
+				}
 				drop()
-				a.setState(a.idleOrBusy(), "Cancelled")
+				st := a.idleOrBusy()
+				a.mu.Lock()
+				a.state = st
+				a.mu.Unlock()
+				a.send(Event{State: st, Message: "Cancelled", Outcome: Cancelled, Audio: kept, Profile: req.Profile()})
 			}
 		}
 	}
+}
+
+// translated is req through the translate task, or why it cannot be.
+func translated(req Request) (Request, error) {
+	t, ok := req.(Translatable)
+	if !ok {
+		return nil, errors.New("translation is not available here")
+	}
+	return t.Translated()
+}
+
+// label is req's language for the indicator, "" when it names none.
+func label(req Request) string {
+	if l, ok := req.(Labelled); ok {
+		return l.Label()
+	}
+	return ""
 }
 
 // held is how long a recording was asked for: the key's time down when
@@ -588,7 +690,12 @@ func (a *App) finish(ctx context.Context, j job) {
 		return
 	}
 	t.Features, t.Engine, t.Cleanup, t.Early, t.Wasted, t.Reused, t.Forced = tr.Features, tr.Engine, tr.Cleaning, tr.Early, tr.Wasted, tr.Reused, tr.Forced
-	done := Event{Profile: j.req.Profile(), Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice, Language: tr.Language}
+	done := Event{Profile: j.req.Profile(), Raw: tr.Raw, Cleanup: tr.Cleanup, Notice: tr.Notice, Language: tr.Language, Audio: j.samples}
+	if tr.Text == "" && j.quiet {
+		a.log.Info("recording ended by another shortcut, with no speech in it")
+		a.setState(Idle, "")
+		return
+	}
 	if tr.Text == "" {
 		a.mu.Lock()
 		a.state = Idle
@@ -611,7 +718,7 @@ func (a *App) finish(ctx context.Context, j job) {
 	a.last = tr.Text
 	a.setState(Output, "Pasting…")
 	pasteStart := time.Now()
-	pastedAt, err := a.deps.Paster.Output(ctx, j.req, tr.Text, j.send)
+	pastedAt, err := a.deps.Paster.Output(ctx, j.req, tr.Text, j.send || tr.Send)
 	if pastedAt.IsZero() {
 		pastedAt = time.Now()
 	}

@@ -61,6 +61,9 @@ func (t *transcriber) Transcribe(ctx context.Context, _ Request, s []float32) (T
 	if len(s) == 0 || s[0] == 0 {
 		return Transcript{}, nil
 	}
+	if s[0] == 4 { // ended with a send phrase, which the pipeline removed
+		return Transcript{Text: "four", Send: true}, nil
+	}
 	return Transcript{Text: map[float32]string{1: "one", 2: "two", 3: "three"}[s[0]]}, nil
 }
 
@@ -101,6 +104,8 @@ func TestDictations(t *testing.T) {
 			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, []string{"one"}, 1, Idle},
 		{"auto-send presses enter", [][]float32{clip(1, 2)},
 			[]Input{{Trigger: TriggerStart, Send: true}, {Trigger: TriggerStop}}, nil, []string{"two⏎"}, 1, Idle},
+		{"a spoken send presses enter", [][]float32{clip(1, 4)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, []string{"four⏎"}, 1, Idle},
 		{"tap shorter than the minimum is dropped unheard", [][]float32{clip(0.1, 1)},
 			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, nil, 0, Idle},
 		{"cancel discards", [][]float32{clip(1, 1)},
@@ -110,6 +115,12 @@ func TestDictations(t *testing.T) {
 		{"presses while busy queue in order, never overlap", [][]float32{clip(1, 1), clip(1, 2), clip(1, 3)},
 			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}, {Trigger: TriggerStart}, {Trigger: TriggerStop},
 				{Trigger: TriggerStart}, {Trigger: TriggerStop}}, nil, []string{"one", "two", "three"}, 3, Idle},
+		{"another shortcut at once drops the take unheard", [][]float32{clip(0.1, 1)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerPassed}}, nil, nil, 0, Idle},
+		{"another shortcut with no speech pastes nothing", [][]float32{clip(1, 0)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerPassed}}, nil, nil, 1, Idle},
+		{"another shortcut after speech keeps the words", [][]float32{clip(1, 1)},
+			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerPassed}}, nil, []string{"one"}, 1, Idle},
 		{"microphone error is reported and the app goes on", nil,
 			[]Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}, errors.New("no microphone"), nil, 0, Error},
 	}
@@ -309,4 +320,84 @@ func drive(t *testing.T, a *App, inputs []Input) []Event {
 	}
 	<-collected
 	return events
+}
+
+// A cancelled recording is discarded unless Config.KeepCancelled, which
+// stops it instead and hands it over on the Cancelled event; a dictation's
+// last event carries its recording either way, for Recent to keep.
+func TestCancelledRecordingKeptWhenAsked(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		t.Run(map[bool]string{false: "discarded", true: "kept"}[keep], func(t *testing.T) {
+			rec := &recorder{clips: [][]float32{clip(1, 2), clip(1, 1)}}
+			a := New(Config{KeepCancelled: keep}, Deps{Recorder: rec, Transcriber: &transcriber{}, Paster: &paster{}},
+				slog.New(slog.NewTextHandler(io.Discard, nil)))
+			events := drive(t, a, []Input{{Trigger: TriggerStart}, {Trigger: TriggerCancel},
+				{Trigger: TriggerStart}, {Trigger: TriggerStop}})
+			var cancelled, delivered *Event
+			for i, e := range events {
+				switch e.Outcome {
+				case Cancelled:
+					cancelled = &events[i]
+				case Delivered:
+					delivered = &events[i]
+				}
+			}
+			if cancelled == nil || delivered == nil {
+				t.Fatalf("events %+v, want a Cancelled one and a Delivered one", events)
+			}
+			if keep && (len(cancelled.Audio) != 16000 || cancelled.Audio[0] != 2) {
+				t.Errorf("cancelled event carries %d samples, want the cancelled recording's 16000", len(cancelled.Audio))
+			}
+			if !keep && (cancelled.Audio != nil || rec.cancelled != 1) {
+				t.Errorf("cancelled event carries %d samples and the recorder was cancelled %d times; want none and once",
+					len(cancelled.Audio), rec.cancelled)
+			}
+			if len(delivered.Audio) != 16000 || delivered.Audio[0] != 1 || delivered.Text != "one" {
+				t.Errorf("delivered %q with %d samples, want \"one\" with its 16000", delivered.Text, len(delivered.Audio))
+			}
+		})
+	}
+}
+
+// silence counts the recordings it follows and the watches ended.
+type silence struct{ follows, stops atomic.Int32 }
+
+func (s *silence) Follow(context.Context, Request) func() {
+	s.follows.Add(1)
+	return func() { s.stops.Add(1) }
+}
+
+// Each recording is followed for the stop after silence from its start,
+// and the watch ends once with the recording, however it ends.
+func TestSilenceFollowsEachRecording(t *testing.T) {
+	rec := &recorder{clips: [][]float32{clip(1, 1), clip(1, 2), clip(1, 3)}}
+	s := &silence{}
+	a := New(Config{}, Deps{Recorder: rec, Transcriber: &transcriber{}, Paster: &paster{}, Silence: s},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	drive(t, a, []Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}, {Trigger: TriggerStop},
+		{Trigger: TriggerStart}, {Trigger: TriggerCancel}, {Trigger: TriggerStart}})
+	if f, st := s.follows.Load(), s.stops.Load(); f != 3 || st != 3 {
+		t.Errorf("followed %d recordings, ended %d watches; want 3 and 3 (the last ends with Run)", f, st)
+	}
+}
+
+// A recording ended by another shortcut (Ctrl+Win+D) with nothing said in it
+// ends without a word on the indicator and without the stop sound.
+func TestPassedIsQuiet(t *testing.T) {
+	for _, c := range [][]float32{clip(0.1, 1), clip(1, 0)} {
+		snd := &sounds{}
+		a := New(Config{Sounds: true}, Deps{Recorder: &recorder{clips: [][]float32{c}}, Transcriber: &transcriber{}, Paster: &paster{}, Sounds: snd},
+			slog.New(slog.NewTextHandler(io.Discard, nil)))
+		events := drive(t, a, []Input{{Trigger: TriggerStart}, {Trigger: TriggerPassed}})
+		for _, e := range events[1:] { // after "Listening…"
+			if e.Message != "" || e.Outcome == NothingHeard {
+				t.Errorf("%.1f s take: event %+v, want none with a message", float64(len(c))/16000, e)
+			}
+		}
+		snd.mu.Lock()
+		if len(snd.played) != 1 || snd.played[0] != "start" {
+			t.Errorf("%.1f s take: sounds %q, want only the start", float64(len(c))/16000, snd.played)
+		}
+		snd.mu.Unlock()
+	}
 }

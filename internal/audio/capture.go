@@ -190,6 +190,11 @@ type Recorder struct {
 	stuck   bool // a device's Uninit never returned; the context must not be freed under it
 	kind    Kind // of the device last opened or about to be
 	btHeld  bool // a Bluetooth microphone was left closed while idle (logged once)
+	// watched is the microphone the next Start opens as last seen while
+	// none is open (watch.go), for the input_device watchedFor; watching:
+	// it has been looked at.
+	watched, watchedFor string
+	watching            bool
 
 	mu      sync.Mutex // guards the fields below; taken by the audio callback
 	gen     uint64     // generation of the device whose callbacks count; 0 = none

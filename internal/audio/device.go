@@ -78,7 +78,8 @@ func (r *Recorder) check() {
 		}
 	}
 	if !r.keepOpen {
-		return // opened by the next Start
+		r.watchLocked() // opened by the next Start; watched without a stream till then
+		return
 	}
 	was := r.standIn
 	if err := r.openLocked(true); err != nil {

@@ -27,7 +27,7 @@ type Options struct {
 	Device      choice.Device
 	DeviceIndex int
 	// ComputeType "" means int8 on the CPU and the model's saved type on a GPU.
-	ComputeType string
+	ComputeType choice.ComputeType
 	// Threads 0 means CTranslate2's default.
 	Threads int
 	// Sample is speech (16 kHz) used to check a GPU against the CPU before
@@ -47,6 +47,10 @@ type Options struct {
 	// key is held), so that dropping such work frees the CPU at once
 	// instead of after the engine call in flight.
 	Yielding bool
+	// Cold skips the warm-up transcriptions before a switched model serves
+	// (Service.Switch): a dictation waits for it and is its first work, as
+	// when a model unloaded for idleness is loaded at a key-down.
+	Cold bool
 }
 
 // Loaded is an open model and the decision that placed it.
@@ -96,9 +100,9 @@ func HaveVariant(root, variant string) bool {
 func SpecFor(d gpu.Decision, modelDir string, opt Options) engine.Spec {
 	ct := opt.ComputeType
 	if ct == "" {
-		ct = "default"
+		ct = choice.ComputeDefault
 		if d.Device == "cpu" {
-			ct = "int8"
+			ct = choice.Int8
 		}
 	}
 	idx, env := d.DeviceIndex, d.Env
@@ -189,7 +193,7 @@ func (l *Loaded) Ready() engine.Ready { return l.model.client.Ready() }
 func (l *Loaded) WorkerPID() int { return l.model.client.WorkerPID() }
 
 // ComputeTypes lists the compute types the loaded device supports.
-func (l *Loaded) ComputeTypes() []string {
+func (l *Loaded) ComputeTypes() []choice.ComputeType {
 	for _, d := range l.Ready().Devices {
 		if d.Device == l.Spec.Device {
 			return d.ComputeTypes
@@ -201,17 +205,17 @@ func (l *Loaded) ComputeTypes() []string {
 // ComputeType is the compute type the model runs with: "auto" named as
 // CTranslate2 resolves it on the device, from the types the device supports
 // (its documented order), so a user reads int8, not auto.
-func (l *Loaded) ComputeType() string {
+func (l *Loaded) ComputeType() choice.ComputeType {
 	return resolveComputeType(l.Spec.ComputeType, l.Spec.Device, l.ComputeTypes())
 }
 
-func resolveComputeType(ct, device string, supported []string) string {
-	if ct != "auto" {
+func resolveComputeType(ct choice.ComputeType, device string, supported []choice.ComputeType) choice.ComputeType {
+	if ct != choice.ComputeAuto {
 		return ct
 	}
-	order := []string{"int8_float32", "int16", "float32"}
+	order := []choice.ComputeType{choice.Int8Float32, choice.Int16, choice.Float32}
 	if device != "cpu" {
-		order = []string{"int8_float16", "int8_float32", "float16", "float32"}
+		order = []choice.ComputeType{choice.Int8Float16, choice.Int8Float32, choice.Float16, choice.Float32}
 	}
 	for _, want := range order {
 		if slices.Contains(supported, want) {
@@ -325,7 +329,7 @@ func checkInt8(ctx context.Context, report gpu.Report, d gpu.Decision, modelDir 
 		return nil, v, nil
 	}
 	return &Loaded{model: m, Decision: d, Report: report, Spec: spec, Message: d.Message,
-		ComputeNote: gpu.Int8Type + ": int8 passed the self-test on this card"}, v, nil
+		ComputeNote: string(gpu.Int8Type) + ": int8 passed the self-test on this card"}, v, nil
 }
 
 // openVerified opens the model on the GPU and checks it against the CPU

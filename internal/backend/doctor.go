@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/authenticode"
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/gpu"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -58,10 +59,10 @@ type DownloadsReport struct {
 
 // EngineReport is the running engine's own account of itself.
 type EngineReport struct {
-	Variant     string `json:"variant"`
-	LibDir      string `json:"lib_dir"`
-	Device      string `json:"device"`
-	ComputeType string `json:"compute_type"`
+	Variant     string             `json:"variant"`
+	LibDir      string             `json:"lib_dir"`
+	Device      string             `json:"device"`
+	ComputeType choice.ComputeType `json:"compute_type"`
 	// ComputeNote says why WhisperKey picked ComputeType where it did (on
 	// gfx1010: float16 unless int8 passed the self-test on the card).
 	ComputeNote string                `json:"compute_type_note,omitempty"`
@@ -84,7 +85,7 @@ type SelfTest struct {
 	Expected     string  `json:"expected"`
 	WER          float64 `json:"wer"`
 	// ComputeType is the compute type the model ran the sample with.
-	ComputeType string `json:"compute_type"`
+	ComputeType choice.ComputeType `json:"compute_type"`
 }
 
 // Doctor detects, decides, opens the model the way the app would, and runs
@@ -211,7 +212,7 @@ func (r DoctorReport) Print(w io.Writer) {
 	if e := r.Engine; e != nil {
 		fmt.Fprintf(w, "\nEngine: %s variant, %s %s, model %s (loaded in %d ms)\n", e.Variant, e.Device, e.ComputeType, e.ModelDir, e.LoadMillis)
 		for _, d := range e.Devices {
-			fmt.Fprintf(w, "  library device %s ×%d: %s\n", d.Device, d.Count, strings.Join(d.ComputeTypes, ", "))
+			fmt.Fprintf(w, "  library device %s ×%d: %s\n", d.Device, d.Count, joinComputeTypes(d.ComputeTypes))
 			if d.ISA != "" {
 				// A build without AVX2 kernels is many times slower: say which it runs.
 				fmt.Fprintf(w, "  CPU kernels: %s\n", d.ISA)
@@ -231,4 +232,13 @@ func (r DoctorReport) Print(w io.Writer) {
 	if r.Error != "" {
 		fmt.Fprintf(w, "\n✘ %s\n", r.Error)
 	}
+}
+
+// joinComputeTypes names the types a device reports, as the library lists them.
+func joinComputeTypes(ts []choice.ComputeType) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
 }

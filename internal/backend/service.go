@@ -156,7 +156,9 @@ func (s *Service) Switch(ctx context.Context, modelDir string, opt Options) (Swi
 	if err != nil {
 		return Switched{}, s.recover(ctx, modelDir, err, serving, oldDir, oldOpt)
 	}
-	s.warm(ctx, l, opt.Sample)
+	if !opt.Cold {
+		s.warm(ctx, l, opt.Sample)
+	}
 	s.mu.Lock()
 	s.cur, s.dir, s.opt = l, modelDir, opt
 	s.mu.Unlock()

@@ -32,13 +32,15 @@ func TestUnmetRequest(t *testing.T) {
 
 func TestResolveComputeType(t *testing.T) {
 	tests := []struct {
-		name, ct, device string
-		supported        []string
-		want             string
+		name      string
+		ct        choice.ComputeType
+		device    string
+		supported []choice.ComputeType
+		want      choice.ComputeType
 	}{
-		{"explicit stays", "int8", "cpu", []string{"float32"}, "int8"},
-		{"auto on a CPU with int8", "auto", "cpu", []string{"float32", "int8_float32", "int8"}, "int8_float32"},
-		{"auto on a GPU prefers int8_float16", "auto", "cuda", []string{"float32", "float16", "int8_float16"}, "int8_float16"},
+		{"explicit stays", "int8", "cpu", []choice.ComputeType{"float32"}, "int8"},
+		{"auto on a CPU with int8", "auto", "cpu", []choice.ComputeType{"float32", "int8_float32", "int8"}, "int8_float32"},
+		{"auto on a GPU prefers int8_float16", "auto", "cuda", []choice.ComputeType{"float32", "float16", "int8_float16"}, "int8_float16"},
 		{"auto with nothing known", "auto", "cpu", nil, "auto"},
 	}
 	for _, tt := range tests {

@@ -29,6 +29,34 @@ func Devices() []Device { return []Device{DeviceAuto, DeviceCPU, DeviceCUDA, Dev
 // Valid reports whether d is one of Devices.
 func (d Device) Valid() bool { return slices.Contains(Devices(), d) }
 
+// ComputeType is the number format CTranslate2 runs a model in (the config
+// key compute_type, the --compute-type flags, the tray's Compute type menu,
+// the types a device reports): CTranslate2's own names, so the value goes to
+// the library as it is.
+type ComputeType string
+
+// Compute types the user may ask for.
+const (
+	ComputeAuto    ComputeType = "auto"    // the fastest the device supports (CTranslate2 picks)
+	ComputeDefault ComputeType = "default" // the format the model was saved in
+	Int8           ComputeType = "int8"
+	Int8Float32    ComputeType = "int8_float32"
+	Int8Float16    ComputeType = "int8_float16"
+	Int8BFloat16   ComputeType = "int8_bfloat16"
+	Int16          ComputeType = "int16"
+	Float16        ComputeType = "float16"
+	BFloat16       ComputeType = "bfloat16"
+	Float32        ComputeType = "float32"
+)
+
+// ComputeTypes lists the compute types in the order help texts name them.
+func ComputeTypes() []ComputeType {
+	return []ComputeType{ComputeAuto, ComputeDefault, Int8, Int8Float32, Int8Float16, Int8BFloat16, Int16, Float16, BFloat16, Float32}
+}
+
+// Valid reports whether t is one of ComputeTypes.
+func (t ComputeType) Valid() bool { return slices.Contains(ComputeTypes(), t) }
+
 // PasteMode is how a dictation reaches the focused window (the config key paste).
 type PasteMode string
 
@@ -53,10 +81,11 @@ type HotkeyMode string
 const (
 	Hold   HotkeyMode = "hold"   // record while held (push to talk)
 	Toggle HotkeyMode = "toggle" // one press starts, the next stops
+	Auto   HotkeyMode = "auto"   // held: push to talk; tapped: as toggle; tapped twice: locked on
 )
 
 // HotkeyModes lists the hotkey modes.
-func HotkeyModes() []HotkeyMode { return []HotkeyMode{Hold, Toggle} }
+func HotkeyModes() []HotkeyMode { return []HotkeyMode{Hold, Toggle, Auto} }
 
 // Valid reports whether m is one of HotkeyModes.
 func (m HotkeyMode) Valid() bool { return slices.Contains(HotkeyModes(), m) }
@@ -92,3 +121,19 @@ func MediaModes() []MediaMode { return []MediaMode{MediaPause, MediaLower, Media
 
 // Valid reports whether m is one of MediaModes.
 func (m MediaMode) Valid() bool { return slices.Contains(MediaModes(), m) }
+
+// SendMode is whether a dictation ends with Enter (a profile's send).
+type SendMode string
+
+// Send modes.
+const (
+	SendNever    SendMode = "never"     // no Enter, whatever is said (the auto-send hotkey still presses it)
+	SendWhenSaid SendMode = "when_said" // Enter when the dictation ends with a send phrase (commands.send)
+	SendAlways   SendMode = "always"    // Enter after every dictation
+)
+
+// SendModes lists the send modes.
+func SendModes() []SendMode { return []SendMode{SendNever, SendWhenSaid, SendAlways} }
+
+// Valid reports whether m is one of SendModes.
+func (m SendMode) Valid() bool { return slices.Contains(SendModes(), m) }

@@ -34,6 +34,9 @@ func TestValid(t *testing.T) {
 		ok   bool
 		want bool
 	}{
+		{"compute type", Int8BFloat16.Valid(), true},
+		{"compute type in another case", ComputeType("INT8").Valid(), false},
+		{"empty compute type", ComputeType("").Valid(), false},
 		{"paste mode", PasteEnter.Valid(), true},
 		{"paste mode in another case", PasteMode("Paste").Valid(), false},
 		{"empty paste mode", PasteMode("").Valid(), false},

@@ -11,13 +11,14 @@ import (
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/dictation"
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/paths"
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
 // configOptions validate what only other packages understand.
 func configOptions() config.Options {
-	return config.Options{ValidateHotkey: hotkey.Validate}
+	return config.Options{ValidateHotkey: hotkey.Validate, CannotTranslate: models.CannotTranslate}
 }
 
 func runConfig(args []string, stdout, stderr io.Writer) error {

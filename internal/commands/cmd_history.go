@@ -38,11 +38,21 @@ func runHistory(args []string, stdout, stderr io.Writer) error {
 		if profile, cleanup := textproc.Sanitize(e.Profile), textproc.Sanitize(e.Cleanup); profile != "" || cleanup != "" {
 			tags = "[" + strings.Trim(profile+", "+cleanup, ", ") + "]  "
 		}
-		if _, err := fmt.Fprintf(stdout, "%s  %s%s\n", e.At.Local().Format("2006-01-02 15:04:05"), tags, textproc.Sanitize(e.Text)); err != nil {
+		text := textproc.Sanitize(e.Text)
+		if e.Cancelled {
+			text = "(cancelled; the tray's Recent menu can retry it)"
+		}
+		if _, err := fmt.Fprintf(stdout, "%s  %s%s\n", e.At.Local().Format("2006-01-02 15:04:05"), tags, text); err != nil {
 			return err
 		}
 		if raw := textproc.Sanitize(e.Raw); raw != "" {
 			if _, err := fmt.Fprintf(stdout, "                     as heard: %s\n", raw); err != nil {
+				return err
+			}
+		}
+		for _, a := range e.Again {
+			if _, err := fmt.Fprintf(stdout, "                     again (%s, %s): %s\n",
+				textproc.Sanitize(a.Model), textproc.Sanitize(a.Language), textproc.Sanitize(a.Text)); err != nil {
 				return err
 			}
 		}

@@ -22,6 +22,8 @@ func TestFlagValidationShared(t *testing.T) {
 		{"negative threads", []string{"--threads", "-5"}, "--threads"},
 		{"100000 threads", []string{"--threads", "100000"}, "--threads"},
 		{"device gpu", []string{"--device", "gpu"}, "--device"},
+		{"compute type fp16", []string{"--compute-type", "fp16"}, "--compute-type"},
+		{"compute type int8_float32", []string{"--compute-type", "int8_float32"}, ""},
 		{"256 threads", []string{"--threads", "256"}, ""},
 	}
 	for _, tc := range cases {

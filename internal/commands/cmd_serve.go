@@ -85,7 +85,7 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	fs.StringVar(&o.apiKey, "api-key", os.Getenv("WHISPERKEY_SERVE_API_KEY"), "bearer token clients must send (default $WHISPERKEY_SERVE_API_KEY)")
 	fs.BoolVar(&o.insecureNoAuth, "insecure-no-auth", false, "allow a non-loopback --listen without --api-key: anyone who can connect may use the engine")
 	fs.StringVar(&o.device, "device", string(def.Engine.Device), "auto, cpu, cuda or rocm (default: the config's device)")
-	fs.StringVar(&o.computeType, "compute-type", def.Engine.ComputeType, "CTranslate2 compute type; auto is int8 on CPU, the model's on GPU (default: the config's compute_type)")
+	fs.StringVar(&o.computeType, "compute-type", string(def.Engine.ComputeType), "CTranslate2 compute type; auto is int8 on CPU, the model's on GPU (default: the config's compute_type)")
 	fs.IntVar(&o.threads, "threads", def.Engine.CPUThreads, threadsUsage+" (default: the config's cpu_threads)")
 	fs.IntVar(&o.beamSize, "beam-size", def.Decode.BeamSize, "beam size (1 = greedy) (default: the config's beam_size)")
 	fs.IntVar(&o.queue, "queue", 8, "requests that may wait for the engine; more get 429")
@@ -108,7 +108,7 @@ func parseServe(args []string, stderr io.Writer) (serveOptions, error) {
 	}
 	o.set = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
-	if err := validateEngineFlags(o.beamSize, o.threads, o.device); err != nil {
+	if err := validateEngineFlags(o.beamSize, o.threads, o.device, o.computeType); err != nil {
 		return o, err
 	}
 	switch {
@@ -167,7 +167,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	ec := cfg.Engine // the device index and the rest as configured; the flags override three
-	ec.Device, ec.ComputeType, ec.CPUThreads = choice.Device(o.device), o.computeType, o.threads
+	ec.Device, ec.ComputeType, ec.CPUThreads = choice.Device(o.device), choice.ComputeType(o.computeType), o.threads
 	modelDir, err := env.modelDir(ctx, o.model, ec)
 	if err != nil {
 		return usageError{err.Error()}
@@ -218,7 +218,7 @@ func (o *serveOptions) fromConfig(cfg config.Config) {
 		"language":     func() { o.language = cfg.Decode.Language },
 		"beam-size":    func() { o.beamSize = cfg.Decode.BeamSize },
 		"device":       func() { o.device = string(cfg.Engine.Device) },
-		"compute-type": func() { o.computeType = cfg.Engine.ComputeType },
+		"compute-type": func() { o.computeType = string(cfg.Engine.ComputeType) },
 		"threads":      func() { o.threads = cfg.Engine.CPUThreads },
 	} {
 		if !o.set[flagName] {

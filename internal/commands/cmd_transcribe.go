@@ -23,6 +23,7 @@ type transcribeOptions struct {
 	files       []string
 	model       string
 	language    string
+	languages   string // comma-separated, as the languages key
 	device      string
 	computeType string
 	beamSize    int
@@ -63,8 +64,9 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	// value, as the tray app reads it; the defaults shown are the config's own.
 	fs.StringVar(&o.model, "model", "", "model directory or name (default: the config's model, as the tray app uses it)")
 	fs.StringVar(&o.language, "language", def.Decode.Language, "language code such as en, or auto (default: the config's language)")
+	fs.StringVar(&o.languages, "languages", strings.Join(def.Decode.Languages.Items(), ","), "the languages to detect among, comma-separated such as en,de; \"\" for any (default: the config's languages)")
 	fs.StringVar(&o.device, "device", string(def.Engine.Device), "auto, cpu, cuda or rocm (default: the config's device)")
-	fs.StringVar(&o.computeType, "compute-type", def.Engine.ComputeType, "CTranslate2 compute type (default: the config's compute_type)")
+	fs.StringVar(&o.computeType, "compute-type", string(def.Engine.ComputeType), "CTranslate2 compute type (default: the config's compute_type)")
 	fs.IntVar(&o.beamSize, "beam-size", def.Decode.BeamSize, "beam size (1 = greedy) (default: the config's beam_size)")
 	fs.IntVar(&o.threads, "threads", def.Engine.CPUThreads, threadsUsage+" (default: the config's cpu_threads)")
 	fs.BoolVar(&o.json, "json", false, "print JSON with segments, language and timings")
@@ -103,7 +105,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	if o.fullWindow && o.shortWindow {
 		return o, usageError{"--full-window and --short-window contradict each other; pick one"}
 	}
-	if err := validateEngineFlags(o.beamSize, o.threads, o.device); err != nil {
+	if err := validateEngineFlags(o.beamSize, o.threads, o.device, o.computeType); err != nil {
 		return o, err
 	}
 	if o.noSpeechThreshold < 0 || o.noSpeechThreshold > 1 {
@@ -217,19 +219,19 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 			RTF         float64 `json:"real_time_factor"`
 			// DeviceUnmet says why an explicitly requested GPU device is not used.
 			DeviceUnmet string `json:"device_unmet,omitempty"`
-		}{file, tr.Result, info(set, meta, tr), modelDir, m.Spec.Device, m.ComputeType(), m.Message, load.Seconds(),
+		}{file, tr.Result, info(set, meta, tr), modelDir, m.Spec.Device, string(m.ComputeType()), m.Message, load.Seconds(),
 			tr.Result.Timings.Total.Seconds() / max(tr.Result.Duration, 1e-9), unmet}
 	})
 }
 
 // validateEngineFlags checks the engine flags every command shares, so serve
 // and transcribe accept the same values.
-func validateEngineFlags(beamSize, threads int, device string) error {
+func validateEngineFlags(beamSize, threads int, device, computeType string) error {
 	for _, c := range []struct {
 		flag string
 		err  error
 	}{{"--beam-size", config.ValidateBeamSize(beamSize)}, {"--threads", config.ValidateCPUThreads(threads)},
-		{"--device", config.ValidateDevice(device)}} {
+		{"--device", config.ValidateDevice(device)}, {"--compute-type", config.ValidateComputeType(computeType)}} {
 		if c.err != nil {
 			return usageError{c.flag + ": " + c.err.Error()}
 		}

@@ -104,6 +104,13 @@ func (o *transcribeOptions) applyFlags(cfg *config.Config) error {
 	if set["language"] {
 		cfg.Decode.Language = o.language
 	}
+	if set["languages"] {
+		l := config.NewList(strings.Split(o.languages, ",")...)
+		if err := config.ValidateLanguages(l); err != nil {
+			return usageError{"--languages: " + err.Error() + `; give Whisper language codes separated by commas, such as en,de, or "" to detect any language`}
+		}
+		cfg.Decode.Languages = l
+	}
 	if set["beam-size"] {
 		cfg.Decode.BeamSize = o.beamSize
 	}
@@ -117,7 +124,7 @@ func (o *transcribeOptions) applyFlags(cfg *config.Config) error {
 		cfg.Engine.Device = choice.Device(o.device)
 	}
 	if set["compute-type"] {
-		cfg.Engine.ComputeType = o.computeType
+		cfg.Engine.ComputeType = choice.ComputeType(o.computeType)
 	}
 	if set["threads"] {
 		cfg.Engine.CPUThreads = o.threads

@@ -24,6 +24,7 @@ var DefaultUndoPhrases = []string{"scratch that", "undo that"}
 // dictation. A form is recognised only when it is the whole utterance.
 type Commands struct {
 	Undo List // commands.undo; empty turns the spoken command off
+	Send List // commands.send, said at the end of a dictation (handsfree.go); empty turns it off
 }
 
 // Command names a spoken command; "" is none.

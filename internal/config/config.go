@@ -34,6 +34,10 @@ type Config struct {
 	Profiles     Profiles // per-app overrides, first match wins (profiles.go)
 	Cleanup      Cleanup  // optional AI rewrite of each dictation (cleanup.go)
 	Edit         Edit     // rewriting the selection by voice (voiceedit.go)
+	// UnloadAfter (engine.unload_after) ends the engine worker, and with it
+	// the model's memory, after that long without a dictation; 0 keeps the
+	// model loaded. Not in Engine: changing it needs no new worker.
+	UnloadAfter time.Duration
 }
 
 // Remote names an OpenAI-compatible server to transcribe on instead of the
@@ -50,6 +54,9 @@ type Feedback struct {
 	Indicator     choice.Placement
 	Notifications bool
 	KeepOnDisk    bool // history.keep_on_disk: keep the recent dictations in a file
+	// KeepAudioDays (history.keep_audio_days) keeps each take's recording
+	// that many days, so Recent can transcribe it again; 0 keeps none.
+	KeepAudioDays int
 	// LiveText shows on the indicator the words heard so far, as the hold's
 	// early transcriptions find them, before the key is released.
 	LiveText bool
@@ -60,13 +67,14 @@ type Engine struct {
 	Model       string // choice.ModelAuto, a model name, a Hugging Face repo id or a model folder
 	Device      choice.Device
 	DeviceIndex int
-	ComputeType string // CTranslate2 compute type, "auto" by default
-	CPUThreads  int    // 0 lets CTranslate2 choose
+	ComputeType choice.ComputeType // CTranslate2 compute type, "auto" by default
+	CPUThreads  int                // 0 lets CTranslate2 choose
 }
 
 // Decode holds the decoding settings, applied per transcription.
 type Decode struct {
 	Language      string // "auto" or a Whisper language code
+	Languages     List   // the user's languages: "auto" detects only these (languages.go)
 	BeamSize      int
 	Vocabulary    List   // words and phrases to spell as written (words.go)
 	Prompt        string // text that sets the style, as if said before
@@ -98,6 +106,13 @@ type Hotkeys struct {
 	// Edit is held like Record, but the words are an instruction for the
 	// selected text (voiceedit.go). HotkeyOff when turned off (the default).
 	Edit string
+	// Translate is held like Record, for text translated into English;
+	// Language picks the next of auto and Decode.Languages at each press
+	// (languages.go). HotkeyOff when turned off (the default).
+	Translate, Language string
+	// StopAfterSilence ends a toggled recording after this much silence
+	// following speech (handsfree.go); 0, the default, turns it off.
+	StopAfterSilence time.Duration
 }
 
 // Audio holds the capture settings.
@@ -158,17 +173,27 @@ const (
 	KeyNotifications  = "notifications"
 	KeyLiveText       = "live_text"
 	KeyKeepOnDisk     = "history.keep_on_disk"
+	KeyKeepAudioDays  = "history.keep_audio_days"
+	KeyUnloadAfter    = "engine.unload_after"
 	envPrefix         = "WHISPERKEY"
 	languageDocAnchor = "docs/configuration.md#language"
+)
+
+const (
+	// MaxKeepAudioDays bounds history.keep_audio_days: a year of takes.
+	MaxKeepAudioDays = 365
+	// MaxUnloadAfter bounds engine.unload_after: past a day, keeping the
+	// model loaded (0) is what is meant.
+	MaxUnloadAfter = 24 * time.Hour
 )
 
 // Defaults returns the built-in settings; config.example.yaml spells out the same values.
 func Defaults() Config {
 	return Config{
-		Engine: Engine{Model: choice.ModelAuto, Device: choice.DeviceAuto, ComputeType: "auto"},
-		Decode: Decode{Language: "auto", BeamSize: choice.DefaultBeamSize, ShortWindow: ShortWindowAuto, Early: true, EarlyPrefix: true},
+		Engine: Engine{Model: choice.ModelAuto, Device: choice.DeviceAuto, ComputeType: choice.ComputeAuto},
+		Decode: Decode{Language: "auto", BeamSize: choice.DefaultBeamSize, ShortWindow: ShortWindowAuto, Early: true},
 		Hotkeys: Hotkeys{Record: "ctrl+win", Cancel: "esc", AutoSend: HotkeyOff, Mode: choice.Hold,
-			PasteAgain: HotkeyOff, Undo: HotkeyOff, Edit: HotkeyOff},
+			PasteAgain: HotkeyOff, Undo: HotkeyOff, Edit: HotkeyOff, Translate: HotkeyOff, Language: HotkeyOff},
 		Paste: choice.Paste,
 		Audio: Audio{
 			MinDuration:   300 * time.Millisecond,
@@ -184,7 +209,7 @@ func Defaults() Config {
 		Feedback: Feedback{Indicator: choice.Bottom, Notifications: true, LiveText: true},
 		Cleanup:  Cleanup{Timeout: 3 * time.Second, Mode: "clean"},
 		Edit:     Edit{Timeout: 15 * time.Second},
-		Commands: Commands{Undo: NewList(DefaultUndoPhrases...)},
+		Commands: Commands{Undo: NewList(DefaultUndoPhrases...), Send: NewList(DefaultSendPhrases...)},
 	}
 }
 
@@ -207,6 +232,9 @@ type Options struct {
 	// vocabularies (the config's and each profile's): what it returns is
 	// shown as warnings (terms the model has no room for), not errors.
 	CheckVocabulary func(Config) []string
+	// CannotTranslate says why a model (a name other than auto) cannot
+	// translate, or "" (models.CannotTranslate); nil skips the check.
+	CannotTranslate func(model string) string
 	// Debounce is how long the watcher waits after the last file event before
 	// reloading, so an editor's multi-step save is read once. Default 150ms.
 	Debounce time.Duration
@@ -234,15 +262,14 @@ type field struct {
 }
 
 func fields() []field {
-	const combo = "modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space"
+	const combo = "modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space; or rctrl, ralt, mouse4, mouse5 alone"
 	return append([]field{
 		{key: KeyModel, ptr: func(c *Config) any { return &c.Engine.Model }, check: checkModel,
 			allowed: "auto, a model name such as base, small or large-v3-turbo (whisperkey models lists them), a Hugging Face repo id owner/name, or a CTranslate2 model folder",
 			hint:    "one of those"},
 		enumField(KeyDevice, func(c *Config) *choice.Device { return &c.Engine.Device }, choice.Devices()...),
 		intField(KeyDeviceIndex, func(c *Config) any { return &c.Engine.DeviceIndex }, 0, 63),
-		enumField(KeyComputeType, func(c *Config) *string { return &c.Engine.ComputeType },
-			"auto", "default", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16", "float16", "bfloat16", "float32"),
+		enumField(KeyComputeType, func(c *Config) *choice.ComputeType { return &c.Engine.ComputeType }, choice.ComputeTypes()...),
 		intField(KeyCPUThreads, func(c *Config) any { return &c.Engine.CPUThreads }, 0, MaxCPUThreads),
 		{key: KeyLanguage, ptr: func(c *Config) any { return &c.Decode.Language }, check: checkLanguage,
 			allowed: "auto or a Whisper language code such as en, de, fr, es, ja, zh (all codes: " + languageDocAnchor + ")",
@@ -290,10 +317,14 @@ func fields() []field {
 		boolField(KeyNotifications, func(c *Config) any { return &c.Feedback.Notifications }),
 		boolField(KeyLiveText, func(c *Config) any { return &c.Feedback.LiveText }),
 		boolField(KeyKeepOnDisk, func(c *Config) any { return &c.Feedback.KeepOnDisk }),
+		described(intField(KeyKeepAudioDays, func(c *Config) any { return &c.Feedback.KeepAudioDays }, 0, MaxKeepAudioDays),
+			fmt.Sprintf("0 to keep no recordings (the default), or a number of days from 1 to %d", MaxKeepAudioDays)),
+		described(durField(KeyUnloadAfter, func(c *Config) any { return &c.UnloadAfter }, 0, MaxUnloadAfter),
+			"0 to keep the model loaded (the default), or a duration up to "+formatDuration(MaxUnloadAfter)+", such as 10m"),
 		{key: KeyProfiles, ptr: func(c *Config) any { return &c.Profiles },
 			allowed: "a list of profiles, each with a name, a match (class, exe or title) and the settings it changes (see " + profilesDocAnchor + ")",
 			hint:    "such a list"},
-	}, append(append(append(wordsFields(), cleanupFields()...), commandFields()...), editFields()...)...)
+	}, slices.Concat(wordsFields(), cleanupFields(), commandFields(), editFields(), languagesFields(), handsfreeFields())...)
 }
 
 func lookupField(key string) (field, bool) {
@@ -365,6 +396,13 @@ func intField(key string, ptr func(*Config) any, lo, hi int) field {
 			}
 			return nil
 		}}
+}
+
+// described is f with its allowed values said in other words, for a key
+// whose zero turns it off.
+func described(f field, allowed string) field {
+	f.allowed = allowed
+	return f
 }
 
 func durField(key string, ptr func(*Config) any, lo, hi time.Duration) field {

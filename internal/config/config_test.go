@@ -67,6 +67,9 @@ func TestLoadAcceptsValues(t *testing.T) {
 			c.Feedback = Feedback{Indicator: choice.Cursor, Notifications: false, KeepOnDisk: true}
 		}},
 		{"input device", "audio:\n  input_device: USB Mic", func(c *Config) { c.Audio.InputDevice = "USB Mic" }},
+		{"memory given back and takes kept", "engine:\n  unload_after: 10m\nhistory:\n  keep_audio_days: 7", func(c *Config) {
+			c.UnloadAfter, c.Feedback.KeepAudioDays = 10*time.Minute, 7
+		}},
 		{"seconds as number", "audio:\n  min_duration: 0.25\n  max_duration: 90", func(c *Config) {
 			c.Audio.MinDuration, c.Audio.MaxDuration = 250*time.Millisecond, 90*time.Second
 		}},
@@ -149,13 +152,13 @@ func TestLoadRejectsValues(t *testing.T) {
 		{"remote model empty", "remote:\n  model: \"\"",
 			nil, `{file}:2: key "remote.model": "" is not allowed (allowed: the model name the server expects, such as whisper-1); fix: set remote.model to a model name or remove the line to use whisper-1`},
 		{"record empty", "hotkeys:\n  record: \"\"",
-			nil, `{file}:2: key "hotkeys.record": "" is not allowed: it must not be empty (allowed: modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space); fix: set hotkeys.record to a key combination or remove the line to use ctrl+win`},
+			nil, `{file}:2: key "hotkeys.record": "" is not allowed: it must not be empty (allowed: modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space; or rctrl, ralt, mouse4, mouse5 alone); fix: set hotkeys.record to a key combination or remove the line to use ctrl+win`},
 		{"record unknown key name", "hotkeys:\n  record: ctl+space",
-			nil, `{file}:2: key "hotkeys.record": "ctl+space" is not allowed: unknown key "ctl" (allowed: modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space); fix: set hotkeys.record to a key combination or remove the line to use ctrl+win`},
+			nil, `{file}:2: key "hotkeys.record": "ctl+space" is not allowed: unknown key "ctl" (allowed: modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space; or rctrl, ralt, mouse4, mouse5 alone); fix: set hotkeys.record to a key combination or remove the line to use ctrl+win`},
 		{"cancel equals record", "hotkeys:\n  record: ctrl+x\n  cancel: Ctrl+X",
-			nil, `{file}:3: key "hotkeys.cancel": "Ctrl+X" is not allowed: it is the same combination as hotkeys.record (allowed: modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space, or none to turn it off); fix: choose another combination for hotkeys.cancel, or none to turn it off`},
+			nil, `{file}:3: key "hotkeys.cancel": "Ctrl+X" is not allowed: it is the same combination as hotkeys.record (allowed: modifiers ctrl, shift, alt, win and at most one key, joined with +, such as ctrl+win or ctrl+shift+space; or rctrl, ralt, mouse4, mouse5 alone, or none to turn it off); fix: choose another combination for hotkeys.cancel, or none to turn it off`},
 		{"mode", "hotkeys:\n  mode: push",
-			nil, `{file}:2: key "hotkeys.mode": "push" is not allowed (allowed: hold, toggle); fix: set hotkeys.mode to one of them or remove the line to use hold`},
+			nil, `{file}:2: key "hotkeys.mode": "push" is not allowed (allowed: hold, toggle, auto); fix: set hotkeys.mode to one of them or remove the line to use hold`},
 		{"paste", "paste: typing",
 			nil, `{file}:1: key "paste": "typing" is not allowed (allowed: paste, clipboard, paste-enter, type); fix: set paste to one of them or remove the line to use paste`},
 		{"indicator", "indicator: top",
@@ -172,6 +175,12 @@ func TestLoadRejectsValues(t *testing.T) {
 			nil, `{file}:2: key "audio.pre_roll": "maybe" is not allowed (allowed: true, false); fix: set audio.pre_roll to true or false or remove the line to use false`},
 		{"pre roll length", "audio:\n  pre_roll_length: 6s",
 			nil, `{file}:2: key "audio.pre_roll_length": "6s" is not allowed (allowed: a duration from 0s to 5s, such as 500ms); fix: set audio.pre_roll_length to a duration in that range or remove the line to use 500ms`},
+		{"unload after", "engine:\n  unload_after: 2d",
+			nil, `{file}:2: key "engine.unload_after": "2d" is not allowed (allowed: 0 to keep the model loaded (the default), or a duration up to 24h, such as 10m); fix: set engine.unload_after to a duration in that range or remove the line to use 0s`},
+		{"unload after too long", "engine:\n  unload_after: 25h",
+			nil, `{file}:2: key "engine.unload_after": "25h" is not allowed (allowed: 0 to keep the model loaded (the default), or a duration up to 24h, such as 10m); fix: set engine.unload_after to a duration in that range or remove the line to use 0s`},
+		{"keep audio days", "history:\n  keep_audio_days: 400",
+			nil, `{file}:2: key "history.keep_audio_days": "400" is not allowed (allowed: 0 to keep no recordings (the default), or a number of days from 1 to 365); fix: set history.keep_audio_days to a number in that range or remove the line to use 0`},
 		{"sounds", "sounds: loud",
 			nil, `{file}:1: key "sounds": "loud" is not allowed (allowed: true, false); fix: set sounds to true or false or remove the line to use true`},
 		{"log level", "log_level: verbose",
@@ -179,7 +188,7 @@ func TestLoadRejectsValues(t *testing.T) {
 		{"relative cache dir", "model_cache_dir: models",
 			nil, `{file}:1: key "model_cache_dir": "models" is not allowed: the path must be absolute (allowed: an absolute folder path (~ for your home folder works), or "" for the default cache); fix: set model_cache_dir to an absolute folder path or remove the line to use the default (empty)`},
 		{"group written as a value", "hotkeys: ctrl+win",
-			nil, `{file}:1: key "hotkeys": "ctrl+win" is not allowed (allowed: a group of keys: record, cancel, auto_send, mode, paste_again, undo, edit); fix: put the keys of hotkeys on the lines below it, indented by two spaces`},
+			nil, `{file}:1: key "hotkeys": "ctrl+win" is not allowed (allowed: a group of keys: record, cancel, auto_send, mode, paste_again, undo, edit, translate, language, stop_after_silence); fix: put the keys of hotkeys on the lines below it, indented by two spaces`},
 		{"duplicate key", "model: base\nsounds: true\nmodel: small",
 			nil, `{file}:3: key "model" appears twice (also on line 1); fix: delete one of the two lines`},
 		{"not a mapping", "just some words",
@@ -236,7 +245,7 @@ func TestUnknownKeysWarn(t *testing.T) {
 		{"swapped letters in a group", "hotkeys:\n  recrod: f9", `{file}:2: unknown key "hotkeys.recrod" is ignored; did you mean "hotkeys.record"?`},
 		{"right name, wrong place", "record: ctrl+win", `{file}:1: unknown key "record" is ignored; did you mean "hotkeys.record"?`},
 		{"group name typo", "hotkey:\n  record: f9", `{file}:1: unknown key "hotkey" is ignored; did you mean "hotkeys"?`},
-		{"made-up group with a known key", "engine:\n  model: small", `{file}:1: unknown key "engine" is ignored; did you mean "model"?`},
+		{"made-up group with a known key", "whisper:\n  model: small", `{file}:1: unknown key "whisper" is ignored; did you mean "model"?`},
 		{"nothing close", "colour: blue", `{file}:1: unknown key "colour" is ignored; docs/configuration.md lists the keys`},
 	}
 	for _, tt := range tests {
@@ -358,6 +367,9 @@ func TestSharedLimits(t *testing.T) {
 		{"rocm", ValidateDevice("rocm"), ""},
 		{"gpu is not a device", ValidateDevice("gpu"), `device "gpu" is not one of auto, cpu, cuda, rocm`},
 		{"empty device", ValidateDevice(""), `device "" is not one of auto, cpu, cuda, rocm`},
+		{"int8", ValidateComputeType("int8"), ""},
+		{"fp16 is not a compute type", ValidateComputeType("fp16"),
+			`compute type "fp16" is not one of auto, default, int8, int8_float32, int8_float16, int8_bfloat16, int16, float16, bfloat16, float32`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,13 +36,21 @@ func ValidateCPUThreads(n int) error {
 }
 
 // ValidateDevice checks a device choice given as text (a flag).
-func ValidateDevice(s string) error {
-	if choice.Device(s).Valid() {
-		return nil
+func ValidateDevice(s string) error { return validateChoice("device", s, choice.Devices()) }
+
+// ValidateComputeType checks a compute type given as text (a flag).
+func ValidateComputeType(s string) error {
+	return validateChoice("compute type", s, choice.ComputeTypes())
+}
+
+// validateChoice checks that s names one of all, and names them if not.
+func validateChoice[T ~string](what, s string, all []T) error {
+	names := make([]string, len(all))
+	for i, v := range all {
+		if string(v) == s {
+			return nil
+		}
+		names[i] = string(v)
 	}
-	names := make([]string, 0, len(choice.Devices()))
-	for _, d := range choice.Devices() {
-		names = append(names, string(d))
-	}
-	return fmt.Errorf("device %q is not one of %s", s, strings.Join(names, ", "))
+	return fmt.Errorf("%s %q is not one of %s", what, s, strings.Join(names, ", "))
 }

@@ -208,7 +208,7 @@ func parse(path string, data []byte, opts Options) (Config, []Warning, error) {
 			errs = append(errs, valueError(path, f, locs, raw, err))
 		}
 	}
-	for _, h := range []*string{&cfg.Hotkeys.Cancel, &cfg.Hotkeys.AutoSend, &cfg.Hotkeys.PasteAgain, &cfg.Hotkeys.Undo, &cfg.Hotkeys.Edit} {
+	for _, h := range []*string{&cfg.Hotkeys.Cancel, &cfg.Hotkeys.AutoSend, &cfg.Hotkeys.PasteAgain, &cfg.Hotkeys.Undo, &cfg.Hotkeys.Edit, &cfg.Hotkeys.Translate, &cfg.Hotkeys.Language} {
 		if *h == "" || strings.EqualFold(*h, HotkeyOff) {
 			*h = HotkeyOff // one spelling for "off", the one internal/hotkey knows
 		}
@@ -220,6 +220,8 @@ func parse(path string, data []byte, opts Options) (Config, []Warning, error) {
 	if len(errs) == 0 { // a value already rejected would be reported twice
 		errs = append(crossCheck(path, cfg, locs), checkCleanupModes(path, cfg, locs)...)
 		errs = append(errs, checkCommands(path, cfg, locs)...)
+		errs = append(errs, checkTranslate(path, cfg, locs, opts)...)
+		errs = append(errs, checkSendPhrases(path, cfg, locs)...)
 		cfg.Cleanup.Mode = strings.ToLower(cfg.Cleanup.Mode)
 	}
 	if len(errs) > 0 {
@@ -359,8 +361,8 @@ func crossCheck(path string, c Config, locs map[string]loc) []error {
 		e.Fix = fmt.Sprintf("make %s shorter than %s", KeyMinDuration, KeyMaxDuration)
 		errs = append(errs, e)
 	}
-	keys := []string{KeyRecord, KeyCancel, KeyAutoSend, KeyPasteAgain, KeyUndo, KeyEditHotkey}
-	combos := []string{c.Hotkeys.Record, c.Hotkeys.Cancel, c.Hotkeys.AutoSend, c.Hotkeys.PasteAgain, c.Hotkeys.Undo, c.Hotkeys.Edit}
+	keys := []string{KeyRecord, KeyCancel, KeyAutoSend, KeyPasteAgain, KeyUndo, KeyEditHotkey, KeyTranslateHotkey, KeyLanguageHotkey}
+	combos := []string{c.Hotkeys.Record, c.Hotkeys.Cancel, c.Hotkeys.AutoSend, c.Hotkeys.PasteAgain, c.Hotkeys.Undo, c.Hotkeys.Edit, c.Hotkeys.Translate, c.Hotkeys.Language}
 	for i := range combos {
 		for j := range i {
 			if combos[i] != HotkeyOff && sameCombo(combos[i], combos[j]) {

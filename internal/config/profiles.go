@@ -54,7 +54,7 @@ type Profile struct {
 	TrailingSpace     *bool             `json:"trailing_space,omitempty"`
 	StripFinalPeriod  *bool             `json:"strip_final_period,omitempty"`
 	Paste             *choice.PasteMode `json:"paste,omitempty"`
-	AutoSend          *bool             `json:"auto_send,omitempty"`
+	Send              *choice.SendMode  `json:"send,omitempty"`    // Config.Send; the old auto_send is read into it
 	Cleanup           *string           `json:"cleanup,omitempty"` // a cleanup mode or CleanupOff
 }
 
@@ -174,7 +174,7 @@ func (c Config) WithProfile(p Profile) Config {
 
 // profileKeys are the keys a profile may hold, as written in the file.
 var profileKeys = []string{"name", "match", "language", "vocabulary", "prompt", "replacements",
-	"spoken_punctuation", "output", "paste", "auto_send", "cleanup"}
+	"spoken_punctuation", "output", "paste", "send", "cleanup"}
 
 // toProfiles reads the YAML list of profiles; the error names the profile and key.
 func toProfiles(raw any) (Profiles, error) {
@@ -278,8 +278,14 @@ func (p *Profile) set(k string, v any) error {
 		p.Replacements = &items
 	case "spoken_punctuation":
 		return flag(&p.SpokenPunctuation)
-	case "auto_send":
-		return flag(&p.AutoSend)
+	case "send", "auto_send":
+		m, err := toSendMode(k, v)
+		if err != nil {
+			return err
+		}
+		if k == "send" || p.Send == nil { // send wins over its old name
+			p.Send = &m
+		}
 	case "paste":
 		s, ok := scalarString(v)
 		if m := choice.PasteMode(s); ok && m.Valid() {
@@ -434,9 +440,7 @@ func renderProfiles(p Profiles) []any {
 			m["output"] = style
 		}
 		put("paste", string(deref(x.Paste)), x.Paste != nil)
-		if x.AutoSend != nil {
-			m["auto_send"] = *x.AutoSend
-		}
+		put("send", string(deref(x.Send)), x.Send != nil)
 		put("cleanup", deref(x.Cleanup), x.Cleanup != nil)
 		out = append(out, m)
 	}

@@ -99,7 +99,7 @@ func TestWithProfileOverridesOnlyWhatItSets(t *testing.T) {
 		t.Errorf("default mode %q, want clean", cfg.Cleanup.ActiveMode())
 	}
 	slack, _ := cfg.Profiles.Find("slack")
-	if slack.AutoSend == nil || !*slack.AutoSend || !cfg.WithProfile(slack).Text.SpokenPunctuation {
+	if slack.Send == nil || *slack.Send != choice.SendAlways || !cfg.WithProfile(slack).Text.SpokenPunctuation {
 		t.Errorf("slack: %+v", slack)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/whisperkey/whisperkey/internal/media"
 	"github.com/whisperkey/whisperkey/internal/models"
 	"github.com/whisperkey/whisperkey/internal/output"
-	"github.com/whisperkey/whisperkey/internal/paste"
 	"github.com/whisperkey/whisperkey/internal/power"
 	"github.com/whisperkey/whisperkey/internal/service"
 	"github.com/whisperkey/whisperkey/internal/tray"
@@ -143,7 +142,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	} else if created {
 		log.Info("created the config file", "path", opt.ConfigPath)
 	}
-	store, err := config.New(opt.ConfigPath, config.Options{ValidateHotkey: hotkey.Validate}, log)
+	store, err := config.New(opt.ConfigPath, config.Options{ValidateHotkey: hotkey.Validate, CannotTranslate: models.CannotTranslate}, log)
 	if err != nil {
 		return err
 	}
@@ -208,7 +207,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		sc := d.startShortcut(cfg, shortcut)
 		sup.Add("desktop shortcut", service.Closer(func() { _ = sc.Close() }))
 	}
-	d.fb.Start(cfg, d.recorder.Level, d.opt.Exe)
+	d.fb.Start(cfg, d.recorder, d.opt.Exe)
 	sup.Add("feedback", service.Closer(d.fb.Close)) // stops before the recorder: the level ticker reads it
 	d.fb.NoteConfig(store.Err(), store.Warnings(), store.Path())
 
@@ -225,17 +224,14 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 		d.dictation.Capture(d.recorder.Captured, latest(live))
 		speculator = d.dictation
 	}
-	d.profiles = dictation.NewChooser(func() (config.Window, error) {
-		w, err := d.paster.Focused()
-		return config.Window{Class: w.Class, Instance: w.Instance, Title: w.Title, Exe: w.Exe}, err
-	}, d.dictation, d.log)
+	d.profiles = dictation.NewChooser(d.paster.Focused, d.dictation, d.log)
 	d.dictation.Configure(cfg, d.opt.Remote, d.fb.RemoteNotice, d.log)
 	d.ld.Load(cfg, false) // on failure the loader keeps the news for the tray; the app runs on
 
 	d.app = app.New(appConfig(cfg), app.Deps{Recorder: feedback.KeepRecordings(d.recorder, os.Getenv("WHISPERKEY_SAVE_RECORDINGS"), d.log),
-		Transcriber: d.dictation, Paster: paste.Paster{P: d.paster, Config: d.dictation.Config}, Sounds: d.fb,
+		Transcriber: d.dictation, Paster: output.ProfilePaster{P: d.paster, Config: d.dictation.Config}, Sounds: d.fb,
 		Chooser: d.profiles, Speculator: speculator, Editor: d.paster, Commands: dictation.Commands(d.store.Current),
-		Rewriter: paste.Rewriter{P: d.paster, Cfg: d.store.Current, Log: d.log}}, log)
+		Rewriter: output.Rewriter{P: d.paster, Cfg: d.store.Current, Log: d.log}, Silence: d.dictation.Hush(d.listener.StopHandsFree)}, log)
 	d.media = media.New(cfg.Audio.Media, d.log)
 	sup.Add("media control", service.Func(d.media.Run)) // after the app stops, puts back what it paused
 	input := make(chan app.Input)
@@ -257,7 +253,7 @@ func Run(ctx context.Context, opt Options, log *slog.Logger) error {
 	d.showReady("")
 	return d.serve(ctx, sources{app: d.app.Events(), actions: d.tray.Actions(), changes: changes,
 		pulled: d.ld.Pulled(), loaded: d.ld.Loaded(), waits: d.ld.Waits(), audio: d.recorder.Events(), hotkeys: d.listener.Events(),
-		resumed: resumed, live: live, shortcut: shortcut, input: input})
+		resumed: resumed, live: live, shortcut: shortcut, again: d.fb.Agains(), input: input})
 }
 
 // startIO opens the microphone, the clipboard, the hotkeys and the sound
@@ -325,7 +321,7 @@ func (d *desk) showReady(suffix string) {
 		d.status(tray.StateError, text)
 		return
 	}
-	d.status(tray.StateIdle, d.ld.ReadyText()+suffix+feedback.MicOpenNote(d.recorder))
+	d.status(tray.StateIdle, d.ld.ReadyText()+suffix+feedback.MicOpenNote(d.recorder)+feedback.LanguageNote(d.current()))
 }
 
 func (d *desk) setLogLevel(cfg config.Config) {

@@ -39,6 +39,13 @@ func (f *fakeIndicator) Live(text string) {
 	defer f.mu.Unlock()
 	f.shown = append(f.shown, "live "+text)
 }
+func (f *fakeIndicator) SetMic(open bool) {
+	if open {
+		f.mu.Lock()
+		f.shown = append(f.shown, "mic on")
+		f.mu.Unlock()
+	}
+}
 func (f *fakeIndicator) Hide()           { f.mu.Lock(); f.shown = append(f.shown, "hidden"); f.mu.Unlock() }
 func (f *fakeIndicator) Close() error    { f.closed = true; return nil }
 func (f *fakeIndicator) levelCount() int { f.mu.Lock(); defer f.mu.Unlock(); return f.levels }

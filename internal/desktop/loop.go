@@ -37,6 +37,7 @@ type sources struct {
 	live <-chan string
 	// shortcut says how binding the desktop's shortcut went (shortcut.go).
 	shortcut <-chan shortcutNews
+	again    <-chan feedback.Again // a Recent take transcribed again
 	// input is where hotkey presses go to the app.
 	input chan<- app.Input
 }
@@ -104,6 +105,11 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 			case hotkey.Renewed: // Windows: the hook heard of an unlock or a resume
 				d.onResume(ctx, e.Reason, false)
 				continue
+			case hotkey.Pressed:
+				if e.Hotkey == hotkey.Language { // hotkeys.language: as the Language menu would
+					d.onAction(ctx, tray.Action{Kind: tray.SelectLanguage, Value: feedback.NextLanguage(d.current())})
+					continue
+				}
 			}
 			select {
 			case src.input <- appInput(e):
@@ -116,6 +122,9 @@ func (d *desk) serve(ctx context.Context, src sources) error {
 			d.showLive(text)
 		case n := <-src.shortcut:
 			d.onShortcut(n)
+		case r := <-src.again:
+			d.status(d.fb.OnAgain(ctx, r, d.paster))
+			d.refreshMenu()
 		}
 	}
 }
@@ -157,7 +166,7 @@ func (d *desk) onResume(ctx context.Context, reason string, hotkeys bool) {
 
 // appInput translates a hotkey press for the app.
 func appInput(e hotkey.Event) app.Input {
-	in := app.Input{At: time.Now(), Send: e.Hotkey == hotkey.AutoSend, Edit: e.Hotkey == hotkey.Edit}
+	in := app.Input{At: time.Now(), Send: e.Hotkey == hotkey.AutoSend, Edit: e.Hotkey == hotkey.Edit, Translate: e.Hotkey == hotkey.Translate}
 	switch e.Kind {
 	case hotkey.Pressed:
 		in.Trigger = app.TriggerPasteAgain
@@ -168,6 +177,8 @@ func appInput(e hotkey.Event) app.Input {
 		in.Trigger = app.TriggerStop
 	case hotkey.Cancel:
 		in.Trigger = app.TriggerCancel
+	case hotkey.Passed:
+		in.Trigger = app.TriggerPassed
 	default:
 		in.Trigger = app.TriggerStart
 	}
@@ -176,6 +187,7 @@ func appInput(e hotkey.Event) app.Input {
 
 func (d *desk) onAppEvent(e app.Event) {
 	d.media.Recording(e.State == app.Recording)
+	d.ld.Use(e.State == app.Recording || e.State == app.Transcribing || e.State == app.Output, d.current())
 	if e.Action != app.Dictate && (e.State == app.Idle || e.State == app.Error) {
 		d.onCommandEvent(e)
 		return
@@ -188,7 +200,10 @@ func (d *desk) onAppEvent(e app.Event) {
 			"profile", e.Profile, "cleanup", e.Cleanup, "cleanup_ms", tm.Cleanup.Milliseconds(),
 			"early", tm.Early, "wasted_ms", tm.Wasted.Milliseconds(), "reused_windows", tm.Reused, "forced_tokens", tm.Forced,
 			"goroutines", runtime.NumGoroutine()) // a leak shows over a long day (make soak)
-		d.fb.RememberDictation(e)
+		d.fb.RememberDictation(e, loader.ModelName(d.ld.Name()))
+		d.refreshMenu()
+	}
+	if d.fb.RememberCancelled(e) { // with history.keep_audio_days, to be retried
 		d.refreshMenu()
 	}
 	d.fb.CleanupNotice(e)
@@ -202,11 +217,11 @@ func (d *desk) onAppEvent(e app.Event) {
 		d.refreshMenu()
 		d.fb.Tell(notify.TextNotPasted())
 	}
-	if e.Outcome == app.Delivered {
+	if e.Outcome == app.Delivered || (e.State == app.Idle && e.Message == "") { // "": ended without a word
 		d.showReady("")
 		return
 	}
-	d.status(appState(e.State), e.Message)
+	d.status(feedback.TrayState(e.State), e.Message)
 }
 
 func (d *desk) onAction(ctx context.Context, a tray.Action) {
@@ -257,7 +272,7 @@ func (d *desk) onAction(ctx context.Context, a tray.Action) {
 	case tray.OpenLog:
 		d.open(d.opt.Docs.Log)
 	case tray.CopyRecent:
-		d.copyRecent(ctx, a.Value)
+		d.status(d.fb.RecentAction(ctx, a.Value, d.paster, d.dictation, loader.ModelName(d.ld.Name())))
 	case tray.ToggleStartAtLogin:
 		d.setStartAtLogin(a.Value)
 	case tray.SelectProfile:
@@ -280,17 +295,4 @@ func (d *desk) current() config.Config {
 		return config.Defaults()
 	}
 	return d.store.Current()
-}
-
-// appState maps a dictation state to the tray's.
-func appState(s app.State) tray.State {
-	switch s {
-	case app.Recording:
-		return tray.StateRecording
-	case app.Transcribing, app.Output:
-		return tray.StateTranscribing
-	case app.Error:
-		return tray.StateError
-	}
-	return tray.StateIdle
 }

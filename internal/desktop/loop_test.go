@@ -25,8 +25,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
-		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"))
+	goleak.VerifyTestMain(m, testenv.IdleHTTPConnections()...)
 }
 
 func testLog(t *testing.T) *slog.Logger {
@@ -58,9 +57,7 @@ func TestServeForwardsHotkeys(t *testing.T) {
 	d := testDesk(t, "http://127.0.0.1:1")
 	keys := make(chan hotkey.Event)
 	input := make(chan app.Input)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- d.serve(ctx, sources{hotkeys: keys, input: input}) }()
+	stop := serveBeside(t, d, sources{hotkeys: keys, input: input})
 	for _, tc := range []struct {
 		e    hotkey.Event
 		want app.Trigger
@@ -81,10 +78,33 @@ func TestServeForwardsHotkeys(t *testing.T) {
 		}
 	}
 	close(keys) // a closed listener is not read again
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	stop()
+}
+
+// serveBeside runs d's loop on src beside the test; the stop it returns ends
+// the loop, waits for it and fails the test on its error.
+func serveBeside(t *testing.T, d *desk, src sources) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- d.serve(ctx, src) }()
+	return func() {
+		t.Helper()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
+}
+
+// watchedDesk is a test desk whose status log and notifications are kept.
+func watchedDesk(t *testing.T) (*desk, *testenv.Buffer, *fakeNotifier) {
+	logged := new(testenv.Buffer)
+	d := testDesk(t, "http://127.0.0.1:1")
+	d.log = slog.New(slog.NewTextHandler(logged, nil))
+	note := &fakeNotifier{}
+	d.fb.SetNotifier(note)
+	return d, logged, note
 }
 
 // fakeNotifier notes the notifications' summaries.
@@ -99,15 +119,9 @@ func (n *fakeNotifier) Close() error { return nil }
 // Microphone events reach the tray and a notification each (lost, back,
 // recording cut); every one is read, so the recorder never drops them.
 func TestServeShowsMicrophoneEvents(t *testing.T) {
-	var logged strings.Builder
-	d := testDesk(t, "http://127.0.0.1:1")
-	d.log = slog.New(slog.NewTextHandler(&logged, nil))
-	note := &fakeNotifier{}
-	d.fb.SetNotifier(note)
+	d, logged, note := watchedDesk(t)
 	mic := make(chan audio.Event)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- d.serve(ctx, sources{audio: mic}) }()
+	stop := serveBeside(t, d, sources{audio: mic})
 	events := []audio.Event{
 		{Kind: audio.EventDeviceLost, Device: "USB mic", Err: errors.New(`microphone "USB mic" stopped delivering audio; reconnect it`)},
 		{Kind: audio.EventDeviceRestored, Device: "USB mic"},
@@ -123,10 +137,7 @@ func TestServeShowsMicrophoneEvents(t *testing.T) {
 		}
 	}
 	close(mic)
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	if len(note.got) != 12 || !strings.HasPrefix(note.got[0], "Microphone lost") || !strings.Contains(note.got[0], "USB mic") ||
 		!strings.HasPrefix(note.got[1], "Microphone back") || !strings.Contains(note.got[2], "maximum") {
 		t.Errorf("notifications %q, want lost and back for the USB mic, then the recording cut", note.got)
@@ -167,15 +178,9 @@ func TestLogLevelFollowsConfig(t *testing.T) {
 // notified once per distinct problem: re-registering after a resume or a
 // layout change meets the same conflict again.
 func TestHotkeyProblemToldOnce(t *testing.T) {
-	var logged strings.Builder
-	d := testDesk(t, "http://127.0.0.1:1")
-	d.log = slog.New(slog.NewTextHandler(&logged, nil))
-	note := &fakeNotifier{}
-	d.fb.SetNotifier(note)
+	d, logged, note := watchedDesk(t)
 	keys := make(chan hotkey.Event)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- d.serve(ctx, sources{hotkeys: keys}) }()
+	stop := serveBeside(t, d, sources{hotkeys: keys})
 	f9, err := hotkey.Parse("ctrl+shift+f9")
 	if err != nil {
 		t.Fatal(err)
@@ -190,10 +195,7 @@ func TestHotkeyProblemToldOnce(t *testing.T) {
 		keys <- hotkey.Event{Kind: hotkey.Problem, Err: err}
 	}
 	close(keys)
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	if len(note.got) != 2 || !strings.Contains(note.got[0], "ctrl+shift+f9 is already taken") ||
 		!strings.Contains(note.got[0], "choose another in config hotkeys.record") || !strings.Contains(note.got[1], "ctrl+shift+f10") {
 		t.Errorf("notifications %q, want one for each taken combination, with the fix", note.got)
@@ -224,14 +226,9 @@ func TestResumeRunsChecks(t *testing.T) {
 			d := testDesk(t, "http://127.0.0.1:1")
 			d.log = slog.New(slog.NewTextHandler(&logged, nil))
 			resumed, hotkeys := make(chan struct{}), make(chan hotkey.Event)
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error)
-			go func() { done <- d.serve(ctx, sources{resumed: resumed, hotkeys: hotkeys}) }()
+			stop := serveBeside(t, d, sources{resumed: resumed, hotkeys: hotkeys})
 			tt.send(resumed, hotkeys)
-			cancel()
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
+			stop()
 			d.checks.Wait()
 			for _, want := range []string{tt.want, "resume checks done"} {
 				if !strings.Contains(logged.String(), want) {

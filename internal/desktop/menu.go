@@ -30,7 +30,7 @@ type menuState struct {
 	// fetchCUBLAS: the GPU lacks only cuBLAS, which the Device menu offers
 	// to download (loader.FetchID; under way while pulling has it).
 	fetchCUBLAS  bool
-	computeTypes []string
+	computeTypes []choice.ComputeType
 	languages    []string
 	// inputs are the microphones; nil hides the submenu (listing failed).
 	inputs []audio.Device
@@ -120,11 +120,11 @@ func buildMenu(st menuState) tray.Menu {
 	case st.fetchCUBLAS:
 		m.Devices = append(m.Devices, tray.Item{ID: loader.FetchID, Label: gpu.FetchLabel})
 	}
-	for _, t := range append([]string{"auto"}, st.computeTypes...) {
-		m.ComputeTypes = append(m.ComputeTypes, tray.Item{ID: t, Label: t, Checked: cfg.Engine.ComputeType == t})
+	for _, t := range append([]choice.ComputeType{choice.ComputeAuto}, st.computeTypes...) {
+		m.ComputeTypes = append(m.ComputeTypes, tray.Item{ID: string(t), Label: string(t), Checked: cfg.Engine.ComputeType == t})
 	}
 
-	m.Languages, m.MoreLanguages = feedback.LanguageItems(cfg.Decode.Language, st.languages, st.fb.recentLanguages)
+	m.Languages, m.MoreLanguages = feedback.LanguageItems(cfg.Decode.Language, st.languages, feedback.UserLanguagesFirst(cfg, st.fb.recentLanguages))
 
 	if st.inputs != nil {
 		m.InputDevices = []tray.Item{{ID: "", Label: "System default", Checked: cfg.Audio.InputDevice == ""}}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/whisperkey/whisperkey/internal/audio"
 	"github.com/whisperkey/whisperkey/internal/choice"
@@ -60,7 +61,7 @@ func TestBuildMenu(t *testing.T) {
 		{
 			name: "running on base with a GPU found",
 			st: menuState{cfg: cfg, models: registry("base", "tiny.en"), model: "base",
-				gpus: []gpu.GPU{rtx}, computeTypes: []string{"int8", "float32"}, languages: []string{"en", "de"},
+				gpus: []gpu.GPU{rtx}, computeTypes: []choice.ComputeType{choice.Int8, choice.Float32}, languages: []string{"en", "de"},
 				inputs: []audio.Device{{Name: "Built-in"}}},
 			want: map[tray.ActionKind]string{
 				tray.SelectModel: "auto=Auto: the model for this computer | tiny=tiny (78.0 MB, download) | tiny.en=tiny.en | base=base* | " +
@@ -75,7 +76,7 @@ func TestBuildMenu(t *testing.T) {
 		},
 		{
 			name: "choices from the config are checked",
-			st: menuState{cfg: onCPU, models: registry("base"), model: "base", computeTypes: []string{"int8"},
+			st: menuState{cfg: onCPU, models: registry("base"), model: "base", computeTypes: []choice.ComputeType{choice.Int8},
 				languages: []string{"en", "de"}, inputs: []audio.Device{{Name: "Built-in"}, {Name: "USB mic"}}},
 			want: map[tray.ActionKind]string{
 				tray.SelectDevice:      "auto=Auto | cpu=CPU*",
@@ -179,20 +180,50 @@ func TestCommandItems(t *testing.T) {
 		{"defaults", func(c *config.Config) {}, []string{
 			"Undo the last dictation: say “scratch that” or “undo that”",
 			"Paste it again: the menu item",
-			"Rewrite the selection: off (hotkeys.edit)"}},
+			"Rewrite the selection: off (hotkeys.edit)",
+			"Dictate: hold ctrl+win while you speak",
+			"Press Enter after the text: end with “send it” or “press enter”",
+			"Stop by silence: off (hotkeys.stop_after_silence)",
+			"Switch the language: off (hotkeys.language)",
+			"Dictate in English from any language: off (hotkeys.translate)"}},
 		{"hotkeys set", func(c *config.Config) {
 			c.Hotkeys.Undo, c.Hotkeys.PasteAgain, c.Hotkeys.Edit = "ctrl+alt+z", "ctrl+alt+v", "ctrl+alt+e"
+			c.Hotkeys.Language, c.Hotkeys.Translate = "ctrl+alt+l", "ctrl+alt+t"
+			c.Hotkeys.Record, c.Hotkeys.Mode = "rctrl", choice.Auto
+			c.Decode.Languages = config.NewList("en", "sv")
 			c.Cleanup.URL = "http://127.0.0.1:8080"
 		}, []string{
 			"Undo the last dictation: say “scratch that” or “undo that”, or press ctrl+alt+z",
 			"Paste it again: the menu item, or press ctrl+alt+v",
-			"Rewrite the selection: hold ctrl+alt+e and say what to do"}},
+			"Rewrite the selection: hold ctrl+alt+e and say what to do",
+			"Dictate: hold rctrl, or tap it to start and again to stop (a double tap locks it on)",
+			"Press Enter after the text: end with “send it” or “press enter”",
+			"Stop by silence: off (hotkeys.stop_after_silence)",
+			"Switch the language: press ctrl+alt+l (auto, en, sv)",
+			"Dictate in English from any language: hold ctrl+alt+t"}},
+		{"hands-free", func(c *config.Config) {
+			c.Hotkeys.Mode, c.Hotkeys.StopAfterSilence, c.Hotkeys.AutoSend = choice.Toggle, 1500*time.Millisecond, "ctrl+alt+s"
+		}, []string{
+			"Undo the last dictation: say “scratch that” or “undo that”",
+			"Paste it again: the menu item",
+			"Rewrite the selection: off (hotkeys.edit)",
+			"Dictate: press ctrl+win to start, again to stop",
+			"Press Enter after the text: end with “send it” or “press enter”, or dictate with ctrl+alt+s",
+			"Stop by silence: after 1.5s of silence (toggle mode)",
+			"Switch the language: off (hotkeys.language)",
+			"Dictate in English from any language: off (hotkeys.translate)"}},
 		{"no chat server, no phrases", func(c *config.Config) {
-			c.Hotkeys.Edit, c.Commands.Undo = "ctrl+alt+e", config.NewList()
+			c.Hotkeys.Edit, c.Commands.Undo, c.Commands.Send = "ctrl+alt+e", config.NewList(), config.NewList()
+			c.Hotkeys.StopAfterSilence = 2 * time.Second // hold mode: the release ends it
 		}, []string{
 			"Undo the last dictation: off (commands.undo, hotkeys.undo)",
 			"Paste it again: the menu item",
-			"Rewrite the selection: hold ctrl+alt+e (needs cleanup.url)"}},
+			"Rewrite the selection: hold ctrl+alt+e (needs cleanup.url)",
+			"Dictate: hold ctrl+win while you speak",
+			"Press Enter after the text: off (commands.send, hotkeys.auto_send)",
+			"Stop by silence: toggle mode only (hotkeys.mode)",
+			"Switch the language: off (hotkeys.language)",
+			"Dictate in English from any language: off (hotkeys.translate)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,7 +37,7 @@ func (d *desk) showNews(n loader.News) {
 // showWaiting tells the user that a dictation waits for the model being
 // loaded, in the tray and on the indicator.
 func (d *desk) showWaiting() {
-	if d.ld.ShowWaiting() {
+	if d.ld.ShowWaiting(d.current()) {
 		d.status(tray.StateLoading, loader.WaitingText)
 		d.fb.Show(indicator.Transcribing, "Waiting for the model…")
 	}

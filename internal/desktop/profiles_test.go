@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"github.com/whisperkey/whisperkey/internal/dictation"
-	"github.com/whisperkey/whisperkey/internal/paste"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -30,6 +29,9 @@ profiles:
   - name: quiet
     match: {title: Notes}
     auto_send: false
+  - name: said
+    match: {title: Chat}
+    send: when_said
 `
 
 func TestDictationAppliesTheProfileOfItsWindow(t *testing.T) {
@@ -62,15 +64,17 @@ func TestPasteOptionsFollowTheProfile(t *testing.T) {
 		enter   bool
 		want    output.Options
 	}{
-		{"", false, output.Options{}},
+		{"", false, output.Options{PressEnter: true}}, // paste-enter: send always
 		{"", true, output.Options{PressEnter: true}},
 		{"term", false, output.Options{Mode: choice.Type}},
 		{"chat", false, output.Options{PressEnter: true}},
 		{"quiet", false, output.Options{Mode: choice.Paste}}, // turns paste-enter's Enter off
 		{"quiet", true, output.Options{Mode: choice.Paste, PressEnter: true}},
+		{"said", false, output.Options{Mode: choice.Paste}}, // Enter only when a send phrase was said
+		{"said", true, output.Options{Mode: choice.Paste, PressEnter: true}},
 	}
 	for _, tt := range tests {
-		if got := paste.Options(cfg, tt.profile, tt.enter); got != tt.want {
+		if got := output.ProfileOptions(cfg, tt.profile, tt.enter); got != tt.want {
 			t.Errorf("pasteOptions(%q, %v) = %+v, want %+v", tt.profile, tt.enter, got, tt.want)
 		}
 	}

@@ -84,6 +84,7 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 		}})
 	d.fb.Reconfigure(ch.Old, cfg)
 	d.ld.CheckVocabulary()
+	d.ld.ApplyUnload(cfg)
 	if ch.NeedsEngineRestart {
 		d.ld.Load(cfg, true) // onLoaded says how it went
 	} else if ch.Old.Decode.Early != cfg.Decode.Early {
@@ -98,7 +99,7 @@ func (d *desk) onConfigChange(ctx context.Context, ch config.Change) {
 
 // appConfig, audioConfig and hotkeyConfig are each part's settings in cfg.
 func appConfig(cfg config.Config) app.Config {
-	return app.Config{MinDuration: cfg.Audio.MinDuration, Sounds: cfg.Sounds}
+	return app.Config{MinDuration: cfg.Audio.MinDuration, Sounds: cfg.Sounds, KeepCancelled: cfg.Feedback.KeepAudioDays > 0}
 }
 
 func audioConfig(cfg config.Config) audio.Config {
@@ -112,5 +113,5 @@ func audioConfig(cfg config.Config) audio.Config {
 func hotkeyConfig(cfg config.Config) hotkey.Config {
 	return hotkey.Config{Record: cfg.Hotkeys.Record, AutoSend: cfg.Hotkeys.AutoSend,
 		Cancel: cfg.Hotkeys.Cancel, Mode: cfg.Hotkeys.Mode, PasteAgain: cfg.Hotkeys.PasteAgain, Undo: cfg.Hotkeys.Undo,
-		Edit: cfg.Hotkeys.Edit}
+		Edit: cfg.Hotkeys.Edit, Translate: cfg.Hotkeys.Translate, Language: cfg.Hotkeys.Language}
 }

@@ -39,9 +39,11 @@ type Flow struct {
 	read func(from int) []float32
 	live func(text string)
 	cur  atomic.Pointer[flowSettings]
-	// gen counts config changes and model loads: a transcription made
+	// gen counts config changes and local model loads: a transcription made
 	// during a hold is the release's only if gen did not move meanwhile.
 	gen atomic.Uint64
+	// recent are the last dictations' languages, the prior of short clips.
+	recent recentLanguages
 }
 
 type flowSettings struct {
@@ -88,11 +90,17 @@ func (f *Flow) Configure(cfg config.Config, remote Remote, tell func(string), lo
 		}
 	}
 	f.cur.Store(s)
-	f.Changed()
+	f.gen.Add(1)
 }
 
-// Changed notes a config change or a model load.
-func (f *Flow) Changed() { f.gen.Add(1) }
+// ModelChanged notes a load of the local model. Dictations on a remote
+// engine do not use it, so their holds' early transcriptions still stand:
+// the app starts on a remote engine while the local one loads beside it.
+func (f *Flow) ModelChanged() {
+	if f.cur.Load().engine == f.local {
+		f.gen.Add(1)
+	}
+}
 
 // Config is the config the dictations use now.
 func (f *Flow) Config() config.Config { return f.cur.Load().cfg }
@@ -107,6 +115,9 @@ type Request struct {
 	engine  Engine
 	cleaner Cleaner
 	gen     uint64 // the Flow's gen when it was resolved
+	// translate: the translate hotkey's dictation (Translated), kept when
+	// the settings are resolved again.
+	translate bool
 }
 
 // Profile is app.Request's: the profile applied, "" for none.
@@ -117,7 +128,9 @@ func (r *Request) Profile() string { return r.Settings.Profile }
 // own settings).
 func (f *Flow) Request(profile string) *Request {
 	s := f.cur.Load()
-	return &Request{Settings: s.forProfile(profile), chosen: profile, engine: s.engine, cleaner: s.cleaner, gen: f.gen.Load()}
+	set := s.forProfile(profile)
+	set.Decode.Recent = f.recent.list()
+	return &Request{Settings: set, chosen: profile, engine: s.engine, cleaner: s.cleaner, gen: f.gen.Load()}
 }
 
 // fresh is req as this Flow's Request, resolved again when the config or
@@ -133,7 +146,11 @@ func (f *Flow) fresh(req app.Request) *Request {
 		}
 		return f.Request(name)
 	case r.gen != f.gen.Load():
-		return f.Request(r.chosen)
+		n := f.Request(r.chosen)
+		if r.translate {
+			n.translate, n.Settings.Decode.Task = true, TaskTranslate
+		}
+		return n
 	}
 	return r
 }
@@ -146,7 +163,7 @@ func (f *Flow) Transcribe(ctx context.Context, req app.Request, samples []float3
 // transcribe is Transcribe with trim, when not nil, as the Trimmer: a
 // hold's detector that has scored the recording already.
 func (f *Flow) transcribe(ctx context.Context, r *Request, samples []float32, trim Trimmer) (app.Transcript, error) {
-	return forApp(f.run(ctx, r, samples, trim))
+	return f.forApp(f.run(ctx, r, samples, trim))
 }
 
 // run is transcribe's pipeline transcript.
@@ -154,6 +171,7 @@ func (f *Flow) run(ctx context.Context, r *Request, samples []float32, trim Trim
 	// The local engine runs the detector itself; a remote one is not asked
 	// about a press without speech: no round trip, no upload.
 	p := Build(r.engine, r.engine == f.local, f.speech, r.cleaner)
+	p.Send = true // the app presses Enter when a send phrase ends the dictation
 	if trim != nil {
 		p.Trim = trim
 	}
@@ -161,12 +179,16 @@ func (f *Flow) run(ctx context.Context, r *Request, samples []float32, trim Trim
 }
 
 // forApp is tr as the app takes it.
-func forApp(tr Transcript, err error) (app.Transcript, error) {
+func (f *Flow) forApp(tr Transcript, err error) (app.Transcript, error) {
 	if err != nil || tr.Result == nil {
 		return app.Transcript{}, err
 	}
+	if tr.Text != "" {
+		f.recent.add(tr.Result.Language)
+	}
 	return app.Transcript{Text: tr.Text, Raw: tr.Raw, Features: tr.Result.Timings.Features, Engine: tr.Result.Timings.Engine,
-		Cleanup: tr.Cleanup, Notice: tr.Notice, Cleaning: tr.Cleaning, Reused: tr.Result.Reused, Forced: tr.Result.Forced, Language: tr.Result.Language}, nil
+		Cleanup: tr.Cleanup, Notice: tr.Notice, Cleaning: tr.Cleaning, Reused: tr.Result.Reused, Forced: tr.Result.Forced, Language: tr.Result.Language,
+		Send: tr.Send}, nil
 }
 
 // forProfile is the settings of the profile called name; the config's own
@@ -212,7 +234,7 @@ func (f *Flow) Follow(ctx context.Context, req app.Request) app.Speculation {
 		if err == nil && tr.Result != nil {
 			sp.passes.add(tr.Result.Last)
 		}
-		out, err := forApp(tr, err)
+		out, err := f.forApp(tr, err)
 		if live && err == nil && out.Text != "" {
 			f.live(out.Text)
 		}

@@ -55,6 +55,11 @@ type Pipeline struct {
 	Trim Trimmer
 	// Cleaner runs the AI cleanup in the settings' mode; nil: none.
 	Cleaner Cleaner
+	// Send looks for a send phrase said at the very end (config.SentBy) and
+	// removes it before the cleanup, setting Transcript.Send. Only a caller
+	// that presses Enter after the text sets it (the desktop's Flow), so a
+	// file transcribed keeps every word.
+	Send bool
 }
 
 // SpeechGate is the speech detector as a pipeline's stages use it: the
@@ -116,6 +121,9 @@ type Transcript struct {
 	Cleanup, Notice string
 	// Cleaning is how long the cleanup took.
 	Cleaning time.Duration
+	// Send: the dictation ended with a send phrase, removed from Text and
+	// Raw; Enter follows the paste.
+	Send bool
 }
 
 // Run transcribes samples with s: the gate, the engine, the cleanup, the
@@ -126,14 +134,18 @@ func (p Pipeline) Run(ctx context.Context, samples []float32, s Settings) (Trans
 		return Transcript{}, err
 	}
 	tr := Transcript{Result: res}
-	text := res.Text
+	heard := res.Text
+	if p.Send {
+		heard, tr.Send = s.Config.SentBy(s.Profile, heard)
+	}
+	text := heard
 	if mode := s.Config.Cleanup.ActiveMode(); p.Cleaner != nil && mode != "" && strings.TrimSpace(text) != "" {
 		r := p.Cleaner.Rewrite(ctx, s.Config.Cleanup.CleanupModes()[mode], strings.TrimSpace(text))
 		tr.Cleanup, tr.Notice, tr.Cleaning = mode, r.Notice(), r.Took
 		text = r.Text
 	}
 	tr.Text = s.Shape.Apply(text)
-	if raw := s.Shape.Apply(res.Text); tr.Cleanup != "" && tr.Notice == "" && raw != tr.Text {
+	if raw := s.Shape.Apply(heard); tr.Cleanup != "" && tr.Notice == "" && raw != tr.Text {
 		tr.Raw = raw // Recent keeps the text as heard beside the rewrite
 	}
 	return tr, nil

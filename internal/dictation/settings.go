@@ -43,6 +43,7 @@ func Resolve(cfg config.Config, profile string) (Settings, error) {
 func DecodeOptions(cfg config.Config) whisper.Options {
 	o := whisper.DefaultOptions()
 	o.Language = cfg.Decode.Language
+	o.Languages = cfg.Decode.Languages.Items()
 	o.BeamSize = cfg.Decode.BeamSize
 	// config.Load has moved the old initial_prompt and hotwords keys here.
 	o.InitialPrompt = cfg.Decode.Prompt

@@ -15,14 +15,14 @@ import (
 
 // Issue #49 item 5: a transcription after more words, early or at the
 // release, forces what the hold's last two early transcriptions agree on
-// (decoding.early_prefix, on by default) and decodes only the rest. Through the real app: the text is what
+// (decoding.early_prefix, turned on here; off by default) and decodes only the rest. Through the real app: the text is what
 // `transcribe` gives of the same recording within the accuracy rule (a word
 // at most), a phrase said again across the cut comes back as often as it
 // was said, and Esc drops the hold's words with everything else.
 func TestReleaseForcesHeldWords(t *testing.T) {
 	desktopSession(t)
 	recordings := t.TempDir()
-	cfg := "model: " + testenv.Model(t, "base") + "\nlanguage: en\nhotkeys:\n  record: ctrl+shift+f9\n  cancel: esc\n"
+	cfg := "model: " + testenv.Model(t, "base") + "\nlanguage: en\ndecoding:\n  early_prefix: true\nhotkeys:\n  record: ctrl+shift+f9\n  cancel: esc\n"
 	a, _ := launchApp(t, cfg, "WHISPERKEY_LOG_FORMAT=json", "WHISPERKEY_SAVE_RECORDINGS="+recordings)
 	a.waitStatus(t, "ready", 90*time.Second)
 	tg := openTarget(t)

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -42,8 +43,11 @@ func TestRemoteEngineAndFallback(t *testing.T) {
 	}
 
 	dictate("through the server")
-	if n := served(); n != 1 {
-		t.Fatalf("the server answered %d transcriptions, want 1 (the dictation did not go to it)", n)
+	// The hold's early transcriptions go to the same engine; one dropped
+	// because the key stayed down after it is a second request, and which
+	// happens depends on the machine's speed, so the app's own count says.
+	if n, most := served(), 1+earlyDropped(t, a.log); n < 1 || n > most {
+		t.Fatalf("the server answered %d transcriptions, want 1 to %d (the dictation and the hold's dropped early ones)", n, most)
 	}
 
 	srv.stop(t)
@@ -63,4 +67,25 @@ func TestRemoteEngineAndFallback(t *testing.T) {
 			t.Errorf("the app log contains %q", secret)
 		}
 	}
+}
+
+// earlyDropped is how many early transcriptions the app's log says it
+// dropped, over all its dictations.
+func earlyDropped(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		var rec struct {
+			Msg     string `json:"msg"`
+			Dropped int    `json:"dropped"`
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "early transcription" {
+			n += rec.Dropped
+		}
+	}
+	return n
 }

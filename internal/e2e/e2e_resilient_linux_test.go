@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -91,9 +92,10 @@ func TestLayoutSwitchStillDictates(t *testing.T) {
 	}
 }
 
-// With no input_device the app follows PulseAudio's default source: the
-// microphone it used is unloaded and a new one made default, the tray and a
-// notification name the new one, and the next dictation is heard through it.
+// With no input_device the app follows PulseAudio's default source, on the
+// default config (no stream open while idle): the microphone it used is
+// unloaded and a new one made default, the tray and a notification name the
+// new one before any press, and the next dictation is heard through it.
 func TestDefaultMicrophoneFollowedByTheApp(t *testing.T) {
 	desktopSession(t)
 	notes := startNotificationServer(t)
@@ -106,9 +108,9 @@ func TestDefaultMicrophoneFollowedByTheApp(t *testing.T) {
 	setSource(first.sink + ".monitor")
 	t.Cleanup(func() { setSource("vmic.monitor") })
 	wav := micWAV(t, dictated)
-	// pre_roll holds the stream open while idle, which is what follows the
-	// default source between dictations; closed, the next press opens the new one.
-	a, _ := launchApp(t, resilientConfig(t, "ctrl+shift+f9", "audio:\n  pre_roll: true\nnotifications: true\n"))
+	// The default config: no stream open while idle, the devices watched
+	// without one (audio's watch.go).
+	a, _ := launchApp(t, resilientConfig(t, "ctrl+shift+f9", "notifications: true\n"))
 	a.waitStatus(t, "ready", 90*time.Second)
 	dictate(t, a, "ctrl+shift+F9", func() { first.say(t, wav) })
 
@@ -121,6 +123,13 @@ func TestDefaultMicrophoneFollowedByTheApp(t *testing.T) {
 	}
 	t.Logf("notified %q", note)
 	t.Logf("tray: %q", a.waitStatus(t, second.desc, 5*time.Second))
+	out, err := exec.Command("pactl", "list", "source-outputs").CombinedOutput()
+	if err != nil {
+		t.Fatalf("pactl list source-outputs: %v: %s", err, out)
+	}
+	if strings.Contains(string(out), fmt.Sprintf(`application.process.id = "%d"`, a.cmd.Process.Pid)) {
+		t.Fatalf("the app holds a capture stream while idle:\n%s", out)
+	}
 	dictate(t, a, "ctrl+shift+F9", func() { second.say(t, wav) })
 }
 

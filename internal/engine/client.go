@@ -520,6 +520,9 @@ func (c *Client) stopLocked() {
 	if c.w != nil {
 		c.up.Store(false)
 		c.w.stop()
+		// How it ended: "exit status 0" is a clean quit; a GPU model is
+		// left to the OS then, never torn down (worker.go's close).
+		c.log.Info("engine worker stopped", "pid", c.w.cmd.Process.Pid, "exit", c.w.cmd.ProcessState.String())
 		c.w = nil
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/engine"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/testlog"
@@ -19,7 +20,7 @@ const onePassSwitch = "CT2_PREFIX_ONE_PASS"
 
 // startOnePass starts the base model on the patched engine with patch 0001 on
 // or off, in the compute type ct.
-func startOnePass(t testing.TB, dir, ct string, on bool) *engine.Client {
+func startOnePass(t testing.TB, dir string, ct choice.ComputeType, on bool) *engine.Client {
 	t.Helper()
 	opts := testOptions()
 	opts.Env = append(slices.Clone(opts.Env), onePassSwitch+"="+map[bool]string{true: "1", false: "0"}[on])
@@ -118,11 +119,11 @@ func longWindows(b *testing.B, c *engine.Client) ([]engine.Window, [][]int) {
 func TestForcedPrefixOnePassSameTokens(t *testing.T) {
 	dir := testenv.PatchedEngineDir(t)
 	for _, tc := range []struct {
-		ct      string
+		ct      choice.ComputeType
 		windows int
 		exact   bool
 	}{{"float32", 3, true}, {"int8", 4, false}} {
-		t.Run(tc.ct, func(t *testing.T) {
+		t.Run(string(tc.ct), func(t *testing.T) {
 			on, off := startOnePass(t, dir, tc.ct, true), startOnePass(t, dir, tc.ct, false)
 			wins, free := prefixWindows(t, off, tc.windows)
 			tokens, differ := 0, 0

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/wire"
 )
 
@@ -19,8 +20,8 @@ type Spec struct {
 	// Env is added to the worker's environment last, so it wins: what makes
 	// DeviceIndex the chosen GPU (CUDA_DEVICE_ORDER, HIP_VISIBLE_DEVICES).
 	Env []string `json:"env,omitempty"`
-	// ComputeType is CTranslate2's name; "" means "default" (the saved type, with fallback).
-	ComputeType string `json:"compute_type"`
+	// ComputeType "" means choice.ComputeDefault (the saved type, with fallback).
+	ComputeType choice.ComputeType `json:"compute_type"`
 	// IntraThreads 0 means CTranslate2's default.
 	IntraThreads int `json:"intra_threads"`
 	// InterThreads 0 means 1.
@@ -38,9 +39,9 @@ type ModelInfo struct {
 
 // DeviceReport is one device kind the library can use.
 type DeviceReport struct {
-	Device       string   `json:"device"`
-	Count        int      `json:"count"`
-	ComputeTypes []string `json:"compute_types"`
+	Device       string               `json:"device"`
+	Count        int                  `json:"count"`
+	ComputeTypes []choice.ComputeType `json:"compute_types"`
 	// ISA is the instruction set the library's CPU kernels dispatch to
 	// (AVX512, AVX2, AVX, GENERIC; cpu only, "" from libraries before it).
 	ISA string `json:"isa,omitempty"`

@@ -10,6 +10,8 @@ import (
 	"os"
 	"time"
 	"unsafe"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // Serve runs the worker side of the protocol until quit or EOF. It is what
@@ -91,11 +93,11 @@ func (s *server) open(spec *Spec) (*Ready, error) {
 	s.n = n
 	ct := spec.ComputeType
 	if ct == "" {
-		ct = "default"
+		ct = choice.ComputeDefault
 	}
 	inter := max(spec.InterThreads, 1)
 	e, err := n.callHandle(func() uintptr {
-		return n.open(spec.ModelDir, spec.Device, int32(spec.DeviceIndex), ct, int32(spec.IntraThreads), int32(inter))
+		return n.open(spec.ModelDir, spec.Device, int32(spec.DeviceIndex), string(ct), int32(spec.IntraThreads), int32(inter))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load model %s on %s: %w", spec.ModelDir, spec.Device, err)

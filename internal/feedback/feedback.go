@@ -1,12 +1,14 @@
 package feedback
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/whisperkey/whisperkey/assets"
@@ -18,6 +20,7 @@ import (
 	"github.com/whisperkey/whisperkey/internal/indicator"
 	"github.com/whisperkey/whisperkey/internal/notify"
 	"github.com/whisperkey/whisperkey/internal/output"
+	"github.com/whisperkey/whisperkey/internal/paths"
 	"github.com/whisperkey/whisperkey/internal/tray"
 )
 
@@ -36,8 +39,17 @@ type Indicator interface {
 	// Live shows the hold's words so far while recording; the indicator
 	// fits them to its space at its own font.
 	Live(text string)
+	// SetMic says whether the microphone is open (indicator.MicMark).
+	SetMic(open bool)
 	Hide()
 	Close() error
+}
+
+// Microphone is what feedback reads of the recorder (audio.Recorder).
+type Microphone interface {
+	Level() float32 // the input level while recording
+	// HeldOpen: the microphone stays open between dictations (audio.pre_roll).
+	HeldOpen() bool
 }
 
 // Notifier is what feedback needs of desktop notifications (notify.Notifier).
@@ -54,6 +66,7 @@ type History interface {
 	Entries() []history.Entry
 	Get(id string) (history.Entry, bool)
 	MarkUndone(id string) error
+	SetText(id string, a history.Again) (history.Entry, bool, error)
 }
 
 // StartAtLogin is what the tray's "Start at login" toggle needs
@@ -79,6 +92,7 @@ type Feedback struct {
 	Recent  History
 	Login   StartAtLogin
 	Level   func() float32 // the microphone's input level (Recorder.Level)
+	micOpen func() bool    // the microphone stays open between dictations (Recorder.HeldOpen); nil: no
 	feeding *levelFeed     // the level ticker while recording, else nil
 	sounds  *audio.Player  // nil when there is no sound output
 	// lastEntry is the Recent entry of the last text pasted, which an undo
@@ -89,6 +103,13 @@ type Feedback struct {
 	cfg        ConfigNotice
 	cfgTold    string
 	hotkeyTold map[string]bool // hotkey problems already notified
+	// takes keeps each take's recording for Recent (paths.TakesDir; nil
+	// without a state folder) while keepDays (history.keep_audio_days) is
+	// above 0; pruning deletes the old ones daily.
+	takes    *Takes
+	keepDays atomic.Int64
+	pruning  *pruner
+	redo     redos // takes being transcribed again (again.go)
 }
 
 // levelFeed is the goroutine that feeds the indicator the input level.
@@ -100,18 +121,26 @@ type levelFeed struct {
 // New is feedback with nothing started; stateDir is where keep_on_disk
 // keeps Recent.
 func New(stateDir string, log *slog.Logger) *Feedback {
-	return &Feedback{log: log, stateDir: stateDir}
+	f := &Feedback{log: log, stateDir: stateDir, redo: redos{running: map[string]context.CancelFunc{}, done: make(chan Again)}}
+	if stateDir != "" {
+		f.takes = NewTakes(paths.TakesDir(stateDir), log)
+	}
+	return f
 }
 
-// Start builds the parts for cfg: level is the microphone's input level
-// (nil: none), exe the executable the start-at-login entry starts ("" hides
+// Start builds the parts for cfg: mic is the microphone the indicator
+// shows the level and the open stream of (nil: none), exe the executable the start-at-login entry starts ("" hides
 // the toggle). A part that cannot start is logged and left out, never
 // stopping the app.
-func (f *Feedback) Start(cfg config.Config, level func() float32, exe string) {
-	f.Level = level
+func (f *Feedback) Start(cfg config.Config, mic Microphone, exe string) {
+	if mic != nil {
+		f.Level, f.micOpen = mic.Level, mic.HeldOpen
+	}
 	f.setIndicator(cfg)
 	f.setNotifier(cfg)
 	f.SetHistory(cfg)
+	f.keepDays.Store(int64(cfg.Feedback.KeepAudioDays))
+	f.startPruning()
 	if exe != "" {
 		if a, err := autostart.New(exe); err != nil {
 			f.log.Warn("start at login is not available", "err", err)
@@ -126,10 +155,13 @@ func (f *Feedback) Start(cfg config.Config, level func() float32, exe string) {
 	}
 }
 
-// Close stops the level ticker and closes the indicator, the notifier and
-// the sound output.
+// Close stops the level ticker, the pruning of old takes and the
+// transcriptions again, and closes the indicator, the notifier and the sound
+// output.
 func (f *Feedback) Close() {
 	f.stopLevel()
+	f.stopPruning()
+	f.stopRedos()
 	if f.Ind != nil {
 		_ = f.Ind.Close()
 		f.Ind = nil
@@ -182,6 +214,9 @@ func (f *Feedback) Reconfigure(from, to config.Config) {
 	}
 	if from.Feedback.KeepOnDisk != to.Feedback.KeepOnDisk {
 		f.SetHistory(to)
+	}
+	if from.Feedback.KeepAudioDays != to.Feedback.KeepAudioDays {
+		f.setKeepDays(to.Feedback.KeepAudioDays)
 	}
 }
 
@@ -273,9 +308,12 @@ func (f *Feedback) ShowEvent(e app.Event) {
 	if ind == nil {
 		return
 	}
+	// After the release the microphone is closed, unless the pre-roll
+	// holds it: the indicator says so, as the privacy indicator does.
+	ind.SetMic(e.State != app.Recording && f.micOpen != nil && f.micOpen())
 	switch e.State {
 	case app.Recording:
-		ind.Show(indicator.Recording, e.Profile)
+		ind.Show(indicator.Recording, recordingLabel(e.Profile, e.Language))
 		f.startLevel()
 	case app.Transcribing, app.Output:
 		ind.Show(indicator.Transcribing, "")
@@ -361,14 +399,16 @@ func (f *Feedback) Remember(text string) {
 }
 
 // RememberDictation keeps a finished dictation for the Recent menu, with
-// its text as heard, profile and cleanup mode, as the one an undo marks;
-// the caller refreshes the menu.
-func (f *Feedback) RememberDictation(e app.Event) {
+// its text as heard, profile, cleanup mode and model, as the one an undo
+// marks, and its recording with history.keep_audio_days; the caller
+// refreshes the menu.
+func (f *Feedback) RememberDictation(e app.Event, model string) {
 	if f.Recent == nil || e.Text == "" {
 		return
 	}
-	entry, err := f.Recent.AddEntry(history.Entry{Text: e.Text, At: time.Now(), Raw: e.Raw,
-		Profile: e.Profile, Cleanup: e.Cleanup, Language: e.Language})
+	at := time.Now()
+	entry, err := f.Recent.AddEntry(history.Entry{Text: e.Text, At: at, Raw: e.Raw,
+		Profile: e.Profile, Cleanup: e.Cleanup, Language: e.Language, Model: model, Audio: f.keepTake(e.Audio, at)})
 	if err != nil {
 		f.log.Warn("could not keep the dictation on disk", "err", err)
 	}
@@ -399,10 +439,15 @@ func (f *Feedback) RecentItems() []tray.Item {
 	}
 	var items []tray.Item
 	for _, e := range f.Recent.Entries() {
+		if e.Cancelled {
+			items = append(items, cancelledItem(e))
+			continue
+		}
 		items = append(items, tray.Item{ID: e.ID, Label: e.Label()})
 		if e.Raw != "" { // the text as heard, under its AI-cleaned version
 			items = append(items, tray.Item{ID: e.ID + history.RawSuffix, Label: history.Label("   as heard: "+e.Raw, history.LabelLength)})
 		}
+		items = append(items, againItems(e)...)
 	}
 	return items
 }
@@ -511,4 +556,17 @@ func MicOpenNote(r *audio.Recorder) string {
 		return " · microphone open between dictations (audio.pre_roll)"
 	}
 	return ""
+}
+
+// TrayState is the tray's state for a dictation state.
+func TrayState(s app.State) tray.State {
+	switch s {
+	case app.Recording:
+		return tray.StateRecording
+	case app.Transcribing, app.Output:
+		return tray.StateTranscribing
+	case app.Error:
+		return tray.StateError
+	}
+	return tray.StateIdle
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/config"
 	"github.com/whisperkey/whisperkey/internal/tray"
 	"github.com/whisperkey/whisperkey/internal/whisper"
@@ -48,7 +49,39 @@ func CommandItems(cfg config.Config) []tray.Item {
 	default:
 		edit += "hold " + k + " and say what to do"
 	}
-	return []tray.Item{{ID: "undo", Label: undo}, {ID: "paste-again", Label: again}, {ID: "edit", Label: edit}}
+	items := append([]tray.Item{{ID: "undo", Label: undo}, {ID: "paste-again", Label: again}, {ID: "edit", Label: edit},
+		{ID: "record", Label: recordItem(cfg.Hotkeys.Record, cfg.Hotkeys.Mode)}},
+		handsFreeItems(cfg, key(cfg.Hotkeys.AutoSend))...)
+	return append(items, languageCommands(cfg)...)
+}
+
+// handsFreeItems are the spoken send and the stop after silence as set now.
+func handsFreeItems(cfg config.Config, autoSend string) []tray.Item {
+	var said []string
+	for _, p := range cfg.Commands.Send.Items() {
+		said = append(said, "“"+p+"”")
+	}
+	send := "Press Enter after the text: "
+	switch {
+	case len(said) > 0 && autoSend != "":
+		send += "end with " + strings.Join(said, " or ") + ", or dictate with " + autoSend
+	case len(said) > 0:
+		send += "end with " + strings.Join(said, " or ")
+	case autoSend != "":
+		send += "dictate with " + autoSend
+	default:
+		send += "off (" + config.KeySendPhrases + ", " + config.KeyAutoSend + ")"
+	}
+	stop := "Stop by silence: "
+	switch d := cfg.Hotkeys.StopAfterSilence; {
+	case cfg.Hotkeys.HandsFree() > 0:
+		stop += "after " + d.String() + " of silence (toggle mode)"
+	case d > 0:
+		stop += "toggle mode only (" + config.KeyMode + ")"
+	default:
+		stop += "off (" + config.KeyStopAfterSilence + ")"
+	}
+	return []tray.Item{{ID: "send", Label: send}, {ID: "stop-after-silence", Label: stop}}
 }
 
 // LanguageItems are the Language menu: detection, the configured language
@@ -80,4 +113,15 @@ func LanguageItems(configured string, languages, recent []string) (top, more []t
 	}
 	slices.SortStableFunc(more, func(a, b tray.Item) int { return strings.Compare(a.Label, b.Label) })
 	return top, more
+}
+
+// recordItem says how the record hotkey works in mode (hotkeys.mode).
+func recordItem(key string, mode choice.HotkeyMode) string {
+	switch mode {
+	case choice.Toggle:
+		return "Dictate: press " + key + " to start, again to stop"
+	case choice.Auto:
+		return "Dictate: hold " + key + ", or tap it to start and again to stop (a double tap locks it on)"
+	}
+	return "Dictate: hold " + key + " while you speak"
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // Verdict is the outcome of checking a GPU variant with a real transcription
@@ -20,8 +22,8 @@ type Verdict struct {
 	CPUSeconds float64 `json:"cpu_seconds"`
 	// ComputeType is the compute type the GPU ran the check with ("default":
 	// the model's saved type).
-	ComputeType string    `json:"compute_type,omitempty"`
-	At          time.Time `json:"at"`
+	ComputeType choice.ComputeType `json:"compute_type,omitempty"`
+	At          time.Time          `json:"at"`
 }
 
 // VerifyKey is what a verdict holds for: a change to any field means checking again.
@@ -34,7 +36,7 @@ type VerifyKey struct {
 	Model     string `json:"model"`
 	// ComputeType is set where WhisperKey picks the compute type by a check
 	// (PlanComputeType): the int8 and float16 verdicts of a card differ.
-	ComputeType string `json:"compute_type,omitempty"`
+	ComputeType choice.ComputeType `json:"compute_type,omitempty"`
 }
 
 // KeyFor is the verify key of running model on d's GPU with d's variant.

@@ -1,11 +1,15 @@
 package gpu
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
+)
 
 // Int8Type is the int8 compute type a gfx1010 card runs once int8 has passed
 // the self-test on it: int8 GEMMs and float16 around them, what auto picks on
 // a GPU.
-const Int8Type = "int8_float16"
+const Int8Type = choice.Int8Float16
 
 // Int8Key is what a card's int8 verdict is kept under: per card, driver,
 // runtime, variant and model, like every verdict.
@@ -20,7 +24,7 @@ func Int8Key(d Decision, model string) VerifyKey {
 type ComputePlan struct {
 	// ComputeType is what to load with; "" leaves it to the engine spec (the
 	// model's saved type on a GPU).
-	ComputeType string
+	ComputeType choice.ComputeType
 	// CheckInt8 means: run the self-test with Int8Type first and keep it if
 	// it passes, else load ComputeType.
 	CheckInt8 bool
@@ -36,19 +40,19 @@ type ComputePlan struct {
 // verdict when checked; canCheck says a first-run check can be made and
 // remembered (a self-test sample and a verdict cache). A compute type the
 // user named is used as it is.
-func PlanComputeType(d Decision, configured string, int8 Verdict, checked, canCheck bool) ComputePlan {
-	if d.Variant != VariantRDNA1 || (configured != "" && configured != "auto") {
+func PlanComputeType(d Decision, configured choice.ComputeType, int8 Verdict, checked, canCheck bool) ComputePlan {
+	if d.Variant != VariantRDNA1 || (configured != "" && configured != choice.ComputeAuto) {
 		return ComputePlan{ComputeType: configured}
 	}
 	switch {
 	case checked && int8.OK:
-		return ComputePlan{ComputeType: Int8Type, Note: Int8Type + ": int8 passed the self-test on this card"}
+		return ComputePlan{ComputeType: Int8Type, Note: string(Int8Type) + ": int8 passed the self-test on this card"}
 	case checked:
-		return ComputePlan{ComputeType: "float16", Note: "float16: int8 failed the self-test on this card (" + int8Failure(int8) + ")"}
+		return ComputePlan{ComputeType: choice.Float16, Note: "float16: int8 failed the self-test on this card (" + int8Failure(int8) + ")"}
 	case canCheck:
-		return ComputePlan{ComputeType: "float16", CheckInt8: true, Note: "float16 unless int8 passes the self-test on this card"}
+		return ComputePlan{ComputeType: choice.Float16, CheckInt8: true, Note: "float16 unless int8 passes the self-test on this card"}
 	}
-	return ComputePlan{ComputeType: "float16", Note: "float16: int8 has not been checked on this card"}
+	return ComputePlan{ComputeType: choice.Float16, Note: "float16: int8 has not been checked on this card"}
 }
 
 // int8Failure says in a few words why an int8 check failed.

@@ -3,6 +3,8 @@ package gpu
 import (
 	"testing"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
 // TestPlanComputeType: on gfx1010 the compute type WhisperKey picks is
@@ -29,7 +31,7 @@ func TestPlanComputeType(t *testing.T) {
 		verdict    Verdict
 		float16For *Decision // a float16 verdict stored after it, for the same card
 		d          Decision
-		configured string
+		configured choice.ComputeType
 		noCheck    bool // no sample or no cache: nothing can be checked
 		want       ComputePlan
 	}{
@@ -40,10 +42,10 @@ func TestPlanComputeType(t *testing.T) {
 		{name: "nothing to check with: float16", d: rdna1(rx), configured: "auto", noCheck: true,
 			want: ComputePlan{ComputeType: "float16", Note: "float16: int8 has not been checked on this card"}},
 		{name: "int8 passed on this card", int8For: ptr(rdna1(rx)), verdict: passed, d: rdna1(rx), configured: "auto",
-			want: ComputePlan{ComputeType: Int8Type, Note: Int8Type + ": int8 passed the self-test on this card"}},
+			want: ComputePlan{ComputeType: Int8Type, Note: string(Int8Type) + ": int8 passed the self-test on this card"}},
 		{name: "int8 passed, then float16 verified too: both kept", int8For: ptr(rdna1(rx)), verdict: passed, float16For: ptr(rdna1(rx)),
 			d: rdna1(rx), configured: "auto",
-			want: ComputePlan{ComputeType: Int8Type, Note: Int8Type + ": int8 passed the self-test on this card"}},
+			want: ComputePlan{ComputeType: Int8Type, Note: string(Int8Type) + ": int8 passed the self-test on this card"}},
 		{name: "int8 failed on this card: float16, not checked again", int8For: ptr(rdna1(rx)), verdict: wrong, d: rdna1(rx), configured: "auto",
 			want: ComputePlan{ComputeType: "float16", Note: "float16: int8 failed the self-test on this card (wrong text: " + wrong.Reason + ")"}},
 		{name: "int8 failed to load", int8For: ptr(rdna1(rx)), verdict: Verdict{Reason: "did not load: hipblasGemmEx: HIPBLAS_STATUS_NOT_SUPPORTED", ComputeType: Int8Type},

@@ -56,7 +56,33 @@ type Entry struct {
 	Undone bool `json:"undone,omitempty"`
 	// Language is the language code it was transcribed in ("": not known).
 	Language string `json:"language,omitempty"`
+	// Model is the model that transcribed it ("": not known).
+	Model string `json:"model,omitempty"`
+	// Audio names the take's recording among the kept takes
+	// (history.keep_audio_days); "" when none is kept.
+	Audio string `json:"audio,omitempty"`
+	// Cancelled: the take was cancelled before the release, so Text is ""
+	// until it is retried from Recent (with its Audio).
+	Cancelled bool `json:"cancelled,omitempty"`
+	// Again holds the take transcribed again from Recent, oldest first; Text
+	// stays the first transcription.
+	Again []Again `json:"again,omitempty"`
 }
+
+// Again is one more transcription of a kept take, with the model and
+// language it was made with.
+type Again struct {
+	Text     string `json:"text"`
+	Model    string `json:"model,omitempty"`
+	Language string `json:"language,omitempty"`
+}
+
+// MaxAgain bounds an entry's transcriptions again: each keeps the newest.
+const MaxAgain = 4
+
+// AgainSuffix and a number (0 the oldest) mark the ID of one of an entry's
+// transcriptions again in the Recent menu.
+const AgainSuffix = ":again:"
 
 // RawSuffix marks the ID of an entry's text as heard in the Recent menu.
 const RawSuffix = ":raw"
@@ -146,7 +172,7 @@ func (h *History) Add(text string, at time.Time) (Entry, error) {
 // AddEntry is Add for an entry with its text as heard, profile and cleanup
 // mode; its ID is given here.
 func (h *History) AddEntry(e Entry) (Entry, error) {
-	if strings.TrimSpace(e.Text) == "" {
+	if strings.TrimSpace(e.Text) == "" && !(e.Cancelled && e.Audio != "") {
 		return Entry{}, nil
 	}
 	e.Text, e.Raw = cut(e.Text, MaxTextBytes), cut(e.Raw, MaxTextBytes)
@@ -172,23 +198,59 @@ func (h *History) Entries() []Entry {
 }
 
 // Get returns the entry with id, as the Recent menu sends it back.
-// An ID ending in RawSuffix returns the entry with its text as heard as Text.
+// An ID ending in RawSuffix returns the entry with its text as heard as
+// Text; one with AgainSuffix and a number, with that transcription again.
 func (h *History) Get(id string) (Entry, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	base, raw := strings.CutSuffix(id, RawSuffix)
+	base, again, isAgain := strings.Cut(base, AgainSuffix)
 	for _, e := range h.entries {
-		if e.ID == base {
-			if raw {
-				if e.Raw == "" {
-					return Entry{}, false
-				}
-				e.Text = e.Raw
-			}
-			return e, true
+		if e.ID != base {
+			continue
 		}
+		switch n, err := strconv.Atoi(again); {
+		case raw && e.Raw == "":
+			return Entry{}, false
+		case raw:
+			e.Text = e.Raw
+		case isAgain && (err != nil || n < 0 || n >= len(e.Again)):
+			return Entry{}, false
+		case isAgain:
+			e.Text, e.Model, e.Language = e.Again[n].Text, e.Again[n].Model, e.Again[n].Language
+		}
+		return e, true
 	}
 	return Entry{}, false
+}
+
+// SetText gives a cancelled entry the text its retry found, or keeps the
+// text of a transcription again beside the entry's own (the newest
+// MaxAgain). An entry no longer kept is reported by ok; a file that cannot be
+// written is an error (the change stays in memory).
+func (h *History) SetText(id string, a Again) (e Entry, ok bool, err error) {
+	a.Text = cut(a.Text, MaxTextBytes)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := range h.entries {
+		if h.entries[i].ID != id {
+			continue
+		}
+		e := &h.entries[i]
+		if e.Cancelled {
+			e.Cancelled, e.Text, e.Model, e.Language = false, a.Text, a.Model, a.Language
+		} else {
+			e.Again = append(e.Again, a)
+			if len(e.Again) > MaxAgain {
+				e.Again = e.Again[len(e.Again)-MaxAgain:]
+			}
+		}
+		if h.cfg.File == "" {
+			return *e, true, nil
+		}
+		return *e, true, write(h.cfg.File, h.entries)
+	}
+	return Entry{}, false, nil
 }
 
 // MarkUndone marks the entry with id as undone. An entry no longer kept is

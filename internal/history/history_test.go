@@ -316,3 +316,55 @@ func TestReadRefusesWhatIsNotAHistory(t *testing.T) {
 		})
 	}
 }
+
+// A take transcribed again keeps its first text and the newest MaxAgain
+// others, each found by its menu ID; a cancelled take (no text) is kept
+// when its recording is, and its retry becomes its text; all of it survives
+// a restart with a file.
+func TestSetText(t *testing.T) {
+	path := history.Path(t.TempDir())
+	h, err := history.New(history.Config{File: path}, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	take, _ := h.AddEntry(history.Entry{Text: "Hello their.", At: time.Now(), Audio: "a.wav", Model: "base"})
+	if e, _ := h.AddEntry(history.Entry{At: time.Now(), Cancelled: true}); e.ID != "" {
+		t.Errorf("a cancelled take with no recording was kept: %+v", e)
+	}
+	cancelled, _ := h.AddEntry(history.Entry{At: time.Now(), Cancelled: true, Audio: "b.wav"})
+	for i := range history.MaxAgain + 1 {
+		if _, ok, err := h.SetText(take.ID, history.Again{Text: fmt.Sprint("again ", i), Model: "small", Language: "de"}); !ok || err != nil {
+			t.Fatalf("SetText: %v %v", ok, err)
+		}
+	}
+	if _, ok, err := h.SetText(cancelled.ID, history.Again{Text: "Retried.", Model: "small", Language: "en"}); !ok || err != nil {
+		t.Fatalf("SetText on the cancelled take: %v %v", ok, err)
+	}
+	if _, ok, _ := h.SetText("no such id", history.Again{Text: "x"}); ok {
+		t.Error("SetText found an entry that is not kept")
+	}
+	restarted, err := history.New(history.Config{File: path}, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		id, want string
+		ok       bool
+	}{
+		{take.ID, "Hello their.", true},
+		{take.ID + history.AgainSuffix + "0", "again 1", true}, // the oldest was dropped
+		{take.ID + history.AgainSuffix + fmt.Sprint(history.MaxAgain-1), fmt.Sprint("again ", history.MaxAgain), true},
+		{take.ID + history.AgainSuffix + fmt.Sprint(history.MaxAgain), "", false},
+		{take.ID + history.AgainSuffix + "x", "", false},
+		{cancelled.ID, "Retried.", true},
+	}
+	for _, tt := range tests {
+		e, ok := restarted.Get(tt.id)
+		if ok != tt.ok || e.Text != tt.want {
+			t.Errorf("Get(%q) = %q, %v; want %q, %v", tt.id, e.Text, ok, tt.want, tt.ok)
+		}
+	}
+	if e, _ := restarted.Get(cancelled.ID); e.Cancelled || e.Model != "small" {
+		t.Errorf("retried take %+v, want it no longer cancelled, with the model that transcribed it", e)
+	}
+}

@@ -78,7 +78,19 @@ func (k Key) String() string {
 	return d.name
 }
 
-// X11Keysym returns the key's X11 keysym (0 for no key).
+// Modifier returns the modifier k is the right-hand key of (Right Ctrl: ModCtrl), 0 for other keys.
+func (k Key) Modifier() Mods {
+	d, _ := k.def()
+	return d.mod
+}
+
+// X11Button returns the X11 button number of a mouse button (8 or 9), 0 for keys.
+func (k Key) X11Button() uint8 {
+	d, _ := k.def()
+	return d.button
+}
+
+// X11Keysym returns the key's X11 keysym (0 for no key and for mouse buttons).
 func (k Key) X11Keysym() uint32 {
 	d, _ := k.def()
 	return d.x11
@@ -123,7 +135,8 @@ func Validate(s string) error {
 // Parse reads a combination such as "ctrl+win", "Ctrl+Shift+Space", "f9" or "alt+`".
 // Names are case-insensitive and common aliases are accepted (control, super, cmd,
 // option, return, escape, …). A single modifier alone and a typing key without
-// modifiers are refused: either would swallow ordinary typing or shortcuts.
+// modifiers are refused: either would swallow ordinary typing or shortcuts. The
+// right-hand Ctrl or Alt alone ("rctrl", "ralt") is allowed, and only alone.
 func Parse(s string) (Combo, error) {
 	in := strings.ToLower(strings.TrimSpace(s))
 	if in == "" {
@@ -156,7 +169,10 @@ func Parse(s string) (Combo, error) {
 		c.Key = k
 	}
 	if c.Key == 0 && (c.Mods&(c.Mods-1)) == 0 {
-		return Combo{}, fmt.Errorf("%w %q: %s alone would swallow every shortcut that uses it; add a key (%s+space) or a second modifier (ctrl+win)", ErrInvalid, s, c.Mods, c.Mods)
+		return Combo{}, fmt.Errorf("%w %q: %s alone would swallow every shortcut that uses it; add a key (%s+space), a second modifier (ctrl+win), or use the right-hand key alone (r%s)", ErrInvalid, s, c.Mods, c.Mods, c.Mods)
+	}
+	if m := c.Key.Modifier(); m != 0 && c.Mods != 0 {
+		return Combo{}, fmt.Errorf("%w %q: %s is a hotkey only on its own; write just %q, or use %s with a key (%s+space)", ErrInvalid, s, c.Key, c.Key.String(), c.Mods|m, c.Mods|m)
 	}
 	if d, _ := c.Key.def(); c.Mods == 0 && d.typing {
 		return Combo{}, fmt.Errorf("%w %q: %s alone would stop you typing it; add a modifier, e.g. \"ctrl+alt+%s\"", ErrInvalid, s, c.Key, c.Key)

@@ -33,6 +33,10 @@ func TestParse(t *testing.T) {
 		{name: "pause alone", in: "pause", want: "pause", x11: 0xff13, vk: 0x13},
 		{name: "backslash", in: `ctrl+\`, want: `ctrl+\`, mods: ModCtrl, x11: 0x5c, vk: 0xdc},
 		{name: "ctrl+shift modifier only", in: "shift+ctrl", want: "ctrl+shift", mods: ModCtrl | ModShift},
+		{name: "right ctrl alone", in: "rctrl", want: "rctrl", x11: 0xffe4, vk: 0xa3},
+		{name: "right alt alone", in: "Right_Alt", want: "ralt", x11: 0xffea, vk: 0xa5},
+		{name: "side button alone", in: "XButton1", want: "mouse4", vk: 0x05},
+		{name: "side button with a modifier", in: "ctrl+mouse5", want: "ctrl+mouse5", mods: ModCtrl, vk: 0x06},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,7 +74,9 @@ func TestParseErrors(t *testing.T) {
 		{name: "nothing close", in: "ctrl+xyzzyq", want: []string{`unknown key "xyzzyq"`, "valid: modifiers ctrl, shift, alt, win"}},
 		{name: "two keys", in: "ctrl+a+b", want: []string{`"a" and "b" are both keys`}},
 		{name: "duplicate modifier", in: "ctrl+control+a", want: []string{"ctrl appears twice"}},
-		{name: "single modifier", in: "ctrl", want: []string{"ctrl alone would swallow", "ctrl+win"}},
+		{name: "single modifier", in: "ctrl", want: []string{"ctrl alone would swallow", "ctrl+win", "rctrl"}},
+		{name: "right ctrl with a modifier", in: "shift+rctrl", want: []string{"rctrl is a hotkey only on its own", `just "rctrl"`}},
+		{name: "right alt with a key", in: "ralt+space", want: []string{`"ralt" and "space" are both keys`}},
 		{name: "typing key alone", in: "a", want: []string{"a alone would stop you typing", `"ctrl+alt+a"`}},
 		{name: "space alone", in: "space", want: []string{"space alone would stop you typing"}},
 		{name: "plus as key", in: "ctrl++", want: []string{"empty key name"}},

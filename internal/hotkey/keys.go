@@ -10,6 +10,13 @@ type keyDef struct {
 	x11     uint32   // X11 keysym
 	vk      uint32   // Windows virtual-key code
 	typing  bool     // produces text: alone (without modifiers) it would steal typing
+	// mod: the key is the right-hand key of this modifier, a hotkey only on its own
+	// (Right Ctrl, Right Alt): the left one keeps every shortcut, the right one is
+	// rarely used for them.
+	mod Mods
+	// button: the key is a mouse button, X11's button number (8, 9: the side
+	// buttons, back and forward); x11 is 0 for it.
+	button uint8
 }
 
 // keyTable is read-only after package initialisation; Key values index it (Key(i+1)).
@@ -57,12 +64,18 @@ func buildKeyTable() []keyDef {
 		keyDef{name: ",", aliases: []string{"comma"}, x11: 0x2c, vk: 0xbc, typing: true},
 		keyDef{name: ".", aliases: []string{"period", "dot"}, x11: 0x2e, vk: 0xbe, typing: true},
 		keyDef{name: "/", aliases: []string{"slash"}, x11: 0x2f, vk: 0xbf, typing: true},
+		keyDef{name: "rctrl", aliases: []string{"rightctrl", "right_ctrl", "rcontrol"}, x11: 0xffe4, vk: 0xa3, mod: ModCtrl},
+		keyDef{name: "ralt", aliases: []string{"rightalt", "right_alt"}, x11: 0xffea, vk: 0xa5, mod: ModAlt},
+		// The mouse's side buttons: Windows' XBUTTON1 and XBUTTON2 have virtual-key codes.
+		keyDef{name: "mouse4", aliases: []string{"xbutton1", "mouseback"}, vk: 0x05, button: 8},
+		keyDef{name: "mouse5", aliases: []string{"xbutton2", "mouseforward"}, vk: 0x06, button: 9},
 	)
 }
 
 // validKeys is the summary printed in parse errors.
 const validKeys = "modifiers ctrl, shift, alt, win; keys a-z, 0-9, f1-f24, space, enter, esc, tab, backspace, delete, " +
-	"insert, home, end, pageup, pagedown, up, down, left, right, pause, scrolllock, printscreen, menu, ` - = [ ] \\ ; ' , . /"
+	"insert, home, end, pageup, pagedown, up, down, left, right, pause, scrolllock, printscreen, menu, ` - = [ ] \\ ; ' , . /; " +
+	"alone: rctrl, ralt; mouse side buttons mouse4, mouse5"
 
 // modDef is one modifier: its names and the physical keys that produce it.
 type modDef struct {

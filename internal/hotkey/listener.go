@@ -28,11 +28,20 @@ const (
 	// Edit records like Record; its words are an instruction for the
 	// selected text.
 	Edit
+	// Translate records like Record; the words are translated into English.
+	Translate
+	// Language acts once per press (Pressed): the next of the user's languages.
+	Language
 )
 
-// String returns "record", "auto-send", "paste-again", "undo" or "edit".
+// String returns "record", "auto-send", "paste-again", "undo", "edit",
+// "translate" or "language".
 func (h Hotkey) String() string {
 	switch h {
+	case Translate:
+		return "translate"
+	case Language:
+		return "language"
 	case Edit:
 		return "edit"
 	case AutoSend:
@@ -64,6 +73,10 @@ const (
 	// Pressed: a hotkey that acts at once (PasteAgain, Undo) went down; once
 	// per press, whatever the key's autorepeat does.
 	Pressed
+	// Passed: the hotkey that started the recording was the start of another
+	// shortcut (Ctrl+Win+D): a key pressed while it was held went on to the
+	// desktop. The recording should end without a word, unless it holds speech.
+	Passed
 )
 
 // String names the kind for logs.
@@ -81,6 +94,8 @@ func (k Kind) String() string {
 		return "renewed"
 	case Pressed:
 		return "pressed"
+	case Passed:
+		return "passed"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -88,7 +103,7 @@ func (k Kind) String() string {
 // Event is one hotkey event for the app.
 type Event struct {
 	Kind Kind
-	// Hotkey is the hotkey that started (Start, Cancel) or stopped (Stop) the
+	// Hotkey is the hotkey that started (Start, Cancel, Passed) or stopped (Stop) the
 	// recording, or that was pressed (Pressed).
 	Hotkey Hotkey
 	// Err is set for Problem: a *RegisterError, fit to show the user.
@@ -106,6 +121,8 @@ const (
 	ConfigPasteAgain = "hotkeys.paste_again"
 	ConfigUndo       = "hotkeys.undo"
 	ConfigEdit       = "hotkeys.edit"
+	ConfigTranslate  = "hotkeys.translate"
+	ConfigLanguage   = "hotkeys.language"
 )
 
 // Config says which combinations to register and how they behave.
@@ -121,7 +138,10 @@ type Config struct {
 	PasteAgain, Undo string
 	// Edit records like Record, for an instruction on the selection. Default "" (off); "none" is off too.
 	Edit string
-	// Mode is choice.Hold (also "") or choice.Toggle.
+	// Translate records like Record, for text translated into English;
+	// Language acts once per press. Default "" (off); "none" is off too.
+	Translate, Language string
+	// Mode is choice.Hold (also ""), choice.Toggle or choice.Auto.
 	Mode choice.HotkeyMode
 	// Debounce is how long a key-up must stand before it counts as a release: X11
 	// autorepeat sends up+down pairs while a key is held. Default 50ms.
@@ -145,6 +165,7 @@ func (c Config) withDefaults() Config {
 type settings struct {
 	record, autoSend, cancel Combo
 	pasteAgain, undo, edit   Combo
+	translate, language      Combo
 	mode                     choice.HotkeyMode
 	debounce                 time.Duration
 }
@@ -169,6 +190,8 @@ func (c Config) parse() (settings, error) {
 	s.pasteAgain = parseKey(ConfigPasteAgain, c.PasteAgain, true)
 	s.undo = parseKey(ConfigUndo, c.Undo, true)
 	s.edit = parseKey(ConfigEdit, c.Edit, true)
+	s.translate = parseKey(ConfigTranslate, c.Translate, true)
+	s.language = parseKey(ConfigLanguage, c.Language, true)
 	if err != nil {
 		return settings{}, err
 	}
@@ -176,8 +199,8 @@ func (c Config) parse() (settings, error) {
 	case s.mode == "":
 		s.mode = choice.Hold
 	case !s.mode.Valid():
-		return settings{}, fmt.Errorf(`%s: %w mode %q: use %q (record while the hotkey is held) or %q (press to start, press again to stop)`,
-			ConfigMode, ErrInvalid, string(c.Mode), choice.Hold, choice.Toggle)
+		return settings{}, fmt.Errorf(`%s: %w mode %q: use %q (record while the hotkey is held), %q (press to start, press again to stop) or %q (hold to talk, tap to start and stop, double-tap to lock)`,
+			ConfigMode, ErrInvalid, string(c.Mode), choice.Hold, choice.Toggle, choice.Auto)
 	}
 	same := func(a, b Combo, ka, kb string) error {
 		if !a.IsZero() && a == b {
@@ -185,8 +208,8 @@ func (c Config) parse() (settings, error) {
 		}
 		return nil
 	}
-	combos := []Combo{s.record, s.autoSend, s.cancel, s.pasteAgain, s.undo, s.edit}
-	keys := []string{ConfigRecord, ConfigAutoSend, ConfigCancel, ConfigPasteAgain, ConfigUndo, ConfigEdit}
+	combos := []Combo{s.record, s.autoSend, s.cancel, s.pasteAgain, s.undo, s.edit, s.translate, s.language}
+	keys := []string{ConfigRecord, ConfigAutoSend, ConfigCancel, ConfigPasteAgain, ConfigUndo, ConfigEdit, ConfigTranslate, ConfigLanguage}
 	var errs []error
 	for i := range combos {
 		for j := i + 1; j < len(combos); j++ {
@@ -217,6 +240,10 @@ type Edge struct {
 	// reading the keyboard when the edge is handled, maybe long after under load,
 	// would see a quick tap already released, or a release followed by a new press.
 	Sure bool
+	// Passed: another key went down while the combination was held, and the
+	// grabber let it through to the focused window, so the combination was
+	// part of another shortcut. No more edges of this press follow.
+	Passed bool
 }
 
 // Grab is one registered combination.
@@ -279,6 +306,8 @@ const (
 	slotPasteAgain
 	slotUndo
 	slotEdit
+	slotTranslate
+	slotLanguage
 	numSlots
 )
 
@@ -290,6 +319,8 @@ func (s slot) source() source {
 		return srcAutoSend
 	case slotEdit:
 		return srcEdit
+	case slotTranslate:
+		return srcTranslate
 	}
 	return srcCancel
 }
@@ -425,6 +456,10 @@ func (l *Listener) run() {
 			l.edge(slotAutoSend, v, ok)
 		case v, ok := <-edges[slotEdit]:
 			l.edge(slotEdit, v, ok)
+		case v, ok := <-edges[slotTranslate]:
+			l.edge(slotTranslate, v, ok)
+		case v, ok := <-edges[slotLanguage]:
+			l.tap(slotLanguage, Language, v, ok)
 		case v, ok := <-edges[slotCancel]:
 			l.edge(slotCancel, v, ok)
 		case v, ok := <-edges[slotCancelHeld]:
@@ -561,8 +596,13 @@ func (l *Listener) command(c Command, at time.Time) {
 		switch {
 		case !l.m.recording:
 			press()
-			if l.set.mode == choice.Toggle {
-				release() // a tap: toggle mode starts on the down alone
+			if l.set.mode != choice.Hold {
+				release() // a tap: toggle mode starts on the down alone, auto mode latches on a tap
+			}
+		case l.set.mode == choice.Auto:
+			// A toggle means stop, however short a hold and however soon after a tap.
+			if ev, ok := l.m.stop(); ok {
+				l.emit(ev)
 			}
 		case l.set.mode == choice.Hold && l.m.held[srcRecord]:
 			release()
@@ -580,6 +620,10 @@ func (l *Listener) command(c Command, at time.Time) {
 		if ev, ok := l.m.cancel(); ok {
 			l.emit(ev)
 		}
+	case commandQuiet:
+		if ev, ok := l.m.quiet(); ok {
+			l.emit(ev)
+		}
 	}
 }
 
@@ -595,6 +639,13 @@ func (l *Listener) edge(s slot, e Edge, ok bool) {
 		l.emit(ev)
 	}
 	src, combo, now := s.source(), l.combos[s], e.At
+	if e.Passed {
+		if ev, ok := l.m.interrupt(src); ok {
+			l.log.Info("the hotkey was part of another shortcut; its key went on to the desktop", "hotkey", combo.String())
+			l.emit(ev)
+		}
+		return
+	}
 	if e.Sure {
 		if !e.Down {
 			for _, ev := range l.m.release(src, now) {
@@ -648,8 +699,8 @@ func (l *Listener) tap(s slot, h Hotkey, e Edge, ok bool) {
 		l.grabs[s] = nil
 		return
 	}
-	if !e.Down {
-		if e.Sure || l.comboDown(l.combos[s]) != yes {
+	if !e.Down || e.Passed { // after a pass the release goes to the desktop, not here
+		if e.Passed || e.Sure || l.comboDown(l.combos[s]) != yes {
 			l.tapDown[s] = false
 		}
 		return
@@ -693,7 +744,7 @@ func (l *Listener) emit(ev Event) {
 	switch ev.Kind {
 	case Start:
 		problem = l.grabCancel(ev.Hotkey) // before the app hears Start, so Esc works at once
-	case Stop, Cancel:
+	case Stop, Cancel, Passed:
 		l.releaseSlot(slotCancel)
 		l.releaseSlot(slotCancelHeld)
 	}
@@ -724,7 +775,8 @@ func (l *Listener) registerMain() error {
 		combo Combo
 	}{{slotRecord, ConfigRecord, l.set.record}, {slotAutoSend, ConfigAutoSend, l.set.autoSend},
 		{slotPasteAgain, ConfigPasteAgain, l.set.pasteAgain}, {slotUndo, ConfigUndo, l.set.undo},
-		{slotEdit, ConfigEdit, l.set.edit}} {
+		{slotEdit, ConfigEdit, l.set.edit}, {slotTranslate, ConfigTranslate, l.set.translate},
+		{slotLanguage, ConfigLanguage, l.set.language}} {
 		if r.combo.IsZero() {
 			continue
 		}
@@ -751,7 +803,7 @@ func (l *Listener) grabCancel(started Hotkey) error {
 		l.cancelWarned = true
 		problem = &RegisterError{Key: ConfigCancel, Combo: c, Err: err}
 	}
-	if l.set.mode != choice.Hold || c.Key == 0 {
+	if l.set.mode == choice.Toggle || c.Key == 0 {
 		return problem
 	}
 	// Held hotkey's modifiers are still down when the user presses cancel; Windows
@@ -762,6 +814,8 @@ func (l *Listener) grabCancel(started Hotkey) error {
 		held = l.set.autoSend
 	case Edit:
 		held = l.set.edit
+	case Translate:
+		held = l.set.translate
 	}
 	if v := (Combo{Mods: c.Mods | held.Mods, Key: c.Key}); v != c {
 		if err := l.grab(slotCancelHeld, v); err != nil {

@@ -526,6 +526,8 @@ func TestListenerCommands(t *testing.T) {
 		{"hold: cancel while held, the release is silent", "hold", []step{{CommandPress, Start}, {CommandCancel, Cancel}, {CommandRelease, 0}, {CommandPress, Start}}},
 		{"toggle: cancel, then a new recording", "toggle", []step{{CommandToggle, Start}, {CommandCancel, Cancel}, {CommandToggle, Start}}},
 		{"cancel with nothing recording does nothing", "hold", []step{{CommandCancel, 0}, {CommandPress, Start}}},
+		{"auto: toggle twice", "auto", []step{{CommandToggle, Start}, {CommandToggle, Stop}, {CommandToggle, Start}}},
+		{"auto: toggle stops a press however short", "auto", []step{{CommandPress, Start}, {CommandToggle, Stop}, {CommandRelease, 0}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ const (
 	srcRecord source = iota
 	srcAutoSend
 	srcEdit
+	srcTranslate
 	srcCancel
 	numSources
 )
@@ -23,9 +24,25 @@ func (s source) hotkey() Hotkey {
 		return AutoSend
 	case srcEdit:
 		return Edit
+	case srcTranslate:
+		return Translate
 	}
 	return Record
 }
+
+// In auto mode a press that comes up within tapMax was a tap, not a hold: the
+// recording goes on after it, and the next press ends it. A second tap that goes
+// down within lockGap of the first one's release locks the recording on instead
+// of ending it, so a double tap (the habit for "hands free") never records nothing.
+//
+// tapMax: a deliberate tap of a chord is about 100-200 ms down (keystroke dwell
+// times run 70-200 ms), and a hold with a word in it lasts more than 400 ms, so
+// 300 ms splits them; a hold that short holds no speech anyway (audio.min_duration
+// drops it in hold mode too). lockGap is about a double click's interval.
+const (
+	tapMax  = 300 * time.Millisecond
+	lockGap = 400 * time.Millisecond
+)
 
 // machine turns raw key edges into Start/Stop/Cancel. It is pure: time comes in as an
 // argument, so tests drive it with synthetic sequences and the Listener with a timer.
@@ -39,9 +56,17 @@ type machine struct {
 
 	held      [numSources]bool
 	releaseAt [numSources]time.Time // pending release; zero when none
+	downAt    [numSources]time.Time // of the press now held
+	upAt      [numSources]time.Time // of the pending release's key-up
 
 	recording bool
 	by        Hotkey // which hotkey started the recording
+	// Auto mode: latched says the starting press was a tap, so the recording
+	// goes on without the key; tappedAt is that tap's release, locked says a
+	// second tap locked it on.
+	latched  bool
+	tappedAt time.Time
+	locked   bool
 }
 
 func newMachine(mode choice.HotkeyMode, debounce time.Duration) *machine {
@@ -57,22 +82,29 @@ func (m *machine) down(s source, now time.Time) (Event, bool) {
 	if m.held[s] {
 		return Event{}, false
 	}
-	m.held[s] = true
+	m.held[s], m.downAt[s] = true, now
 	switch {
 	case !m.recording:
 		m.recording, m.by = true, s.hotkey()
+		m.latched, m.locked = false, false
 		return Event{Kind: Start, Hotkey: m.by}, true
 	case m.mode == choice.Toggle:
 		m.recording = false
 		return Event{Kind: Stop, Hotkey: s.hotkey()}, true
+	case m.mode == choice.Auto && m.latched && !m.locked && now.Sub(m.tappedAt) < lockGap:
+		m.locked = true // a double tap: keep recording; this press's release changes nothing
+		return Event{}, false
+	case m.mode == choice.Auto && m.latched:
+		m.recording = false
+		return Event{Kind: Stop, Hotkey: s.hotkey()}, true
 	}
-	return Event{}, false // hold mode: another hotkey pressed while one is held
+	return Event{}, false // hold: another hotkey pressed while one is held
 }
 
 // up handles a release edge: it becomes a release at now+debounce unless a down comes first.
 func (m *machine) up(s source, now time.Time) {
 	if s != srcCancel && m.held[s] && m.releaseAt[s].IsZero() {
-		m.releaseAt[s] = now.Add(m.debounce)
+		m.releaseAt[s], m.upAt[s] = now.Add(m.debounce), now
 	}
 }
 
@@ -81,7 +113,7 @@ func (m *machine) release(s source, now time.Time) []Event {
 	if s == srcCancel || !m.held[s] {
 		return nil
 	}
-	m.releaseAt[s] = now
+	m.releaseAt[s], m.upAt[s] = now, now
 	return m.tick(now)
 }
 
@@ -95,10 +127,15 @@ func (m *machine) tick(now time.Time) []Event {
 		}
 		m.releaseAt[s] = time.Time{}
 		m.held[s] = false
-		if m.mode == choice.Hold && m.recording && s.hotkey() == m.by {
-			m.recording = false
-			out = append(out, Event{Kind: Stop, Hotkey: m.by})
+		if m.mode == choice.Toggle || !m.recording || s.hotkey() != m.by || m.latched {
+			continue
 		}
+		if up := m.upAt[s]; m.mode == choice.Auto && up.Sub(m.downAt[s]) < tapMax {
+			m.latched, m.tappedAt = true, up // a tap: record on until the next press
+			continue
+		}
+		m.recording = false
+		out = append(out, Event{Kind: Stop, Hotkey: m.by})
 	}
 	return out
 }
@@ -119,8 +156,33 @@ func (m *machine) cancel() (Event, bool) {
 	if !m.recording {
 		return Event{}, false
 	}
-	m.recording = false
+	m.recording, m.latched, m.locked = false, false, false
 	return Event{Kind: Cancel, Hotkey: m.by}, true
+}
+
+// interrupt handles a key of another shortcut pressed while s was held: the
+// press is over (its release will not be reported), and a recording it holds
+// ends as Passed.
+func (m *machine) interrupt(s source) (Event, bool) {
+	if s == srcCancel || !m.held[s] {
+		return Event{}, false
+	}
+	m.held[s], m.releaseAt[s] = false, time.Time{}
+	if !m.recording || s.hotkey() != m.by || m.latched {
+		return Event{}, false
+	}
+	m.recording = false
+	return Event{Kind: Passed, Hotkey: m.by}, true
+}
+
+// stop ends the recording at once, whatever the keys are doing: for a
+// toggle command that means "stop" while a key is still held.
+func (m *machine) stop() (Event, bool) {
+	if !m.recording {
+		return Event{}, false
+	}
+	m.recording, m.latched, m.locked = false, false, false
+	return Event{Kind: Stop, Hotkey: m.by}, true
 }
 
 // reset forgets every key (after a re-registration the OS will not report their release)

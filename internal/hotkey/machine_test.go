@@ -36,6 +36,8 @@ func run(m *machine, steps []step) []string {
 			record(m.down(srcs[name], now))
 		case "u":
 			m.up(srcs[name], now)
+		case "p":
+			record(m.interrupt(srcs[name]))
 		case "t":
 		}
 	}
@@ -144,6 +146,79 @@ func TestMachine(t *testing.T) {
 			mode:  choice.Toggle,
 			steps: []step{{0, "d send"}, {100, "u send"}, {1000, "d esc"}, {1040, "d esc"}, {1080, "d esc"}},
 			want:  []string{"start/auto-send", "cancel/auto-send"},
+		},
+		{
+			name:  "hold: another shortcut's key while held ends it as passed; the next press starts",
+			mode:  choice.Hold,
+			steps: []step{{0, "d rec"}, {200, "p rec"}, {2000, "d rec"}, {3000, "u rec"}, {3100, "t"}},
+			want:  []string{"start/record", "passed/record", "start/record", "stop/record"},
+		},
+		{
+			name:  "toggle: another shortcut's key while the starting press is held",
+			mode:  choice.Toggle,
+			steps: []step{{0, "d rec"}, {200, "p rec"}, {2000, "d rec"}, {2100, "u rec"}},
+			want:  []string{"start/record", "passed/record", "start/record"},
+		},
+		{
+			name:  "auto: a key pressed while the stopping press is held changes nothing",
+			mode:  choice.Auto,
+			steps: []step{{0, "d rec"}, {100, "u rec"}, {2000, "d rec"}, {2100, "p rec"}},
+			want:  []string{"start/record", "stop/record"},
+		},
+		{
+			name:  "auto: a key pressed during the locking tap does not end the lock",
+			mode:  choice.Auto,
+			steps: []step{{0, "d rec"}, {100, "u rec"}, {250, "d rec"}, {300, "p rec"}, {3000, "d rec"}},
+			want:  []string{"start/record", "stop/record"},
+		},
+		{
+			name:  "auto: a hold is push to talk",
+			mode:  choice.Auto,
+			steps: []step{{0, "d rec"}, {1500, "u rec"}, {1600, "t"}},
+			want:  []string{"start/record", "stop/record"},
+		},
+		{
+			name:  "auto: a tap records on, the next press stops at its down",
+			mode:  choice.Auto,
+			steps: []step{{0, "d rec"}, {150, "u rec"}, {3000, "t"}, {5000, "d rec"}, {5150, "u rec"}, {5300, "t"}},
+			want:  []string{"start/record", "stop/record"},
+		},
+		{
+			name:  "auto: a hold just past the tap limit stops at its release",
+			mode:  choice.Auto,
+			steps: []step{{0, "d rec"}, {300, "u rec"}, {400, "t"}},
+			want:  []string{"start/record", "stop/record"},
+		},
+		{
+			name: "auto: a double tap locks; the lock ends with the next tap",
+			mode: choice.Auto,
+			steps: []step{{0, "d rec"}, {120, "u rec"}, {250, "d rec"}, {350, "u rec"}, {2000, "t"},
+				{6000, "d rec"}, {6100, "u rec"}, {6200, "t"}},
+			want: []string{"start/record", "stop/record"},
+		},
+		{
+			name:  "auto: a second press after the double-tap gap stops",
+			mode:  choice.Auto,
+			steps: []step{{0, "d rec"}, {120, "u rec"}, {600, "d rec"}, {700, "u rec"}, {800, "t"}},
+			want:  []string{"start/record", "stop/record"},
+		},
+		{
+			name:  "auto: autorepeat while held is one hold",
+			mode:  choice.Auto,
+			steps: []step{{0, "d rec"}, {200, "u rec"}, {200, "d rec"}, {240, "u rec"}, {241, "d rec"}, {1200, "u rec"}, {1300, "t"}},
+			want:  []string{"start/record", "stop/record"},
+		},
+		{
+			name:  "auto: cancel after a tap; the next press starts again",
+			mode:  choice.Auto,
+			steps: []step{{0, "d rec"}, {100, "u rec"}, {1000, "d esc"}, {1050, "u esc"}, {2000, "d rec"}, {3000, "u rec"}, {3100, "t"}},
+			want:  []string{"start/record", "cancel/record", "start/record", "stop/record"},
+		},
+		{
+			name:  "auto: auto-send tapped after a tap stops as auto-send",
+			mode:  choice.Auto,
+			steps: []step{{0, "d rec"}, {100, "u rec"}, {2000, "d send"}, {2100, "u send"}, {2200, "t"}},
+			want:  []string{"start/record", "stop/auto-send"},
 		},
 	}
 	for _, tt := range tests {

@@ -121,10 +121,19 @@ type view struct {
 	level float32 // 0..1, recording only
 	text  string
 	live  bool // text is the hold's words so far (recording only)
+	mic   bool // the microphone is open (SetMic)
 }
+
+// MicMark follows the words of a state other than Recording while the
+// microphone is open (audio.pre_roll holds it between dictations); while
+// recording, the red dot and the level bar say it is.
+const MicMark = " · mic on"
 
 // label is the text next to the dot.
 func (v view) label() string {
+	if v.mic && v.state != Recording && v.state != Hidden {
+		return view{state: v.state, text: v.text}.label() + MicMark
+	}
 	switch v.state {
 	case Recording:
 		return v.text // the profile or the words so far, beside the level bar
@@ -194,6 +203,7 @@ type Indicator struct {
 	flash   *time.Timer // hides a NothingHeard or Error
 	flashID uint64
 	closed  bool
+	mic     bool // SetMic's: shown with every state from now on
 }
 
 // New creates the (hidden) window. It returns ErrOff for the placement "off", and
@@ -233,7 +243,7 @@ func (i *Indicator) Show(s State, text string) {
 		return
 	}
 	relocate := i.cur.state == Hidden || s == Recording
-	i.cur = view{state: s, text: text}
+	i.cur = view{state: s, text: text, mic: i.mic}
 	i.os.show(i.cur, relocate)
 	if s == NothingHeard || s == Error {
 		id := i.flashID
@@ -272,6 +282,21 @@ func (i *Indicator) Live(text string) {
 	}
 	i.cur.text, i.cur.live = text, true
 	i.os.draw(i.cur)
+}
+
+// SetMic says whether the microphone is open, for the states shown from
+// now on and the one shown now.
+func (i *Indicator) SetMic(open bool) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.closed || i.mic == open {
+		return
+	}
+	i.mic = open
+	if i.cur.state != Hidden {
+		i.cur.mic = open
+		i.os.draw(i.cur)
+	}
 }
 
 // Hide hides the window.

@@ -56,6 +56,9 @@ func TestLabels(t *testing.T) {
 		{view{state: NothingHeard}, "Nothing heard"},
 		{view{state: Error, text: "Not pasted: text on clipboard"}, "Not pasted: text on clipboard"},
 		{view{state: Error}, "Something went wrong"},
+		{view{state: Transcribing, mic: true}, "Transcribing…" + MicMark},
+		{view{state: Error, text: "Not pasted", mic: true}, "Not pasted" + MicMark},
+		{view{state: Recording, text: "chat", mic: true}, "chat"}, // the dot and the bar say it
 	}
 	for _, tt := range tests {
 		if got := tt.v.label(); got != tt.want {

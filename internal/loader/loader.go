@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
@@ -47,7 +48,7 @@ type Tray interface {
 // Dictation is what the loader tells of a model change, and reads the
 // settings in use from (dictation.Flow).
 type Dictation interface {
-	Changed()
+	ModelChanged()
 	Config() config.Config
 }
 
@@ -73,6 +74,16 @@ type Loader struct {
 	waits    chan struct{} // buffer 1: a dictation waits for the model
 	pulls    sync.WaitGroup
 	st       state // the run loop's
+	idle     idle
+}
+
+// idle is engine.unload_after's bookkeeping, shared by the run loop (Use)
+// and Serve, which unloads the model.
+type idle struct {
+	busy    atomic.Bool   // a dictation is under way
+	lastUse atomic.Int64  // when a dictation last changed state or a load ended, in Unix nanoseconds
+	asleep  atomic.Bool   // the model was unloaded for idleness and the gate is held until it is back
+	poke    chan struct{} // buffer 1: Serve sets its timer again
 }
 
 // state is what the run loop knows of the model; only it touches it.
@@ -93,8 +104,10 @@ func New(opt Options, cfg config.Config, tr Tray, tell func(notify.Message), log
 	l := &Loader{opt: opt, log: log, tray: tr, tell: tell,
 		loadReq: make(chan job, 1), earlyReq: make(chan struct{}, 1), loaded: make(chan Loaded),
 		pulled: make(chan Pulled), waits: make(chan struct{}, 1), st: state{pulling: map[string]bool{}}}
+	l.idle.poke = make(chan struct{}, 1)
+	l.idle.lastUse.Store(time.Now().UnixNano())
 	l.svc = backend.NewEmpty(l.Options(cfg), log)
-	l.engine = &gatedEngine{Engine: l.svc, gate: &l.gate, waiting: func() {
+	l.engine = &gatedEngine{Engine: l.svc, current: l.svc.Current, gate: &l.gate, waiting: func() {
 		select {
 		case l.waits <- struct{}{}: // the loop tells the user
 		default:
@@ -163,10 +176,12 @@ func BackendOptions(e config.Engine, engineRoot, stateDir string) (backend.Optio
 }
 
 // job asks for the model cfg names; timed: say in the ready line how long
-// it took (a switch the user asked for).
+// it took (a switch the user asked for); wake: a dictation waits for it
+// after an unload for idleness, so it serves without a warm-up.
 type job struct {
 	cfg   config.Config
 	timed bool
+	wake  bool
 }
 
 // Loaded is a finished load, for the run loop (OnLoaded).
@@ -181,6 +196,8 @@ type Loaded struct {
 	// picked for the hardware when name stands in for it (not downloaded).
 	auto   bool
 	wanted string
+	// unloaded: no load, the model was unloaded for idleness (Unloaded).
+	unloaded bool
 }
 
 // Load has Serve load the model cfg names, beside the run loop, so
@@ -188,16 +205,20 @@ type Loaded struct {
 // replaced by the newer one. Until the last job ends the gate holds
 // dictations that need the local model: they are transcribed when it is
 // ready. timed: say in the ready line how long it took.
-func (l *Loader) Load(cfg config.Config, timed bool) {
+func (l *Loader) Load(cfg config.Config, timed bool) { l.request(job{cfg: cfg, timed: timed}) }
+
+// request is Load for any job.
+func (l *Loader) request(j job) {
 	select {
 	case <-l.loadReq: // replaced before it started: still one answer to wait for
 	default:
 		l.st.pending++
 	}
 	l.gate.begin()
+	l.idle.asleep.Store(false)                               // this load brings a model back
 	l.changed()                                              // a hold's early transcription is of the old model
 	l.status(tray.StateLoading, "Loading the speech model…") // named once resolved
-	l.loadReq <- job{cfg: cfg, timed: timed}                 // only the loop sends, and the buffer is empty now
+	l.loadReq <- j                                           // only the loop sends, and the buffer is empty now
 }
 
 // ApplyEarly has Serve start or stop the model's background worker for
@@ -212,7 +233,7 @@ func (l *Loader) ApplyEarly() {
 
 func (l *Loader) changed() {
 	if l.dict != nil {
-		l.dict.Changed()
+		l.dict.ModelChanged()
 	}
 }
 
@@ -220,27 +241,115 @@ func (l *Loader) changed() {
 // than a load job's.
 func (l *Loader) early() bool { return l.dict != nil && l.dict.Config().Decode.Early }
 
-// Serve runs load jobs, and early-transcription worker changes, one at a
-// time until ctx ends; then it waits for the downloads (their ctx ended).
-// Close closes the engine, after the dictations that use it have ended.
+// Use tells the loader of a dictation's step: busy while it records or is
+// transcribed. The engine.unload_after clock starts again from each step,
+// and a dictation starting while the model is unloaded for idleness loads
+// it with cfg, while the user speaks.
+func (l *Loader) Use(busy bool, cfg config.Config) {
+	l.idle.busy.Store(busy)
+	l.idle.lastUse.Store(time.Now().UnixNano())
+	if busy && l.idle.asleep.Load() {
+		l.log.Info("loading the model again for a dictation")
+		l.request(job{cfg: cfg, wake: true})
+	}
+	l.poke()
+}
+
+// ApplyUnload applies a changed config's engine.unload_after: Serve sets its
+// timer again, and a model unloaded for idleness is loaded again when the
+// setting is now off (0 keeps the model loaded).
+func (l *Loader) ApplyUnload(cfg config.Config) {
+	if cfg.UnloadAfter == 0 && l.idle.asleep.Load() {
+		l.log.Info("engine.unload_after turned off; loading the model again")
+		l.Load(cfg, false)
+	}
+	l.poke()
+}
+
+// poke has Serve set its engine.unload_after timer again.
+func (l *Loader) poke() {
+	select {
+	case l.idle.poke <- struct{}{}:
+	default: // one is pending; it reads the newest state
+	}
+}
+
+// unloadAfter is engine.unload_after in the settings in use now.
+func (l *Loader) unloadAfter() time.Duration {
+	if l.dict == nil {
+		return 0
+	}
+	return l.dict.Config().UnloadAfter
+}
+
+// Unloaded reports whether the model was unloaded for idleness
+// (engine.unload_after) and is not being loaded again.
+func (l *Loader) Unloaded() bool { return l.idle.asleep.Load() }
+
+// idleLeft is how long until the model is unloaded for idleness; ok is
+// false when it is not to be: the setting is off, a dictation is under way,
+// or there is no model to unload.
+func (l *Loader) idleLeft() (left time.Duration, ok bool) {
+	after := l.unloadAfter()
+	if after <= 0 || l.idle.busy.Load() || l.idle.asleep.Load() || l.svc.Current() == nil || len(l.loadReq) > 0 {
+		return 0, false
+	}
+	return time.Until(time.Unix(0, l.idle.lastUse.Load()).Add(after)), true
+}
+
+// unload ends the engine worker after engine.unload_after without a
+// dictation: the OS frees the model's memory with the process (the worker
+// leaves a GPU model to it, never tearing one down). The gate is held first,
+// so a dictation from now on waits for the load its key-down starts (Use),
+// or that its wait asks for (ShowWaiting).
+func (l *Loader) unload() {
+	l.gate.begin()
+	l.idle.asleep.Store(true)
+	if err := l.svc.Close(); err != nil {
+		l.log.Warn("engine worker did not stop cleanly", "err", err)
+	}
+	l.log.Info("model unloaded: no dictation for engine.unload_after", "unload_after", l.unloadAfter())
+}
+
+// Serve runs load jobs, early-transcription worker changes and unloads
+// for idleness (engine.unload_after), one at a time until ctx ends; then
+// it waits for the downloads (their ctx ended). Close closes the engine,
+// after the dictations that use it have ended.
 func (l *Loader) Serve(ctx context.Context) error {
 	defer l.pulls.Wait()
+	idle := time.NewTimer(0)
+	defer idle.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-l.earlyReq:
 			l.svc.SetYielding(l.early())
+		case <-l.idle.poke:
+		case <-idle.C:
+			if left, ok := l.idleLeft(); ok && left <= 0 {
+				l.unload()
+				select {
+				case l.loaded <- Loaded{unloaded: true}:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
 		case j := <-l.loadReq:
 			r := l.load(ctx, j)
 			// A failed switch may have loaded the previous model again with
 			// its old options: the setting in use wins.
 			l.svc.SetYielding(l.early())
+			l.idle.lastUse.Store(time.Now().UnixNano()) // a model just loaded is not idle
 			select {
 			case l.loaded <- r:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
+		}
+		idle.Stop()
+		if left, ok := l.idleLeft(); ok {
+			idle.Reset(max(left, 0))
 		}
 	}
 }
@@ -263,6 +372,7 @@ func (l *Loader) load(ctx context.Context, j job) Loaded {
 	l.status(tray.StateLoading, fmt.Sprintf("Loading %s…", ModelName(choice.Name)))
 	opt.Report = choice.Report // auto has probed the GPUs already
 	opt.Yielding = l.early()
+	opt.Cold = j.wake
 	sw, err := l.svc.Switch(ctx, choice.Dir, opt)
 	l.changed()
 	r.err, r.took = err, time.Since(start)
@@ -282,6 +392,9 @@ type News struct {
 // a download of a missing model, the GPU and vocabulary checks. The caller
 // refreshes the menu and shows the ready line, then News.Error.
 func (l *Loader) OnLoaded(ctx context.Context, r Loaded) News {
+	if r.unloaded {
+		return News{} // the ready line says so (ReadyText)
+	}
 	l.st.pending--
 	var n News
 	switch {
@@ -354,8 +467,12 @@ func (l *Loader) Pending() bool { return l.st.pending > 0 || l.st.awaiting != ""
 func (l *Loader) Waiting() bool { return l.st.waitShown && l.Pending() }
 
 // ShowWaiting notes that the user is told a dictation waits for the model;
-// false when it was loaded meanwhile and there is nothing to tell.
-func (l *Loader) ShowWaiting() bool {
+// false when it was loaded meanwhile and there is nothing to tell. When the
+// model was unloaded for idleness it loads it again with cfg.
+func (l *Loader) ShowWaiting(cfg config.Config) bool {
+	if l.idle.asleep.Load() { // a dictation that started before the unload
+		l.request(job{cfg: cfg, wake: true})
+	}
 	if !l.Pending() {
 		return false
 	}
@@ -366,7 +483,7 @@ func (l *Loader) ShowWaiting() bool {
 // settleGate lets the dictations held for the model go on once nothing is
 // pending: on the model, or to fail with "no model" when there is none.
 func (l *Loader) settleGate() {
-	if !l.Pending() {
+	if !l.Pending() && !l.idle.asleep.Load() {
 		l.gate.end()
 		l.st.waitShown = false
 	}
@@ -464,6 +581,7 @@ func (g *gate) pending() <-chan struct{} {
 // text is late and waits for the load.
 type gatedEngine struct {
 	dictation.Engine
+	current func() *backend.Loaded // the model in use; nil while none is
 	gate    *gate
 	waiting func() // tells the user; called on the dictation's goroutine
 }
@@ -477,13 +595,25 @@ func (e *gatedEngine) Transcribe(ctx context.Context, samples []float32, o whisp
 	if !errors.Is(err, backend.ErrNoModel) {
 		return res, err
 	}
-	e.waiting()
+	if !whisper.IsYielding(ctx) { // a hold's early transcription waits unseen: the user still speaks
+		e.waiting()
+	}
 	select {
 	case <-ch:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	return e.Engine.Transcribe(ctx, samples, o)
+}
+
+// CannotTranslate says why the model in use cannot translate, or "" (also
+// while none is loaded: the dictation then waits for it as any other).
+func (e *gatedEngine) CannotTranslate() string {
+	cur := e.current()
+	if cur == nil {
+		return ""
+	}
+	return models.CannotTranslateDir(cur.Spec.ModelDir, len(cur.Languages()) > 1)
 }
 
 // status shows a step of a load or a download in the tray, and logs it as
@@ -505,7 +635,12 @@ func (l *Loader) help() string {
 func (l *Loader) MissingText() string { return MissingModelText(l.st.name, l.st.err, l.help()) }
 
 // ReadyText is the idle status line of the model in use.
-func (l *Loader) ReadyText() string { return ReadyText(l.svc.Current(), l.st.name) }
+func (l *Loader) ReadyText() string {
+	if l.idle.asleep.Load() {
+		return UnloadedText(l.st.name, l.unloadAfter())
+	}
+	return ReadyText(l.svc.Current(), l.st.name)
+}
 
 // Pulled is a finished model download.
 type Pulled struct {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,8 +28,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
-		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"))
+	goleak.VerifyTestMain(m, testenv.IdleHTTPConnections()...)
 }
 
 // testLoader is a loader with an unstarted tray (it keeps state, shows
@@ -66,6 +66,7 @@ func TestGatedEngineWaitsForTheLoad(t *testing.T) {
 		loading  bool
 		serving  bool // a model serves during the load
 		cancel   bool
+		yielding bool // a hold's early transcription: it waits, but the user still speaks and is told nothing
 		wantWait bool
 		wantErr  error
 	}{
@@ -73,6 +74,7 @@ func TestGatedEngineWaitsForTheLoad(t *testing.T) {
 		{name: "load pending, none serving", loading: true, wantWait: true},
 		{name: "load pending, the old model serving", loading: true, serving: true},
 		{name: "given up while waiting", loading: true, cancel: true, wantWait: true, wantErr: context.Canceled},
+		{name: "early transcription during the load", loading: true, yielding: true, wantWait: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +89,9 @@ func TestGatedEngineWaitsForTheLoad(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			if tt.yielding {
+				ctx = whisper.Yielding(ctx)
+			}
 			type answer struct {
 				text string
 				err  error
@@ -117,8 +122,8 @@ func TestGatedEngineWaitsForTheLoad(t *testing.T) {
 			if !errors.Is(a.err, tt.wantErr) || (tt.wantErr == nil && a.text != "text") {
 				t.Fatalf("got %+v, want text or %v", a, tt.wantErr)
 			}
-			if got := waited.Load() == 1; got != tt.wantWait {
-				t.Errorf("told the user %d times, want a notice: %v", waited.Load(), tt.wantWait)
+			if got, want := waited.Load() == 1, tt.wantWait && !tt.yielding; got != want {
+				t.Errorf("told the user %d times, want a notice: %v", waited.Load(), want)
 			}
 			if g.pending() != nil && !tt.loading {
 				t.Error("the gate is busy with no load")
@@ -126,6 +131,78 @@ func TestGatedEngineWaitsForTheLoad(t *testing.T) {
 		})
 	}
 }
+
+// A model unloaded for idleness (engine.unload_after) holds the gate until
+// it is back: the next dictation's key-down loads it, a dictation that
+// started before the unload asks for the load when it waits, and the gate
+// opens only once the load has ended.
+func TestUnloadedModelLoadsAtTheNextDictation(t *testing.T) {
+	for _, wake := range []string{"key-down", "waiting"} {
+		t.Run(wake, func(t *testing.T) {
+			l := testLoader(t, "")
+			cfg := config.Defaults()
+			cfg.UnloadAfter = time.Minute
+			l.SetDictation(fixedDictation{cfg})
+			l.unload() // no model loaded: it stops nothing, and holds the gate
+			if n := l.OnLoaded(t.Context(), Loaded{unloaded: true}); n != (News{}) {
+				t.Errorf("the unload's news = %+v, want none: the ready line says it", n)
+			}
+			if !l.Unloaded() || l.Pending() {
+				t.Fatalf("after the unload: unloaded %v, pending %v; want unloaded, nothing pending", l.Unloaded(), l.Pending())
+			}
+			if got := l.ReadyText(); !strings.Contains(got, "unloaded (idle 1m0s)") {
+				t.Errorf("ready line %q does not say the model is unloaded", got)
+			}
+			l.settleGate()
+			if l.gate.pending() == nil {
+				t.Fatal("the gate opened while the model is unloaded: a dictation would fail with no model")
+			}
+			l.Use(false, cfg) // a command or a step that needs no model
+			if !l.Unloaded() {
+				t.Fatal("a step that is not a dictation loaded the model")
+			}
+			if wake == "key-down" {
+				l.Use(true, cfg)
+			} else if !l.ShowWaiting(cfg) {
+				t.Error("a dictation waiting for the unloaded model was not told it waits")
+			}
+			if l.Unloaded() || !l.Pending() {
+				t.Fatalf("after the %s: unloaded %v, pending %v; want a load under way", wake, l.Unloaded(), l.Pending())
+			}
+			if j := <-l.loadReq; j.cfg.UnloadAfter != time.Minute || !j.wake {
+				t.Errorf("load job %+v, want the config in use, loaded for a waiting dictation (no warm-up)", j)
+			}
+		})
+	}
+}
+
+// Turning engine.unload_after off while the model is unloaded loads it
+// again: 0 keeps the model loaded.
+func TestUnloadAfterTurnedOffLoadsTheModel(t *testing.T) {
+	l := testLoader(t, "")
+	cfg := config.Defaults()
+	cfg.UnloadAfter = time.Minute
+	l.SetDictation(fixedDictation{cfg})
+	l.unload()
+	l.ApplyUnload(cfg) // still on: nothing to load
+	if !l.Unloaded() || l.Pending() {
+		t.Fatalf("unload_after still on: unloaded %v, pending %v; want it left unloaded", l.Unloaded(), l.Pending())
+	}
+	cfg.UnloadAfter = 0
+	l.ApplyUnload(cfg)
+	if l.Unloaded() || !l.Pending() {
+		t.Fatalf("unload_after turned off: unloaded %v, pending %v; want a load under way", l.Unloaded(), l.Pending())
+	}
+	if j := <-l.loadReq; j.wake {
+		t.Errorf("load job %+v, want a warm load: no dictation waits", j)
+	}
+}
+
+// fixedDictation is the dictation settings cfg, told of nothing.
+type fixedDictation struct{ cfg config.Config }
+
+func (fixedDictation) ModelChanged()           {}
+func (d fixedDictation) Config() config.Config { return d.cfg }
 
 // "GPU not used" is told only when an NVIDIA or AMD GPU was found, the
 // engine runs on the CPU, and the config did not ask for the CPU.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/whisperkey/whisperkey/internal/backend"
 	"github.com/whisperkey/whisperkey/internal/gpu"
@@ -32,6 +33,13 @@ func ReadyText(l *backend.Loaded, name string) string {
 		dev = "GPU"
 	}
 	return fmt.Sprintf("%s — model %s · %s %s · ready", DecisionText(l.Decision, l.Message), ModelName(name), dev, l.ComputeType())
+}
+
+// UnloadedText is the idle status line while the model is unloaded for
+// idleness (engine.unload_after): dictation still works, loading as it starts.
+func UnloadedText(name string, after time.Duration) string {
+	return fmt.Sprintf("Model %s unloaded (idle %s), its memory given back — it loads again as you start a dictation · ready",
+		ModelName(name), after)
 }
 
 // DecisionText is the engine's sentence, pointing at the Device menu's

@@ -176,3 +176,50 @@ func validateCustom(m Model) error {
 	}
 	return nil
 }
+
+// CannotTranslate says why m has no use for Whisper's translate task, or ""
+// when it translates: English-only models have no task token for it, and
+// large-v3-turbo was fine-tuned without translation data, so it answers in
+// the language spoken.
+func (m Model) CannotTranslate() string {
+	switch {
+	case !m.Multilingual || m.Languages == LangEnglish:
+		return fmt.Sprintf("%s is an English-only model and cannot translate; choose a multilingual model such as base, small or medium", m.Name)
+	case strings.Contains(strings.ToLower(m.Name+" "+m.Repo), "turbo"):
+		return fmt.Sprintf("%s was trained without translation and writes the language spoken; choose small, medium or large-v3 to translate", m.Name)
+	}
+	return ""
+}
+
+// CannotTranslate says why the model a config names (a built-in name or a
+// Hugging Face repo id) cannot translate, or "" when it can or when only
+// the loaded model can tell (a folder).
+func CannotTranslate(name string) string {
+	for _, m := range Registry() {
+		if m.Name == name {
+			return m.CannotTranslate()
+		}
+	}
+	if !validRepoID(name) {
+		return ""
+	}
+	lang := langFromRepo(name)
+	return Model{Name: name, Repo: name, Languages: lang, Multilingual: lang == LangMultilingual}.CannotTranslate()
+}
+
+// CannotTranslateDir is CannotTranslate for a loaded model's folder: a
+// built-in model's download by its name, any other by what its tokenizer
+// says (multilingual) and its folder's name.
+func CannotTranslateDir(dir string, multilingual bool) string {
+	base := filepath.Base(dir)
+	for _, m := range Registry() {
+		if repoKey(m.Repo) == base {
+			return m.CannotTranslate()
+		}
+	}
+	lang := LangMultilingual
+	if !multilingual {
+		lang = LangEnglish
+	}
+	return Model{Name: base, Languages: lang, Multilingual: multilingual}.CannotTranslate()
+}

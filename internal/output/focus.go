@@ -1,14 +1,15 @@
 package output
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/whisperkey/whisperkey/internal/config"
+)
 
 // Window is what can be told of a window: enough to choose settings for it.
-type Window struct {
-	Class    string // X11 WM_CLASS class; Windows: the window class
-	Instance string // X11 WM_CLASS instance; "" on Windows
-	Title    string
-	Exe      string // the executable's file name; "" when unknown
-}
+// It is the config's, which the profiles match, so the focused window goes
+// to them as it is.
+type Window = config.Window
 
 // errNoWindow means the focused window cannot be told on this system.
 var errNoWindow = errors.New("the focused window cannot be identified here")

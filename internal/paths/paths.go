@@ -72,6 +72,11 @@ func StateDir() (string, error) {
 	return statePlace.dir(runtime.GOOS, os.Getenv, userHome())
 }
 
+// TakesDir is where history.keep_audio_days keeps each take's recording,
+// in the state folder stateDir (StateDir): the user's own, apart from the
+// model cache that cleaners may empty.
+func TakesDir(stateDir string) string { return filepath.Join(stateDir, "takes") }
+
 // CacheDir returns the per-user folder for what can be fetched or built
 // again (models, the speech detector, downloads): $WHISPERKEY_CACHE when set,
 // else whisperkey in the OS's cache folder (%LOCALAPPDATA% on Windows,

@@ -59,4 +59,5 @@ var keysymNames = map[uint32]string{
 	0x5c: "backslash", 0x3b: "semicolon", 0x27: "apostrophe", 0x2c: "comma", 0x2e: "period",
 	0x2f:   "slash",
 	0xffe3: "Control_L", 0xffe1: "Shift_L", 0xffe9: "Alt_L", 0xffeb: "Super_L",
+	0xffe4: "Control_R", 0xffea: "Alt_R",
 }

@@ -74,6 +74,10 @@ func LanguageName(code string) string {
 // decode in: the asker's mistake (a server answers 400), not the engine's.
 var ErrUnknownLanguage = errors.New("the model does not know this language")
 
+// ErrNoTranslate means the translate task was asked of an English-only
+// model, which has no token for it.
+var ErrNoTranslate = errors.New("this English-only model cannot translate; use a multilingual model such as base or small")
+
 // LanguageError is ErrUnknownLanguage with what was asked and what the
 // model knows, written as a message that says how to fix the request.
 type LanguageError struct {

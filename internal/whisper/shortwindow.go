@@ -90,7 +90,7 @@ func (t *Transcriber) transcribeShort(ctx context.Context, mel *Mel, contentFram
 	}
 	width := min(NFrames, max(sw.floorFrames, contentFrames+sw.marginFrames))
 	win := wire.Window{ID: t.nextID.Add(1), NMels: t.nMels, Frames: width, Features: mel.WindowN(0, contentFrames, width)}
-	lang, prob, err := t.language(ctx, win, opt.Language, false)
+	lang, prob, err := t.language(ctx, win, opt, contentFrames, false)
 	if err != nil {
 		return false, err
 	}

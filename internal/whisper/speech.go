@@ -37,6 +37,9 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 	if _, err := ResolveLanguage(opt.Language, "", t.tok.Languages()); err != nil {
 		return nil, err
 	}
+	if opt.Task == "translate" && !t.tok.Multilingual() {
+		return nil, ErrNoTranslate
+	}
 	if opt.WordTimestamps {
 		if err := t.wordsUnavailable(); err != nil {
 			return nil, err

@@ -27,6 +27,13 @@ type Engine interface {
 type Options struct {
 	// Language is a code such as "en", or "" / "auto" to detect it.
 	Language string
+	// Languages, when Language is detected, limits it to these codes: the
+	// likeliest of them in the model's one detection pass (langchoice.go).
+	Languages []string
+	// Recent are the languages of the last dictations, newest first: with no
+	// Languages, a short clip is not taken for a language written in a script
+	// none of them uses, unless the model is sure (langchoice.go).
+	Recent []string
 	// Task is "transcribe" or "translate".
 	Task                      string
 	BeamSize                  int
@@ -268,7 +275,7 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 	firstID := t.nextID.Add(1)
 	// The first decoding window too: the worker encodes it once.
 	firstWin := wire.Window{ID: firstID, NMels: t.nMels, Frames: NFrames, Features: mel.Window(0, min(NFrames, contentFrames))}
-	lang, prob, err := t.language(ctx, firstWin, opt.Language, contentFrames >= NFrames)
+	lang, prob, err := t.language(ctx, firstWin, opt, contentFrames, contentFrames >= NFrames)
 	if err != nil {
 		return nil, err
 	}
@@ -493,10 +500,11 @@ func (t *Transcriber) decodeTailWith(ctx context.Context, mel *Mel, full wire.Wi
 }
 
 // language returns the language to decode in: the requested one, "en" for
-// English-only models, or the detected one (from the first window; one
-// detected before on the same whole window is remembered).
-func (t *Transcriber) language(ctx context.Context, win wire.Window, want string, whole bool) (string, float32, error) {
-	code, err := ResolveLanguage(want, "", t.tok.Languages())
+// English-only models, or the detected one (from the first window, of a clip
+// of frames; one detected before on the same whole window is remembered),
+// chosen among opt.Languages or guided by opt.Recent (chooseLanguage).
+func (t *Transcriber) language(ctx context.Context, win wire.Window, opt Options, frames int, whole bool) (string, float32, error) {
+	code, err := ResolveLanguage(opt.Language, "", t.tok.Languages())
 	if err != nil {
 		return "", 0, err
 	}
@@ -506,25 +514,37 @@ func (t *Transcriber) language(ctx context.Context, win wire.Window, want string
 	if code != "" {
 		return code, 1, nil
 	}
+	if len(opt.Languages) == 1 && slices.Contains(t.tok.Languages(), opt.Languages[0]) {
+		return opt.Languages[0], 1, nil // one language: nothing to detect
+	}
 	var done func(memoItem, bool)
+	var probs []wire.LangProb
 	if whole {
 		it, known, d, err := t.memo.begin(ctx, languageKey(win))
 		if err != nil {
 			return "", 0, err
 		}
 		if known {
-			return it.langs[0].Language, it.langs[0].Probability, nil
+			probs = it.langs
+		} else {
+			done, ctx = d, remembered(ctx)
 		}
-		done, ctx = d, remembered(ctx)
 	}
-	probs, err := t.detectLanguage(ctx, win)
-	if done != nil {
-		done(memoItem{langs: probs}, err == nil)
+	if probs == nil {
+		probs, err = t.detectLanguage(ctx, win)
+		if done != nil {
+			done(memoItem{langs: probs}, err == nil)
+		}
+		if err != nil {
+			return "", 0, err
+		}
 	}
-	if err != nil {
-		return "", 0, err
+	best, why := chooseLanguage(probs, opt.Languages, opt.Recent, float64(frames)/100)
+	if why != "" {
+		t.log.Debug("language chosen over the likeliest", "rule", why, "language", best.Language,
+			"probability", best.Probability, "likeliest", probs[0].Language, "likeliest_probability", probs[0].Probability)
 	}
-	return probs[0].Language, probs[0].Probability, nil
+	return best.Language, best.Probability, nil
 }
 
 // detectLanguage asks the engine for the languages of win, likeliest first.

@@ -70,7 +70,9 @@ func (b *board) press(dev string, code uint16, at time.Time) []fired {
 	}
 	var out []fired
 	for _, g := range b.grabs {
-		if g.active || after != g.combo.Mods {
+		// A right-hand modifier alone (rctrl) goes down with no other modifier
+		// held (its left twin may be).
+		if g.active || after&^g.combo.Key.Modifier() != g.combo.Mods {
 			continue
 		}
 		if g.combo.Key != 0 {

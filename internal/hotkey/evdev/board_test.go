@@ -152,6 +152,18 @@ func TestCombinations(t *testing.T) {
 			map[string]string{"rec": "ctrl+shift+space"},
 			[]step{on("kbd", down(kSpace), down(keyLeftCtrl), down(keyLeftShift), up(kSpace))},
 			nil},
+		{"right ctrl alone", map[string]string{"rc": "rctrl"},
+			[]step{on("kbd", down(keyRightCtrl), rep(keyRightCtrl), up(keyRightCtrl))},
+			[]string{"rc↓", "rc↑"}},
+		{"left ctrl is not right ctrl", map[string]string{"rc": "rctrl"},
+			[]step{on("kbd", down(keyLeftCtrl), up(keyLeftCtrl))},
+			nil},
+		{"right ctrl after shift is another shortcut", map[string]string{"rc": "rctrl"},
+			[]step{on("kbd", down(keyLeftShift), down(keyRightCtrl), up(keyRightCtrl))},
+			nil},
+		{"right alt alone", map[string]string{"ra": "ralt"},
+			[]step{on("kbd", down(keyRightAlt), up(keyRightAlt))},
+			[]string{"ra↓", "ra↑"}},
 		{"a lone f9, twice, with autorepeat",
 			map[string]string{"f9": "f9"},
 			[]step{on("kbd", down(kF9), rep(kF9), up(kF9), down(kF9), up(kF9))},
@@ -305,8 +317,8 @@ func TestEveryKeyHasACode(t *testing.T) {
 			if other, dup := seen[c]; dup {
 				t.Errorf("code %d is both %q and %q", c, other, k)
 			}
-			if modOf(c) != 0 {
-				t.Errorf("key %q maps to the modifier code %d", k, c)
+			if modOf(c) != k.Modifier() {
+				t.Errorf("key %q maps to code %d of modifier %v, want %v", k, c, modOf(c), k.Modifier())
 			}
 			seen[c] = k.String()
 		}

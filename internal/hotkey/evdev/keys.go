@@ -58,6 +58,10 @@ var linuxKeys = map[string][]uint16{
 	"printscreen": {99, 210}, "menu": {127, 139},
 	"`": {41}, "-": {12}, "=": {13}, "[": {26}, "]": {27}, `\`: {43}, ";": {39}, "'": {40},
 	",": {51}, ".": {52}, "/": {53},
+	"rctrl": {keyRightCtrl}, "ralt": {keyRightAlt},
+	// BTN_SIDE and BTN_EXTRA: seen only on a device that is also a keyboard,
+	// since only keyboards are opened.
+	"mouse4": {0x113}, "mouse5": {0x114},
 }
 
 // codesOf returns the Linux key codes of k, nil for no key (or a key this

@@ -127,7 +127,8 @@ type heldKey struct {
 
 // chords tracks which keys are down and matches them against the registered
 // combinations. A combination goes down when exactly its modifiers (left or right) are
-// held and its key goes down; a modifier-only one when the last of its modifiers goes
+// held and its key goes down (a right-hand modifier alone, when it goes down with no
+// other modifier held); a modifier-only one when the last of its modifiers goes
 // down while no other key is held, so Ctrl alone never fires ctrl+win. It goes up when
 // any of its keys is released; other keys pressed meanwhile change nothing.
 type chords struct {
@@ -180,6 +181,7 @@ func (c *chords) feed(ev keyEvent) verdict {
 		c.up(ev.vk, ev.at, &v)
 	}
 	c.prune(ev.at, false, &v)
+	c.pass(ev.vk, ev.at, &v)
 	before := c.mods()
 	c.held = append(c.held, heldKey{vk: ev.vk, last: ev.at})
 	after := c.mods()
@@ -188,11 +190,15 @@ func (c *chords) feed(ev keyEvent) verdict {
 		if g.active {
 			continue
 		}
-		if g.vk != 0 {
-			if ev.vk != g.vk || after != g.combo.Mods {
+		if side := modOf(g.vk); g.vk != 0 {
+			// A right-hand modifier alone (rctrl) goes down with no other modifier
+			// held (its left twin may be); like every modifier it reaches the
+			// window, so Right Ctrl+C still copies.
+			if ev.vk != g.vk || after&^side != g.combo.Mods {
 				continue
 			}
-			v.swallow = true
+			v.swallow = side == 0
+			v.mask = v.mask || side&(hotkey.ModWin|hotkey.ModAlt) != 0
 		} else if modOf(ev.vk) == 0 || after != g.combo.Mods || before == after || others {
 			continue
 		}
@@ -204,6 +210,22 @@ func (c *chords) feed(ev keyEvent) verdict {
 	}
 	c.held[len(c.held)-1].swallowed = v.swallow
 	return v
+}
+
+// pass ends the combinations held while vk, a key of none of them, goes down: they
+// were the start of another shortcut (Ctrl+Win+D), and the key goes on to the
+// focused window, as every key the hook does not swallow does. The keys of the
+// registered combinations (the cancel key while recording) are not passes.
+func (c *chords) pass(vk uint32, at time.Time, v *verdict) {
+	if slices.ContainsFunc(c.grabs, func(g *hookGrab) bool { return g.vk == vk || g.combo.Mods&modOf(vk) != 0 }) {
+		return
+	}
+	for _, g := range c.grabs {
+		if g.active {
+			g.active = false
+			v.fired = append(v.fired, fired{g: g, edge: hotkey.Edge{Down: true, At: at, Passed: true}})
+		}
+	}
 }
 
 // resync drops every key the keyboard says is up, as after the session was locked.

@@ -13,6 +13,7 @@ var testVKs = map[string]uint32{
 	"lctrl": vkLControl, "rctrl": vkRControl, "lshift": vkLShift, "rshift": vkRShift,
 	"lalt": vkLMenu, "ralt": vkRMenu, "lwin": vkLWin, "rwin": vkRWin,
 	"space": 0x20, "esc": 0x1b, "c": 'C', "d": 'D', "l": 'L', "f9": 0x78,
+	"x1": 0x05, "x2": 0x06, // the mouse's side buttons, from the mouse hook
 }
 
 // play feeds a sequence to c and describes what the hook would do, event by event.
@@ -58,7 +59,10 @@ func play(t *testing.T, c *chords, seq string) string {
 				t.Errorf("%s: edge at %v, want the event's time %v", tok, f.edge.At, at)
 			}
 			state := "up"
-			if f.edge.Down {
+			switch {
+			case f.edge.Passed:
+				state = "passed"
+			case f.edge.Down:
 				state = "down"
 			}
 			out = append(out, f.g.combo.String()+":"+state)
@@ -108,9 +112,15 @@ func TestChords(t *testing.T) {
 		{name: "ctrl+c then win is not the chord", combos: []string{"ctrl+win"},
 			seq: "+lctrl +c +lwin -lwin -c -lctrl", want: ""},
 		{name: "a key let go does not complete the chord", combos: []string{"ctrl+win"},
-			seq: "+lctrl +lwin +c -lwin -c +lwin -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:up ctrl+win:down mask ctrl+win:up"},
-		{name: "a key pressed while held changes nothing", combos: []string{"ctrl+win"},
-			seq: "+lctrl +lwin +d -d -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:up"},
+			seq: "+lctrl +lwin +c -lwin -c +lwin -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:passed ctrl+win:down mask ctrl+win:up"},
+		{name: "ctrl+win+d: the d goes on and ends the chord", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin +d -d -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:passed"},
+		{name: "ctrl+shift+win+left: the extra modifier ends the chord", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin +lshift -lshift -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:passed"},
+		{name: "after a pass the chord fires again", combos: []string{"ctrl+win"},
+			seq: "+lctrl +lwin +d -d -lwin +lwin -lwin -lctrl", want: "ctrl+win:down mask ctrl+win:passed ctrl+win:down mask ctrl+win:up"},
+		{name: "a key pressed during a chord with a key passes too", combos: []string{"ctrl+shift+space"},
+			seq: "+lctrl +lshift +space +c -c -space -lshift -lctrl", want: "ctrl+shift+space:down swallow ctrl+shift+space:passed swallow"},
 		{name: "an extra modifier is not the chord", combos: []string{"ctrl+win"},
 			seq: "+lctrl +lshift +lwin -lwin -lshift -lctrl", want: ""},
 		{name: "pressing again fires again", combos: []string{"ctrl+win"},
@@ -133,6 +143,24 @@ func TestChords(t *testing.T) {
 		{name: "esc while ctrl+win is held", combos: []string{"ctrl+win", "esc", "ctrl+win+esc"},
 			seq:  "+lctrl +lwin +esc -esc -lwin -lctrl +esc -esc",
 			want: "ctrl+win:down mask ctrl+win+esc:down swallow mask ctrl+win+esc:up swallow ctrl+win:up esc:down swallow esc:up swallow"},
+		{name: "right ctrl alone", combos: []string{"rctrl"},
+			seq: "+rctrl -rctrl", want: "rctrl:down rctrl:up"},
+		{name: "left ctrl is not right ctrl", combos: []string{"rctrl"},
+			seq: "+lctrl -lctrl", want: ""},
+		{name: "right ctrl while left ctrl is held", combos: []string{"rctrl"},
+			seq: "+lctrl +rctrl -rctrl -lctrl", want: "rctrl:down rctrl:up"},
+		{name: "right ctrl with another modifier held first is not the hotkey", combos: []string{"rctrl"},
+			seq: "+lshift +rctrl -rctrl -lshift", want: ""},
+		{name: "right ctrl+c copies: the c goes on and ends it", combos: []string{"rctrl"},
+			seq: "+rctrl +c -c -rctrl", want: "rctrl:down rctrl:passed"},
+		{name: "right alt alone masks the menu bar", combos: []string{"ralt"},
+			seq: "+ralt -ralt +lalt -lalt", want: "ralt:down mask ralt:up"},
+		{name: "a bound side button is swallowed", combos: []string{"mouse4"},
+			seq: "+x1 -x1", want: "mouse4:down swallow mouse4:up swallow"},
+		{name: "an unbound side button goes to the window", combos: []string{"mouse4"},
+			seq: "+x2 -x2", want: ""},
+		{name: "ctrl+side button", combos: []string{"ctrl+mouse5"},
+			seq: "+x2 -x2 +rctrl +x2 -x2 -rctrl", want: "ctrl+mouse5:down swallow ctrl+mouse5:up swallow"},
 		{name: "injected keys are ignored", combos: []string{"ctrl+win", "ctrl+shift+space"},
 			seq: "+lctrl* +lwin* -lwin* -lctrl* +lctrl* +lshift* +space* -space* -lshift* -lctrl*", want: ""},
 		{name: "injected up of a held key", combos: []string{"ctrl+win"},
@@ -145,8 +173,8 @@ func TestChords(t *testing.T) {
 			seq: "+lctrl +lwin ~lctrl ~lwin +c -c", want: "ctrl+win:down mask ctrl+win:up"},
 		{name: "a late repeat is a new press", combos: []string{"ctrl+win"},
 			seq: "+lctrl +lwin ~lwin wait +lwin -lwin", want: "ctrl+win:down mask ctrl+win:up ctrl+win:down mask ctrl+win:up"},
-		{name: "swallowed key survives the keyboard check", combos: []string{"ctrl+shift+space"},
-			seq: "+lctrl +lshift +space +c -c -space", want: "ctrl+shift+space:down swallow ctrl+shift+space:up swallow"},
+		{name: "swallowed key survives the keyboard check", combos: []string{"ctrl+shift+space", "esc"},
+			seq: "+lctrl +lshift +space +esc -esc -space", want: "ctrl+shift+space:down swallow ctrl+shift+space:up swallow"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,7 +3,7 @@
 package grab
 
 /*
-#cgo LDFLAGS: -lX11 -lXi
+#cgo LDFLAGS: -lX11 -lXi -lXtst
 #include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@ package grab
 #include <X11/Xlib.h>
 #include <X11/XKBlib.h>
 #include <X11/extensions/XInput2.h>
+#include <X11/extensions/XTest.h>
 
 // Xlib must be made thread-safe before any other Xlib call in the process, and the
 // output package calls libX11 too (through purego): do it while the program loads.
@@ -64,10 +65,41 @@ static int wk_keys(Display *d, int grab, int keycode, unsigned int *mods, int n)
 	return code;
 }
 
+// wk_buttons is wk_keys for a mouse button: the pointer is grabbed only while
+// the button is held, and the button press goes to no window.
+static int wk_buttons(Display *d, int grab, int button, unsigned int *mods, int n) {
+	pthread_mutex_lock(&wk_err_mu);
+	wk_err_display = d;
+	wk_err_code = 0;
+	wk_err_prev = XSetErrorHandler(wk_err_handler);
+	Window root = DefaultRootWindow(d);
+	for (int i = 0; i < n; i++) {
+		if (grab) {
+			XGrabButton(d, button, mods[i], root, False, ButtonPressMask | ButtonReleaseMask,
+			            GrabModeAsync, GrabModeAsync, None, None);
+		} else {
+			XUngrabButton(d, button, mods[i], root);
+		}
+	}
+	XSync(d, False);
+	if (grab && wk_err_code != 0) {
+		for (int i = 0; i < n; i++) {
+			XUngrabButton(d, button, mods[i], root);
+		}
+		XSync(d, False);
+	}
+	XSetErrorHandler(wk_err_prev);
+	int code = wk_err_code;
+	wk_err_display = NULL;
+	pthread_mutex_unlock(&wk_err_mu);
+	return code;
+}
+
 typedef struct {
 	int type;
 	unsigned int keycode;
 	unsigned int state;
+	unsigned long time; // the server's, in milliseconds
 } wk_event;
 
 // wk_watch_keyboards asks for XInput 2 hierarchy events (a keyboard plugged in,
@@ -125,6 +157,14 @@ static int wk_take(Display *d, int xi, wk_event *out, int *remapped, int *plugge
 			out->type = ev.type;
 			out->keycode = ev.xkey.keycode;
 			out->state = ev.xkey.state;
+			out->time = ev.xkey.time;
+			return 1;
+		case ButtonPress:
+		case ButtonRelease:
+			out->type = ev.type;
+			out->keycode = ev.xbutton.button;
+			out->state = ev.xbutton.state;
+			out->time = ev.xbutton.time;
 			return 1;
 		case MappingNotify:
 			// Keeps XKeysymToKeycode right after a layout change.
@@ -163,6 +203,20 @@ static unsigned int wk_modbit(Display *d, int keycode) {
 static int wk_detectable_repeat(Display *d) {
 	Bool supported = False;
 	return XkbSetDetectableAutoRepeat(d, True, &supported) && supported;
+}
+
+// wk_pass ends the keyboard grab a hotkey's press activated and types keycode
+// again through XTest, so the focused window (or the window manager's shortcut)
+// gets the key the grab took, with the modifiers still held. The server ignores a
+// press of a key its XTest device holds down already (the key came from XTest, as
+// xdotool's do), so the key is let up first. It types the release too: the real
+// one may have come to the grab already, and a press without it would stay down.
+static void wk_pass(Display *d, int keycode) {
+	XUngrabKeyboard(d, CurrentTime);
+	XTestFakeKeyEvent(d, keycode, False, CurrentTime);
+	XTestFakeKeyEvent(d, keycode, True, CurrentTime);
+	XTestFakeKeyEvent(d, keycode, False, CurrentTime);
+	XFlush(d);
 }
 
 // wk_wait sleeps until the X connection or the wake pipe is readable, or ms pass.
@@ -213,10 +267,12 @@ const (
 // pollInterval bounds how long the event loop sleeps without looking at Xlib's queue.
 const pollInterval = 50 * time.Millisecond
 
-// keyMods is one X grab: a keycode with an exact modifier mask (before the lock variants).
+// keyMods is one X grab: a keycode (or a mouse button) with an exact modifier mask
+// (before the lock variants).
 type keyMods struct {
-	code uint8
-	mods uint
+	code   uint8
+	mods   uint
+	button bool // code is a mouse button number
 }
 
 // activeGrab is the passive grab the server last activated: until its key goes up, the
@@ -250,6 +306,10 @@ type osState struct {
 	noRepeatUps bool
 	// xi is XInput 2's opcode, 0 without it: hierarchy events say a keyboard came.
 	xi C.int
+	// clock turns the server's event times into ours.
+	clock serverClock
+	// buttons are the grabbed mouse buttons held now, and whose grab they fired.
+	buttons map[uint8]*xgrab
 
 	stop chan struct{}
 	done chan struct{}
@@ -283,6 +343,7 @@ func newOSState(log *slog.Logger) (*osState, error) {
 		wakeW:   p[1],
 		display: d,
 		owners:  make(map[keyMods]*xgrab),
+		buttons: make(map[uint8]*xgrab),
 		changes: make(chan hotkey.Renewal, 1),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
@@ -330,7 +391,7 @@ func (s *osState) loop() {
 		var ev C.wk_event
 		var remapped, plugged C.int
 		for C.wk_take(s.display, s.xi, &ev, &remapped, &plugged) == 1 {
-			s.dispatch(ev, time.Now())
+			s.dispatch(ev, s.clock.at(uint32(ev.time), time.Now()))
 		}
 		if plugged != 0 {
 			// A keyboard plugged back in may bring its own layout; its mapping
@@ -348,13 +409,27 @@ func (s *osState) loop() {
 // dispatch hands one key event to the grab it belongs to. Called with mu held; the
 // grab's forwarder queues it without waiting.
 func (s *osState) dispatch(ev C.wk_event, at time.Time) {
-	down := ev._type == C.KeyPress
 	code := uint8(ev.keycode)
+	if ev._type == C.ButtonPress || ev._type == C.ButtonRelease {
+		s.button(code, ev._type == C.ButtonPress, uint(ev.state), at)
+		return
+	}
+	down := ev._type == C.KeyPress
 	var to *xgrab
 	// sure: the event alone says the combination went down (it matched the grab
 	// exactly) or is no longer down (one of its keys went up).
 	sure := false
 	switch {
+	case s.active.on && down && s.active.grab != nil && !s.active.grab.keys[code] && !s.ownsKey(code):
+		// Another key while a combination is held, and none of ours (the cancel key
+		// is): the combination was the start of another shortcut (Ctrl+Win+D). The
+		// key goes on to the desktop, and the grab is over.
+		to = s.active.grab
+		C.wk_pass(s.display, C.int(code))
+		s.active = activeGrab{}
+		s.log.Debug("key passed on to the desktop", "hotkey", to.combo.String(), "keycode", code)
+		to.fwd.push(hotkey.Edge{Down: true, At: at, Passed: true})
+		return
 	case s.active.on:
 		// The keyboard is ours while a grab's key is held: the events are that grab's
 		// (the Listener looks for the cancel key among them).
@@ -373,6 +448,37 @@ func (s *osState) dispatch(ev C.wk_event, at time.Time) {
 		return
 	}
 	to.fwd.push(hotkey.Edge{Down: down, At: at, Sure: sure})
+}
+
+// button hands a grabbed mouse button's press or release to its grab. The
+// events say exactly what happened, so the edges are sure. Called with mu held.
+func (s *osState) button(b uint8, down bool, state uint, at time.Time) {
+	var to *xgrab
+	if down {
+		to = s.owners[keyMods{code: b, mods: cleanMods(state), button: true}]
+		if to != nil {
+			s.buttons[b] = to
+		}
+	} else {
+		to = s.buttons[b] // whatever the modifiers do meanwhile
+		delete(s.buttons, b)
+	}
+	if to == nil {
+		s.log.Debug("button event for no grab", "button", b, "down", down)
+		return
+	}
+	to.fwd.push(hotkey.Edge{Down: down, At: at, Sure: true})
+}
+
+// ownsKey reports whether one of our grabs is on keycode, with any modifiers.
+// Called with mu held.
+func (s *osState) ownsKey(code uint8) bool {
+	for r := range s.owners {
+		if r.code == code && !r.button {
+			return true
+		}
+	}
+	return false
 }
 
 // cleanMods is the modifier part of an event state without the lock modifiers.
@@ -506,12 +612,20 @@ func sameRegs(a, b []keyMods) bool {
 // Control held, and Control_L and Control_R with Mod4 held: either press order works.
 // Called with mu held.
 func (s *osState) registrations(c hotkey.Combo) ([]keyMods, error) {
+	if b := c.Key.X11Button(); b != 0 {
+		return []keyMods{{code: b, mods: s.modMask(c.Mods), button: true}}, nil
+	}
 	if c.Key != 0 {
 		code := s.keycode(c.Key.X11Keysym())
 		if code == 0 {
 			return nil, fmt.Errorf("the keyboard layout has no key %s", c.Key)
 		}
-		return []keyMods{{code: code, mods: s.modMask(c.Mods)}}, nil
+		regs := []keyMods{{code: code, mods: s.modMask(c.Mods)}}
+		if m := c.Key.Modifier(); m != 0 {
+			// A right-hand modifier alone also fires while its left twin is held.
+			regs = append(regs, keyMods{code: code, mods: s.modMask(m)})
+		}
+		return regs, nil
 	}
 	var out []keyMods
 	c.Mods.Each(func(m hotkey.Mods) {
@@ -559,6 +673,9 @@ func (s *osState) xkeys(r keyMods, grab bool) C.int {
 	g := C.int(0)
 	if grab {
 		g = 1
+	}
+	if r.button {
+		return C.wk_buttons(s.display, g, C.int(r.code), &mods[0], C.int(len(mods)))
 	}
 	return C.wk_keys(s.display, g, C.int(r.code), &mods[0], C.int(len(mods)))
 }
@@ -633,6 +750,11 @@ func (s *osState) ungrab(gr *xgrab) error {
 		// The server keeps the keyboard until the grab's key goes up; drop those events.
 		s.active.grab = nil
 	}
+	for b, to := range s.buttons {
+		if to == gr {
+			delete(s.buttons, b)
+		}
+	}
 	if s.display == nil {
 		return nil // closing the connection dropped the grabs
 	}
@@ -667,7 +789,12 @@ func (s *osState) comboDown(c hotkey.Combo) (bool, error) {
 			all = false
 		}
 	})
-	if c.Key != 0 && !isDown(c.Key.X11Keysym()) {
+	if b := c.Key.X11Button(); b != 0 {
+		// The keymap has no buttons, and the pointer's state only the first five.
+		if _, held := s.buttons[b]; !held {
+			all = false
+		}
+	} else if c.Key != 0 && !isDown(c.Key.X11Keysym()) {
 		all = false
 	}
 	return all, nil

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -52,6 +53,7 @@ const (
 	wmDestroy           = 0x0002
 	wmClose             = 0x0010
 	wmStop              = 0x8000 + 1 // WM_APP+1: Close ends the window with it
+	wmMouseHook         = 0x8000 + 2 // WM_APP+2: a mouse button was bound; install the mouse hook
 	wmDisplayChange     = 0x007E
 	wmPowerBroadcast    = 0x0218
 	wmInput             = 0x00FF
@@ -70,6 +72,10 @@ const (
 	notifyForThisSess   = 0
 
 	whKeyboardLL   = 13
+	whMouseLL      = 14
+	wmXButtonDown  = 0x020B
+	wmXButtonUp    = 0x020C
+	llmhfInjected  = 0x01
 	hcAction       = 0
 	llkhfExtended  = 0x01
 	llkhfInjected  = 0x10
@@ -90,6 +96,15 @@ type rawInputDevice struct {
 type kbdLLHookStruct struct {
 	vkCode    uint32
 	scanCode  uint32
+	flags     uint32
+	_         uint32 // time
+	extraInfo uintptr
+}
+
+// msLLHookStruct is MSLLHOOKSTRUCT.
+type msLLHookStruct struct {
+	x, y      int32
+	mouseData uint32 // for X buttons, the button (1 or 2) in the high word
 	flags     uint32
 	_         uint32 // time
 	extraInfo uintptr
@@ -119,17 +134,22 @@ type osState struct {
 	log     *slog.Logger
 	keys    *chords
 	hookCB  uintptr
-	changes chan hotkey.Renewal
-	hwnd    uintptr // 0 when the window could not be created
-	thread  uint32  // the loop's thread
-	done    chan struct{}
-	once    sync.Once
+	mouseCB uintptr
+	// wantMouse: a mouse button was bound once, so the mouse hook is kept
+	// installed from then on; without one no mouse event passes through us.
+	wantMouse atomic.Bool
+	changes   chan hotkey.Renewal
+	hwnd      uintptr // 0 when the window could not be created
+	thread    uint32  // the loop's thread
+	done      chan struct{}
+	once      sync.Once
 
 	mu      sync.Mutex
 	hookErr error // why the hook is not installed; nil while it is
 
 	// used on the window thread only
 	hook          uintptr
+	mouseHook     uintptr
 	sessionNotify bool
 	rawInput      bool      // keyboard raw input registered: the health check runs
 	hookSeen      time.Time // the hook's latest event
@@ -145,6 +165,7 @@ func newOSState(log *slog.Logger) (*osState, error) {
 		done:    make(chan struct{}),
 	}
 	s.hookCB = windows.NewCallback(s.hookProc)
+	s.mouseCB = windows.NewCallback(s.mouseProc)
 	ready := make(chan struct{})
 	go s.loop(ready)
 	<-ready // hwnd and thread are set
@@ -258,10 +279,33 @@ func (s *osState) installHook(instance uintptr) error {
 		return s.hookErr
 	}
 	s.hook, s.hookErr = h, nil
+	s.installMouseHook(instance)
 	return nil
 }
 
+// installMouseHook (re)installs the low-level mouse hook once a mouse button is
+// bound (wantMouse). A failure leaves the buttons without effect, and is logged.
+func (s *osState) installMouseHook(instance uintptr) {
+	if !s.wantMouse.Load() {
+		return
+	}
+	if s.mouseHook != 0 {
+		procUnhookWindowsHookEx.Call(s.mouseHook)
+		s.mouseHook = 0
+	}
+	h, _, err := procSetWindowsHookExW.Call(whMouseLL, s.mouseCB, instance, 0)
+	if h == 0 {
+		s.log.Warn("mouse hook not installed; mouse button hotkeys do not work", "err", err)
+		return
+	}
+	s.mouseHook = h
+}
+
 func (s *osState) unhook() {
+	if s.mouseHook != 0 {
+		procUnhookWindowsHookEx.Call(s.mouseHook)
+		s.mouseHook = 0
+	}
 	if s.hook == 0 {
 		return
 	}
@@ -288,6 +332,36 @@ func (s *osState) hookProc(code, wParam, lParam uintptr) uintptr {
 		down:     k.flags&llkhfUp == 0,
 		injected: k.flags&llkhfInjected != 0,
 		extra:    k.extraInfo,
+		at:       time.Now(),
+	})
+	if v.mask {
+		s.pressMask()
+	}
+	deliver(v)
+	if v.swallow {
+		return 1
+	}
+	return callNextHook(code, wParam, lParam)
+}
+
+// mouseProc runs on the window thread for every mouse event once a button is
+// bound. Only the side buttons (XBUTTON1, XBUTTON2) go to the matcher, as the
+// keys VK_XBUTTON1 and VK_XBUTTON2; a button is kept from the window only when a
+// combination matched it.
+func (s *osState) mouseProc(code, wParam, lParam uintptr) uintptr {
+	if int32(code) != hcAction || (wParam != wmXButtonDown && wParam != wmXButtonUp) {
+		return callNextHook(code, wParam, lParam)
+	}
+	m := *(**msLLHookStruct)(unsafe.Pointer(&lParam))
+	vk := uint32(0x05) // VK_XBUTTON1
+	if m.mouseData>>16 == 2 {
+		vk = 0x06 // VK_XBUTTON2
+	}
+	v := s.keys.feed(keyEvent{
+		vk:       vk,
+		down:     wParam == wmXButtonDown,
+		injected: m.flags&llmhfInjected != 0,
+		extra:    m.extraInfo,
 		at:       time.Now(),
 	})
 	if v.mask {
@@ -351,6 +425,11 @@ func (s *osState) wndProc(hwnd, msg, wParam, lParam uintptr) uintptr {
 		// taskkill and installers send WM_CLOSE to every top-level window of
 		// an app to ask it to quit; the tray decides that. Closing here would
 		// leave the app running without its hotkeys.
+		return 0
+	case wmMouseHook:
+		if s.mouseHook == 0 {
+			s.installMouseHook(win32.Instance())
+		}
 		return 0
 	case wmStop:
 		s.stopHealth(hwnd)
@@ -417,6 +496,13 @@ func (s *osState) grab(c hotkey.Combo) (hotkey.Grab, error) {
 	s.mu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("register %s: %w (it is tried again after unlock or resume)", c, err)
+	}
+	if c.Key.X11Button() != 0 && !s.wantMouse.Swap(true) {
+		// Hooks belong to the window thread, which installs it at once.
+		if s.hwnd == 0 {
+			return nil, fmt.Errorf("register %s: the mouse hook needs the session watcher window, which could not be created", c)
+		}
+		win32.PostMessage(s.hwnd, wmMouseHook, 0, 0)
 	}
 	return s.keys.add(c), nil
 }

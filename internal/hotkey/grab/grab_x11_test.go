@@ -411,3 +411,32 @@ func TestKeyboardPluggedUnderX11(t *testing.T) {
 	release(t, "ctrl+shift+F8")
 	expect(t, l, hotkey.Stop, hotkey.Record)
 }
+
+// Right Ctrl alone is the hotkey; Left Ctrl is not, and Right Ctrl+C ends the
+// hold as another shortcut.
+func TestRightCtrlUnderX11(t *testing.T) {
+	l := listen(t, hotkey.Config{Record: "rctrl", Mode: "hold"})
+	tap(t, "Control_L")
+	press(t, "Control_R")
+	expect(t, l, hotkey.Start, hotkey.Record)
+	release(t, "Control_R")
+	expect(t, l, hotkey.Stop, hotkey.Record)
+	press(t, "Control_R")
+	expect(t, l, hotkey.Start, hotkey.Record)
+	xdotool(t, "key", "c")
+	expect(t, l, hotkey.Passed, hotkey.Record)
+	release(t, "Control_R")
+}
+
+// A mouse side button as the hotkey: X11's button 8 held is a hold; button 9,
+// not bound, does nothing.
+func TestSideButtonUnderX11(t *testing.T) {
+	l := listen(t, hotkey.Config{Record: "mouse4", Mode: "hold"})
+	xdotool(t, "click", "9")
+	for range 2 {
+		xdotool(t, "mousedown", "8")
+		expect(t, l, hotkey.Start, hotkey.Record)
+		xdotool(t, "mouseup", "8")
+		expect(t, l, hotkey.Stop, hotkey.Record)
+	}
+}

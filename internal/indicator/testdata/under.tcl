@@ -15,4 +15,5 @@ fileevent stdin readable {
 bind . <ButtonPress-1> { puts "CLICK %X %Y" }
 tkwait visibility .
 focus -force .e
+update ;# sends the focus request before READY, not after xdotool's
 puts "READY [wm frame .]"

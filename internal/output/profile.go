@@ -1,4 +1,4 @@
-package paste
+package output
 
 import (
 	"cmp"
@@ -12,40 +12,39 @@ import (
 	"github.com/whisperkey/whisperkey/internal/choice"
 	"github.com/whisperkey/whisperkey/internal/cleanup"
 	"github.com/whisperkey/whisperkey/internal/config"
-	"github.com/whisperkey/whisperkey/internal/output"
 )
 
-// Options are the output options for a dictation in profile name.
-func Options(cfg config.Config, name string, enter bool) output.Options {
-	o := output.Options{PressEnter: enter}
-	p, ok := cfg.Profiles.Find(name)
-	if name == "" || !ok {
-		return o
-	}
-	if p.Paste != nil {
+// ProfileOptions are the output options for a dictation in profile name; enter
+// asks for Enter after the text (the auto-send hotkey, or a send phrase said
+// at the end). The send mode (config.Config.Send) decides the rest: always
+// presses Enter; never and when_said press it only when enter asks, so they
+// turn the paste mode paste-enter into paste.
+func ProfileOptions(cfg config.Config, name string, enter bool) Options {
+	o := Options{PressEnter: enter}
+	if p, ok := cfg.Profiles.Find(name); name != "" && ok && p.Paste != nil {
 		o.Mode = *p.Paste
 	}
-	if p.AutoSend != nil {
-		switch mode := cmp.Or(o.Mode, cfg.Paste); {
-		case *p.AutoSend:
-			o.PressEnter = true
-		case mode == choice.PasteEnter:
-			o.Mode = choice.Paste // the profile turns the mode's Enter off; the hotkey's stays
+	switch cfg.Send(name) {
+	case choice.SendAlways:
+		o.PressEnter = true
+	default:
+		if cmp.Or(o.Mode, cfg.Paste) == choice.PasteEnter {
+			o.Mode = choice.Paste
 		}
 	}
 	return o
 }
 
-// Paster gives output.Paster the app's Paster signature, with the paste
+// ProfilePaster gives Paster the app's Paster signature, with the paste
 // settings of the dictation's profile in the config the dictations use.
-type Paster struct {
-	P      *output.Paster
+type ProfilePaster struct {
+	P      *Paster
 	Config func() config.Config
 }
 
 // Output is app.Paster's.
-func (p Paster) Output(ctx context.Context, req app.Request, text string, enter bool) (time.Time, error) {
-	res, err := p.P.Output(ctx, text, Options(p.Config(), req.Profile(), enter))
+func (p ProfilePaster) Output(ctx context.Context, req app.Request, text string, enter bool) (time.Time, error) {
+	res, err := p.P.Output(ctx, text, ProfileOptions(p.Config(), req.Profile(), enter))
 	return res.PastedAt, err
 }
 
@@ -57,7 +56,7 @@ var errNoChatServer = fmt.Errorf("rewriting by voice needs a chat server: set %s
 // window, the instruction and the selection sent to the chat server of
 // cleanup.url, and the checked answer pasted over the selection.
 type Rewriter struct {
-	P   *output.Paster
+	P   *Paster
 	Cfg func() config.Config // the settings in use now
 	Log *slog.Logger
 }
@@ -70,9 +69,9 @@ func (r Rewriter) Rewrite(ctx context.Context, req app.Request, instruction stri
 	}
 	sel, err := r.P.Selection(ctx)
 	switch {
-	case errors.Is(err, output.ErrNoSelection) && cfg.Edit.InsertAtCursor:
+	case errors.Is(err, ErrNoSelection) && cfg.Edit.InsertAtCursor:
 		// sel names the window: the answer goes to its cursor.
-	case errors.Is(err, output.ErrNoSelection):
+	case errors.Is(err, ErrNoSelection):
 		return "", fmt.Errorf("%w (or set %s: true to insert the answer at the cursor)", err, config.KeyEditInsertAtCursor)
 	case err != nil:
 		return "", err
@@ -86,7 +85,7 @@ func (r Rewriter) Rewrite(ctx context.Context, req app.Request, instruction stri
 	if res.Err != nil {
 		return "", res.Err
 	}
-	opt := Options(cfg, req.Profile(), false)
+	opt := ProfileOptions(cfg, req.Profile(), false)
 	if cmp.Or(opt.Mode, cfg.Paste) == choice.PasteEnter {
 		opt.Mode = choice.Paste // a rewrite is not a message to send
 	}

@@ -1,4 +1,4 @@
-package desktop
+package feedback
 
 import (
 	"testing"
@@ -7,11 +7,11 @@ import (
 	"github.com/whisperkey/whisperkey/internal/tray"
 )
 
-func TestAppState(t *testing.T) {
+func TestTrayState(t *testing.T) {
 	for s, want := range map[app.State]tray.State{app.Idle: tray.StateIdle, app.Recording: tray.StateRecording,
 		app.Transcribing: tray.StateTranscribing, app.Output: tray.StateTranscribing, app.Error: tray.StateError} {
-		if got := appState(s); got != want {
-			t.Errorf("appState(%v) = %q, want %q", s, got, want)
+		if got := TrayState(s); got != want {
+			t.Errorf("TrayState(%v) = %q, want %q", s, got, want)
 		}
 	}
 }
