@@ -145,8 +145,9 @@ func withoutMarkers(lines []string) []string {
 // wineTarget is target.exe: a window with an edit control that has the
 // keyboard focus and writes its text to a file.
 type wineTarget struct {
-	out   string
-	stdin io.WriteCloser
+	out    string
+	stdin  io.WriteCloser
+	window string // its X window id
 }
 
 func openWineTarget(t *testing.T, w *winePrefix, tools string) *wineTarget {
@@ -201,6 +202,7 @@ func openWineTarget(t *testing.T, w *winePrefix, tools string) *wineTarget {
 		time.Sleep(200 * time.Millisecond)
 	}
 	xdo(t, "windowfocus", "--sync", ids[0])
+	tg.window = ids[0]
 	return tg
 }
 

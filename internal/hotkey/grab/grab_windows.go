@@ -103,7 +103,7 @@ type kbdLLHookStruct struct {
 
 // msLLHookStruct is MSLLHOOKSTRUCT.
 type msLLHookStruct struct {
-	x, y      int32
+	_, _      int32  // pt, the cursor position
 	mouseData uint32 // for X buttons, the button (1 or 2) in the high word
 	flags     uint32
 	_         uint32 // time
