@@ -417,3 +417,8 @@ func BenchmarkReleaseFloor(b *testing.B) {
 			c.Name, float64(content)/100, win.Frames, enc.Milliseconds(), float64(perToken.Microseconds())/1000, len(td.tokens), floor.Milliseconds())
 	}
 }
+
+// generateOnce decodes win at temperature 0 with at most limit new tokens.
+func (t *Transcriber) generateOnce(ctx context.Context, win wire.Window, prompt, suppress []int, opt Options, limit int) (decoded, error) {
+	return t.generateForced(ctx, win, prompt, nil, suppress, opt, limit)
+}

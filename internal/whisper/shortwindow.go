@@ -231,13 +231,9 @@ func (t *Transcriber) decodeShort(ctx context.Context, win wire.Window, previous
 	return t.generateForced(ctx, win, prompt, forced, t.tok.SuppressTokens(), plain, limit)
 }
 
-// generateOnce decodes win at temperature 0 with at most limit new tokens.
-func (t *Transcriber) generateOnce(ctx context.Context, win wire.Window, prompt, suppress []int, opt Options, limit int) (decoded, error) {
-	return t.generateForced(ctx, win, prompt, nil, suppress, opt, limit)
-}
-
-// generateForced is generateOnce with forced after the prompt (counted in
-// limit: the result holds them too).
+// generateForced decodes win at temperature 0 with forced after the prompt
+// and at most limit new tokens (forced counted in limit: the result holds
+// them too).
 func (t *Transcriber) generateForced(ctx context.Context, win wire.Window, prompt, forced, suppress []int, opt Options, limit int) (decoded, error) {
 	// CTranslate2 generates min(max_length/2, max_length - prompt) tokens.
 	maxLen := min(maxLength, max(2*limit, limit+len(prompt)+len(forced)))
