@@ -69,24 +69,31 @@ func commandFields() []field {
 	}
 }
 
-// checkCommands rejects spoken forms that could never match, or that would
-// take too much of what people dictate.
+// checkCommands rejects spoken phrases (the undo command's and the send's)
+// that could never match, or that would take too much of what people dictate.
 func checkCommands(path string, c Config, locs map[string]loc) []error {
-	f, _ := lookupField(KeyUndoPhrases)
+	return append(checkPhrases(path, locs, KeyUndoPhrases, "a spoken command", c.Commands.Undo.Items()),
+		checkPhrases(path, locs, KeySendPhrases, "a send phrase", c.Commands.Send.Items())...)
+}
+
+// checkPhrases is checkCommands for the phrases of key, each called kind
+// in the message.
+func checkPhrases(path string, locs map[string]loc, key, kind string, phrases []string) []error {
+	f, _ := lookupField(key)
 	var errs []error
 	seen := map[string]bool{}
-	for _, p := range c.Commands.Undo.Items() {
-		key := CommandKey(p)
+	for _, p := range phrases {
+		k := CommandKey(p)
 		var why error
-		switch n := len(strings.Fields(key)); {
+		switch n := len(strings.Fields(k)); {
 		case n == 0:
 			why = fmt.Errorf("%q has no words", p)
 		case n > MaxCommandWords:
-			why = fmt.Errorf("%q has %d words; a spoken command has at most %d, so sentences stay text", p, n, MaxCommandWords)
-		case seen[key]:
+			why = fmt.Errorf("%q has %d words; %s has at most %d, so sentences stay text", p, n, kind, MaxCommandWords)
+		case seen[k]:
 			why = fmt.Errorf("%q is listed twice", p)
 		}
-		seen[key] = true
+		seen[k] = true
 		if why != nil {
 			errs = append(errs, valueError(path, f, locs, "[…]", why))
 		}

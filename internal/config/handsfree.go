@@ -126,31 +126,6 @@ func handsfreeFields() []field {
 	}
 }
 
-// checkSendPhrases rejects send phrases that could never match, or that
-// would take too much of what people dictate.
-func checkSendPhrases(path string, c Config, locs map[string]loc) []error {
-	f, _ := lookupField(KeySendPhrases)
-	var errs []error
-	seen := map[string]bool{}
-	for _, p := range c.Commands.Send.Items() {
-		key := CommandKey(p)
-		var why error
-		switch n := len(strings.Fields(key)); {
-		case n == 0:
-			why = fmt.Errorf("%q has no words", p)
-		case n > MaxCommandWords:
-			why = fmt.Errorf("%q has %d words; a send phrase has at most %d, so sentences stay text", p, n, MaxCommandWords)
-		case seen[key]:
-			why = fmt.Errorf("%q is listed twice", p)
-		}
-		seen[key] = true
-		if why != nil {
-			errs = append(errs, valueError(path, f, locs, "[…]", why))
-		}
-	}
-	return errs
-}
-
 // toSendMode reads a profile's send (or its old auto_send: true is always,
 // false never).
 func toSendMode(k string, v any) (choice.SendMode, error) {

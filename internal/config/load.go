@@ -221,7 +221,6 @@ func parse(path string, data []byte, opts Options) (Config, []Warning, error) {
 		errs = append(crossCheck(path, cfg, locs), checkCleanupModes(path, cfg, locs)...)
 		errs = append(errs, checkCommands(path, cfg, locs)...)
 		errs = append(errs, checkTranslate(path, cfg, locs, opts)...)
-		errs = append(errs, checkSendPhrases(path, cfg, locs)...)
 		cfg.Cleanup.Mode = strings.ToLower(cfg.Cleanup.Mode)
 	}
 	if len(errs) > 0 {
