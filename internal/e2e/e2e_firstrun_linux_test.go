@@ -121,7 +121,6 @@ func TestPressDuringModelLoad(t *testing.T) {
 	release := make(chan struct{})
 	var once sync.Once
 	open := func() { once.Do(func() { close(release) }) }
-	defer open()
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/model.bin") {
 			<-release // the model's weights arrive once the test says so
@@ -129,6 +128,7 @@ func TestPressDuringModelLoad(t *testing.T) {
 		proxy.ServeHTTP(w, r)
 	}))
 	defer slow.Close()
+	defer open() // before Close, which waits for the requests held here
 	wav := micWAV(t, dictated)
 
 	a, _ := launchApp(t, "model: base\nlanguage: en\nhotkeys:\n  record: ctrl+shift+f9\n", "HF_ENDPOINT="+slow.URL)

@@ -595,9 +595,13 @@ func (e *gatedEngine) Transcribe(ctx context.Context, samples []float32, o whisp
 	if !errors.Is(err, backend.ErrNoModel) {
 		return res, err
 	}
-	if !whisper.IsYielding(ctx) { // a hold's early transcription waits unseen: the user still speaks
-		e.waiting()
+	if whisper.IsYielding(ctx) {
+		// A hold's early transcription does not wait for the model: the
+		// release would wait on it unseen. The release's own transcription
+		// waits here instead, and tells the user.
+		return nil, err
 	}
+	e.waiting()
 	select {
 	case <-ch:
 	case <-ctx.Done():

@@ -66,7 +66,7 @@ func TestGatedEngineWaitsForTheLoad(t *testing.T) {
 		loading  bool
 		serving  bool // a model serves during the load
 		cancel   bool
-		yielding bool // a hold's early transcription: it waits, but the user still speaks and is told nothing
+		yielding bool // a hold's early transcription: it does not wait, and the user is told nothing
 		wantWait bool
 		wantErr  error
 	}{
@@ -74,7 +74,9 @@ func TestGatedEngineWaitsForTheLoad(t *testing.T) {
 		{name: "load pending, none serving", loading: true, wantWait: true},
 		{name: "load pending, the old model serving", loading: true, serving: true},
 		{name: "given up while waiting", loading: true, cancel: true, wantWait: true, wantErr: context.Canceled},
-		{name: "early transcription during the load", loading: true, yielding: true, wantWait: true},
+		// The release's own transcription waits instead, and says so; one
+		// waiting on the hold's would keep the user from being told.
+		{name: "early transcription during the load", loading: true, yielding: true, wantErr: backend.ErrNoModel},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
