@@ -681,7 +681,7 @@ func (l *Listener) edge(s slot, e Edge, ok bool) {
 			}
 			return
 		}
-	} else if l.comboDown(combo) == no {
+	} else if !e.Sure && l.comboDown(combo) == no {
 		l.log.Debug("ignored key press that is not the hotkey", "hotkey", combo.String())
 		return
 	}

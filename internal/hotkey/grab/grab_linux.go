@@ -430,6 +430,12 @@ func (s *osState) dispatch(ev C.wk_event, at time.Time) {
 		s.log.Debug("key passed on to the desktop", "hotkey", to.combo.String(), "keycode", code)
 		to.fwd.push(hotkey.Edge{Down: true, At: at, Passed: true})
 		return
+	case s.active.on && down && s.owners[keyMods{code: code, mods: cleanMods(uint(ev.state))}] != nil &&
+		s.owners[keyMods{code: code, mods: cleanMods(uint(ev.state))}] != s.active.grab:
+		// Another of our grabs' keys while a combination is held (the cancel
+		// key during a recording): its own grab hears it, sure, so a quick tap
+		// counts even when it is up again before the Listener looks.
+		to, sure = s.owners[keyMods{code: code, mods: cleanMods(uint(ev.state))}], true
 	case s.active.on:
 		// The keyboard is ours while a grab's key is held: the events are that grab's
 		// (the Listener looks for the cancel key among them).
