@@ -419,6 +419,8 @@ func (s *osState) dispatch(ev C.wk_event, at time.Time) {
 	// sure: the event alone says the combination went down (it matched the grab
 	// exactly) or is no longer down (one of its keys went up).
 	sure := false
+	// owner is the grab of exactly this key and these modifiers, if any.
+	owner := s.owners[keyMods{code: code, mods: cleanMods(uint(ev.state))}]
 	switch {
 	case s.active.on && down && s.active.grab != nil && !s.active.grab.keys[code] && !s.ownsKey(code):
 		// Another key while a combination is held, and none of ours (the cancel key
@@ -430,12 +432,11 @@ func (s *osState) dispatch(ev C.wk_event, at time.Time) {
 		s.log.Debug("key passed on to the desktop", "hotkey", to.combo.String(), "keycode", code)
 		to.fwd.push(hotkey.Edge{Down: true, At: at, Passed: true})
 		return
-	case s.active.on && down && s.owners[keyMods{code: code, mods: cleanMods(uint(ev.state))}] != nil &&
-		s.owners[keyMods{code: code, mods: cleanMods(uint(ev.state))}] != s.active.grab:
+	case s.active.on && down && owner != nil && owner != s.active.grab:
 		// Another of our grabs' keys while a combination is held (the cancel
 		// key during a recording): its own grab hears it, sure, so a quick tap
 		// counts even when it is up again before the Listener looks.
-		to, sure = s.owners[keyMods{code: code, mods: cleanMods(uint(ev.state))}], true
+		to, sure = owner, true
 	case s.active.on:
 		// The keyboard is ours while a grab's key is held: the events are that grab's
 		// (the Listener looks for the cancel key among them).
@@ -445,7 +446,7 @@ func (s *osState) dispatch(ev C.wk_event, at time.Time) {
 		}
 		sure = !down && to != nil && s.noRepeatUps && to.keys[code]
 	case down:
-		to = s.owners[keyMods{code: code, mods: cleanMods(uint(ev.state))}]
+		to = owner
 		s.active = activeGrab{on: true, code: code, grab: to}
 		sure = true
 	}
