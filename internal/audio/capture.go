@@ -293,6 +293,13 @@ func New(cfg Config, log *slog.Logger) (*Recorder, error) {
 			r.emit(Event{Kind: EventDeviceLost, Device: cfg.Device, Err: err})
 		}
 		r.devMu.Unlock()
+	} else {
+		// The first look now, not at the first tick: a microphone changed
+		// before that tick (a dictation can fill it) would be taken as the
+		// first one seen, and nobody told.
+		r.devMu.Lock()
+		r.watchLocked()
+		r.devMu.Unlock()
 	}
 	go r.monitor(cfg.RetryInterval)
 	return r, nil

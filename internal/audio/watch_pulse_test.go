@@ -53,12 +53,16 @@ func TestIdleMicrophoneWatchedWithoutAStream(t *testing.T) {
 	}
 
 	setDefaultSource(t, sinkA+".monitor")
-	def := newRecorder(t, Config{RetryInterval: 200 * time.Millisecond})
-	for looked := false; !looked; time.Sleep(50 * time.Millisecond) { // its first look sees A
-		def.devMu.Lock()
-		looked = def.watching
-		def.devMu.Unlock()
+	// New looks at once, not at the first tick, so a default changed before
+	// that tick is told too: a recorder whose tick never comes has seen A.
+	slow := newRecorder(t, Config{RetryInterval: time.Hour})
+	slow.devMu.Lock()
+	seen := slow.watched
+	slow.devMu.Unlock()
+	if !strings.Contains(seen, descA) {
+		t.Fatalf("New's first look saw %q, want %s", seen, descA)
 	}
+	def := newRecorder(t, Config{RetryInterval: 200 * time.Millisecond})
 	moduleB := loadMic(t, sinkB, descB)
 	defer unloadMic(t, moduleB)
 	silence(t, sinkB)
