@@ -29,7 +29,8 @@ const (
 var DefaultSendPhrases = []string{"send it", "press enter"}
 
 // HandsFree is how much silence after speech ends a recording that no key
-// holds (hotkeys.stop_after_silence in toggle mode); 0: none ends so.
+// holds (hotkeys.stop_after_silence in toggle mode, and in auto mode after a
+// tap); 0: none ends so.
 func (h Hotkeys) HandsFree() time.Duration {
 	if h.Mode == choice.Hold {
 		return 0 // the key's release ends it
@@ -111,7 +112,7 @@ func wordSpans(text string) [][2]int {
 func handsfreeFields() []field {
 	return []field{
 		{key: KeyStopAfterSilence, ptr: func(c *Config) any { return &c.Hotkeys.StopAfterSilence },
-			allowed: fmt.Sprintf("0 to turn it off, or a duration from %s to %s, such as 2s (toggle mode only; see %s)",
+			allowed: fmt.Sprintf("0 to turn it off, or a duration from %s to %s, such as 2s (toggle mode, and auto mode after a tap; see %s)",
 				formatDuration(MinStopAfterSilence), formatDuration(MaxStopAfterSilence), handsfreeDocAnchor),
 			hint: "0 or such a duration",
 			check: func(v any, _ Options) error {

@@ -209,7 +209,18 @@ func TestCommandItems(t *testing.T) {
 			"Rewrite the selection: off (hotkeys.edit)",
 			"Dictate: press ctrl+win to start, again to stop",
 			"Press Enter after the text: end with “send it” or “press enter”, or dictate with ctrl+alt+s",
-			"Stop by silence: after 1.5s of silence (toggle mode)",
+			"Stop by silence: after 1.5s of silence",
+			"Switch the language: off (hotkeys.language)",
+			"Dictate in English from any language: off (hotkeys.translate)"}},
+		{"hands-free after a tap", func(c *config.Config) {
+			c.Hotkeys.Mode, c.Hotkeys.StopAfterSilence = choice.Auto, 2*time.Second
+		}, []string{
+			"Undo the last dictation: say “scratch that” or “undo that”",
+			"Paste it again: the menu item",
+			"Rewrite the selection: off (hotkeys.edit)",
+			"Dictate: hold ctrl+win, or tap it to start and again to stop (a double tap locks it on)",
+			"Press Enter after the text: end with “send it” or “press enter”",
+			"Stop by silence: after 2s of silence, once a tap started it",
 			"Switch the language: off (hotkeys.language)",
 			"Dictate in English from any language: off (hotkeys.translate)"}},
 		{"no chat server, no phrases", func(c *config.Config) {
@@ -221,7 +232,7 @@ func TestCommandItems(t *testing.T) {
 			"Rewrite the selection: hold ctrl+alt+e (needs cleanup.url)",
 			"Dictate: hold ctrl+win while you speak",
 			"Press Enter after the text: off (commands.send, hotkeys.auto_send)",
-			"Stop by silence: toggle mode only (hotkeys.mode)",
+			"Stop by silence: toggle or auto mode only (hotkeys.mode)",
 			"Switch the language: off (hotkeys.language)",
 			"Dictate in English from any language: off (hotkeys.translate)"}},
 	}

@@ -20,8 +20,9 @@ const NoSpeechLimit = 5 * time.Second
 // is known to the window however late the capture is read.
 const hushPiece = 256
 
-// Hush is the Flow as the app's Silence: each recording that no key holds
-// (hotkeys.stop_after_silence in toggle mode, read at key-down) is followed
+// Hush is the Flow as the app's Silence: each recording that may run with no
+// key holding it (hotkeys.stop_after_silence in toggle and auto mode, read at
+// key-down) is followed
 // with the speech detector, each new piece of the capture scored once, and
 // stop is called when that much silence has followed the speech, or when
 // nothing was said for NoSpeechLimit. stop (hotkey.Listener.StopHandsFree)

@@ -10,41 +10,47 @@ import (
 	"github.com/whisperkey/whisperkey/internal/whisper"
 )
 
-// A toggle ended by silence, on the real app: one press, the sentence into
-// the virtual microphone, then the room's silence; the text is pasted with
-// no second press. A press with nothing said after it ends as Nothing heard.
+// A recording no key holds ended by silence, on the real app: one tap (in
+// toggle mode, and in auto mode, where a tap latches the recording on), the
+// sentence into the virtual microphone, then the room's silence; the text is
+// pasted with no second press. A tap with nothing said after it ends as
+// Nothing heard.
 func TestToggleEndedBySilence(t *testing.T) {
 	desktopSession(t)
 	wav := micWAV(t, dictated)
-	a := startApp(t, "  mode: toggle\n  stop_after_silence: 1.5s\n")
-	tap := func() {
-		xdo(t, "keydown", "ctrl+shift+F9")
-		time.Sleep(150 * time.Millisecond)
-		xdo(t, "keyup", "ctrl+shift+F9")
-	}
+	for _, mode := range []string{"toggle", "auto"} {
+		t.Run(mode, func(t *testing.T) {
+			a := startApp(t, "  mode: "+mode+"\n  stop_after_silence: 1.5s\n")
+			tap := func() {
+				xdo(t, "keydown", "ctrl+shift+F9")
+				time.Sleep(150 * time.Millisecond) // under auto mode's 300-ms tap
+				xdo(t, "keyup", "ctrl+shift+F9")
+			}
 
-	tg := openTarget(t)
-	tap()
-	time.Sleep(50 * time.Millisecond)
-	say(t, wav) // and nothing more: no key until the paste
-	got := tg.waitText(t, 60*time.Second)
-	if wer := whisper.WordErrorRate(dictated, got); got == "" || wer > 0.15 {
-		t.Fatalf("target got %q (WER %.2f), want %q without a second press", got, wer, dictated)
-	}
-	if n := a.logCount(t, "recording ended by silence"); n != 1 {
-		t.Fatalf("the log says %d times that silence ended a recording, want 1", n)
-	}
-	t.Logf("pasted %q after the silence", got)
+			tg := openTarget(t)
+			tap()
+			time.Sleep(50 * time.Millisecond)
+			say(t, wav) // and nothing more: no key until the paste
+			got := tg.waitText(t, 60*time.Second)
+			if wer := whisper.WordErrorRate(dictated, got); got == "" || wer > 0.15 {
+				t.Fatalf("target got %q (WER %.2f), want %q without a second press", got, wer, dictated)
+			}
+			if n := a.logCount(t, "recording ended by silence"); n != 1 {
+				t.Fatalf("the log says %d times that silence ended a recording, want 1", n)
+			}
+			t.Logf("pasted %q after the silence", got)
 
-	// The hotkeys know the recording ended: the next press starts one.
-	tg.clear(t)
-	tap()
-	a.waitStatus(t, "Nothing heard", 60*time.Second)
-	if n := a.logCount(t, "recording ended by silence"); n != 2 {
-		t.Fatalf("the log says %d times that silence ended a recording, want 2", n)
-	}
-	if got := tg.text(t); got != "" {
-		t.Fatalf("a press with nothing said put %q in the window", got)
+			// The hotkeys know the recording ended: the next press starts one.
+			tg.clear(t)
+			tap()
+			a.waitStatus(t, "Nothing heard", 60*time.Second)
+			if n := a.logCount(t, "recording ended by silence"); n != 2 {
+				t.Fatalf("the log says %d times that silence ended a recording, want 2", n)
+			}
+			if got := tg.text(t); got != "" {
+				t.Fatalf("a press with nothing said put %q in the window", got)
+			}
+		})
 	}
 }
 

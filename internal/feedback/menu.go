@@ -74,10 +74,12 @@ func handsFreeItems(cfg config.Config, autoSend string) []tray.Item {
 	}
 	stop := "Stop by silence: "
 	switch d := cfg.Hotkeys.StopAfterSilence; {
+	case cfg.Hotkeys.HandsFree() > 0 && cfg.Hotkeys.Mode == choice.Auto:
+		stop += "after " + d.String() + " of silence, once a tap started it"
 	case cfg.Hotkeys.HandsFree() > 0:
-		stop += "after " + d.String() + " of silence (toggle mode)"
+		stop += "after " + d.String() + " of silence"
 	case d > 0:
-		stop += "toggle mode only (" + config.KeyMode + ")"
+		stop += "toggle or auto mode only (" + config.KeyMode + ")"
 	default:
 		stop += "off (" + config.KeyStopAfterSilence + ")"
 	}

@@ -11,9 +11,9 @@ import (
 const commandQuiet Command = -1
 
 // StopHandsFree ends the recording that runs when no key holds it (toggle
-// mode), as its second press would: the stop after silence
-// (hotkeys.stop_after_silence). In hold mode, or with no recording, it does
-// nothing. It returns once the listener has the request, or when ctx ends
+// mode, or auto mode after a tap), as its next press would: the stop after
+// silence (hotkeys.stop_after_silence). In hold mode, while the key holds
+// the recording, or with no recording, it does nothing. It returns once the listener has the request, or when ctx ends
 // (the recording was stopped meanwhile), never waiting on what reads the
 // events.
 func (l *Listener) StopHandsFree(ctx context.Context) {
@@ -25,11 +25,13 @@ func (l *Listener) StopHandsFree(ctx context.Context) {
 	}
 }
 
-// quiet stops a toggled recording: its speech is over.
+// quiet stops a recording that no key holds, toggle mode's or auto mode's
+// after a tap (latched, or locked by a double tap): its speech is over. A
+// recording the key still holds goes on until the release.
 func (m *machine) quiet() (Event, bool) {
-	if !m.recording || m.mode != choice.Toggle {
+	if !m.recording || (m.mode != choice.Toggle && !(m.mode == choice.Auto && m.latched)) {
 		return Event{}, false
 	}
-	m.recording = false
+	m.recording, m.latched, m.locked = false, false, false
 	return Event{Kind: Stop, Hotkey: m.by}, true
 }

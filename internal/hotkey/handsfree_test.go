@@ -9,8 +9,9 @@ import (
 	"github.com/whisperkey/whisperkey/internal/choice"
 )
 
-// The stop after silence ends a toggled recording as its second press
-// would, and the next press starts a new one; it never ends a held one.
+// The stop after silence ends a recording no key holds (toggle mode's, auto
+// mode's after a tap or a double tap) as its next press would, and the next
+// press starts a new one; it never ends a held one.
 func TestQuietStopsOnlyToggledRecordings(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -26,6 +27,12 @@ func TestQuietStopsOnlyToggledRecordings(t *testing.T) {
 		{"toggle: stopped by the key already", choice.Toggle, []step{{0, "d rec"}, {100, "u rec"}, {2000, "d rec"}, {2100, "u rec"}}, nil,
 			[]string{"start/record", "stop/record"}},
 		{"hold: the key holds it", choice.Hold, []step{{0, "d rec"}}, []step{{3000, "u rec"}, {3200, "t"}},
+			[]string{"start/record", "stop/record"}},
+		{"auto: a tap latched it", choice.Auto, []step{{0, "d rec"}, {100, "u rec"}, {200, "t"}}, []step{{3000, "d rec"}, {3400, "u rec"}, {3500, "t"}},
+			[]string{"start/record", "quiet: stop/record", "start/record", "stop/record"}},
+		{"auto: a double tap locked it", choice.Auto, []step{{0, "d rec"}, {100, "u rec"}, {200, "t"}, {300, "d rec"}, {400, "u rec"}, {500, "t"}}, nil,
+			[]string{"start/record", "quiet: stop/record"}},
+		{"auto: the key holds it", choice.Auto, []step{{0, "d rec"}, {2000, "t"}}, []step{{3000, "u rec"}, {3200, "t"}},
 			[]string{"start/record", "stop/record"}},
 		{"no recording", choice.Toggle, nil, nil, nil},
 	}
