@@ -45,15 +45,16 @@ func asciiWords(s string) bool {
 	return len(strings.Fields(s)) >= 2
 }
 
-// Issue #53 item 5 on the real app: with languages: [en, sv], real Swedish
-// and English speech each come out in its own language; the translate key
-// turns real Swedish speech into English; the language key steps through
-// auto, en and sv, and the tray shows the code.
+// Issue #53 item 5 on the real app: with languages: [en, de, sv], real
+// German, Swedish and English speech each come out in its own language; the
+// translate key turns real Swedish speech into English; the language key
+// steps through en, de, sv and auto, and the tray shows the code.
 func TestYourLanguages(t *testing.T) {
 	desktopSession(t)
 	swedish, swedishRef := speechFile(t, "speech-langs", "sv_nst_3")
+	german, germanRef := speechFile(t, "speech-langs", "de_kt_words")
 	english, englishRef := speechFile(t, "speech", "arctic_a0009")
-	a := startApp(t, "  translate: ctrl+shift+f7\n  language: ctrl+shift+f6\nlanguages: [en, sv]\n")
+	a := startApp(t, "  translate: ctrl+shift+f7\n  language: ctrl+shift+f6\nlanguages: [en, de, sv]\n")
 	setClipboard(t, clipFirst)
 
 	dictate := func(t *testing.T, chord, wav string) string {
@@ -70,6 +71,14 @@ func TestYourLanguages(t *testing.T) {
 			t.Fatalf("pasted %q (WER %.2f against %q), want the Swedish sentence", got, wer, swedishRef)
 		}
 	})
+	t.Run("German speech in German", func(t *testing.T) {
+		// A list of ten words (scripts/speech-langs.sh): in English they
+		// would come out as other words, or as none.
+		got := dictate(t, "ctrl+shift+F9", german)
+		if wer := whisper.WordErrorRate(germanRef, got); wer > 0.4 || !strings.Contains(got, "Nase") {
+			t.Fatalf("pasted %q (WER %.2f against %q), want the German words", got, wer, germanRef)
+		}
+	})
 	t.Run("English speech in English", func(t *testing.T) {
 		got := dictate(t, "ctrl+shift+F9", english)
 		if wer := whisper.WordErrorRate(englishRef, got); wer > 0.3 {
@@ -83,7 +92,7 @@ func TestYourLanguages(t *testing.T) {
 		}
 	})
 	t.Run("language key steps through auto and the list", func(t *testing.T) {
-		for _, want := range []string{"en", "sv", "auto"} {
+		for _, want := range []string{"en", "de", "sv", "auto"} {
 			xdo(t, "key", "ctrl+shift+F6")
 			waitFile(t, a.config, "language: "+want)
 			// The tray follows the file: its ready line names the code, and

@@ -48,8 +48,8 @@ func TestChooseLanguage(t *testing.T) {
 	}
 }
 
-// With languages: [en, sv], real Swedish and English speech each come out
-// in its own language, and Japanese, outside the list, as one of the two;
+// With languages: [en, sv] or [en, de], real Swedish, German and English
+// speech each come out in its own language, and Japanese, outside the list, as one of the two;
 // with the prior of English dictations, a short English clip the model
 // alone takes for Thai is English.
 func TestLanguagesOnRealSpeech(t *testing.T) {
@@ -70,6 +70,8 @@ func TestLanguagesOnRealSpeech(t *testing.T) {
 		{"sv_nst_3", "sv", []string{"en", "sv"}, nil},
 		{"arctic_a0009", "en", []string{"en", "sv"}, nil},
 		{"callhome_07", "en", []string{"en", "sv"}, nil},
+		{"de_kt_words", "de", []string{"en", "de"}, nil},
+		{"arctic_a0009", "en", []string{"en", "de"}, nil},
 		{"ja_cv_1", "en", []string{"en", "sv"}, nil}, // outside the list
 		{"ja_cv_1", "ja", nil, []string{"en"}},       // sure: taken in its own script
 		{"callhome_02", "en", nil, []string{"en"}},
