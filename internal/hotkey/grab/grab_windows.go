@@ -289,10 +289,7 @@ func (s *osState) installMouseHook(instance uintptr) {
 	if !s.wantMouse.Load() {
 		return
 	}
-	if s.mouseHook != 0 {
-		procUnhookWindowsHookEx.Call(s.mouseHook)
-		s.mouseHook = 0
-	}
+	s.unhookMouse()
 	h, _, err := procSetWindowsHookExW.Call(whMouseLL, s.mouseCB, instance, 0)
 	if h == 0 {
 		s.log.Warn("mouse hook not installed; mouse button hotkeys do not work", "err", err)
@@ -301,11 +298,15 @@ func (s *osState) installMouseHook(instance uintptr) {
 	s.mouseHook = h
 }
 
-func (s *osState) unhook() {
+func (s *osState) unhookMouse() {
 	if s.mouseHook != 0 {
 		procUnhookWindowsHookEx.Call(s.mouseHook)
 		s.mouseHook = 0
 	}
+}
+
+func (s *osState) unhook() {
+	s.unhookMouse()
 	if s.hook == 0 {
 		return
 	}
@@ -327,21 +328,13 @@ func (s *osState) hookProc(code, wParam, lParam uintptr) uintptr {
 	}
 	k := *(**kbdLLHookStruct)(unsafe.Pointer(&lParam))
 	s.hookSeen = time.Now()
-	v := s.keys.feed(keyEvent{
+	return s.feed(keyEvent{
 		vk:       sidedVK(k.vkCode, k.scanCode, k.flags&llkhfExtended != 0),
 		down:     k.flags&llkhfUp == 0,
 		injected: k.flags&llkhfInjected != 0,
 		extra:    k.extraInfo,
 		at:       time.Now(),
-	})
-	if v.mask {
-		s.pressMask()
-	}
-	deliver(v)
-	if v.swallow {
-		return 1
-	}
-	return callNextHook(code, wParam, lParam)
+	}, code, wParam, lParam)
 }
 
 // mouseProc runs on the window thread for every mouse event once a button is
@@ -357,13 +350,20 @@ func (s *osState) mouseProc(code, wParam, lParam uintptr) uintptr {
 	if m.mouseData>>16 == 2 {
 		vk = 0x06 // VK_XBUTTON2
 	}
-	v := s.keys.feed(keyEvent{
+	return s.feed(keyEvent{
 		vk:       vk,
 		down:     wParam == wmXButtonDown,
 		injected: m.flags&llmhfInjected != 0,
 		extra:    m.extraInfo,
 		at:       time.Now(),
-	})
+	}, code, wParam, lParam)
+}
+
+// feed is where both hooks' events meet: it matches e, masks and delivers what
+// it fired, and keeps e from the focused window only when a combination
+// swallowed it; the rest goes on to the next hook.
+func (s *osState) feed(e keyEvent, code, wParam, lParam uintptr) uintptr {
+	v := s.keys.feed(e)
 	if v.mask {
 		s.pressMask()
 	}
