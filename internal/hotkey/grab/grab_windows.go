@@ -40,8 +40,6 @@ var (
 	procSetWindowsHookExW        = user32.NewProc("SetWindowsHookExW")
 	procUnhookWindowsHookEx      = user32.NewProc("UnhookWindowsHookEx")
 	procCallNextHookEx           = user32.NewProc("CallNextHookEx")
-	procSendInput                = user32.NewProc("SendInput")
-	procGetAsyncKeyState         = user32.NewProc("GetAsyncKeyState")
 	procRegisterRawInputDevices  = user32.NewProc("RegisterRawInputDevices")
 	procSetTimer                 = user32.NewProc("SetTimer")
 	procKillTimer                = user32.NewProc("KillTimer")
@@ -80,7 +78,6 @@ const (
 	llkhfExtended  = 0x01
 	llkhfInjected  = 0x10
 	llkhfUp        = 0x80
-	inputKeyboard  = 1
 	keyeventfKeyUp = 0x0002
 )
 
@@ -108,20 +105,6 @@ type msLLHookStruct struct {
 	flags     uint32
 	_         uint32 // time
 	extraInfo uintptr
-}
-
-// keybdInput is INPUT holding a KEYBDINPUT; the tail pads the union to the size of its
-// largest member, MOUSEINPUT, since SendInput checks cbSize (40 bytes on 64-bit).
-type keybdInput struct {
-	typ uint32
-	ki  struct {
-		vk    uint16
-		scan  uint16
-		flags uint32
-		time  uint32
-		extra uintptr
-	}
-	_ [8]byte
 }
 
 // osState runs one thread that owns a low-level keyboard hook (WH_KEYBOARD_LL) and a
@@ -382,23 +365,15 @@ func callNextHook(code, wParam, lParam uintptr) uintptr {
 // pressMask taps vkMask while the chord's Win or Alt is still down. Windows queues it
 // after the current event, before the user can let go.
 func (s *osState) pressMask() {
-	var in [2]keybdInput
-	for i := range in {
-		in[i].typ = inputKeyboard
-		in[i].ki.vk, in[i].ki.extra = vkMask, maskTag
-	}
-	in[1].ki.flags = keyeventfKeyUp
-	if n, _, err := procSendInput.Call(uintptr(len(in)), uintptr(unsafe.Pointer(&in[0])), unsafe.Sizeof(in[0])); n != uintptr(len(in)) {
+	tap := []win32.Key{{VK: vkMask, Extra: maskTag}, {VK: vkMask, Flags: keyeventfKeyUp, Extra: maskTag}}
+	if err := win32.SendKeys(tap); err != nil {
 		s.log.Debug("mask key not sent; releasing Win may open the Start menu", "err", err)
 	}
 }
 
 // asyncKeyDown reads the keyboard state Windows keeps, which it updates after the hooks
 // have seen an event.
-func asyncKeyDown(vk uint32) bool {
-	r, _, _ := procGetAsyncKeyState.Call(uintptr(vk))
-	return r&0x8000 != 0
-}
+func asyncKeyDown(vk uint32) bool { return win32.KeyDown(vk) }
 
 func (s *osState) wndProc(hwnd, msg, wParam, lParam uintptr) uintptr {
 	switch msg {
