@@ -10,10 +10,11 @@ and a transcription at the release both hear, so the text is the same
 either way (TestTextReadyAtRelease) -- and (c) faster-whisper 1.2.1 (no VAD)
 on the same model, in the same run. Prints Markdown.
 """
-import json, os, subprocess, sys, tempfile
+import os, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 from bench_short import faster_whisper, norm, speech_args  # noqa: E402
+from bench_joined import groups, ours, recordings  # noqa: E402
 
 # One speaker's consecutive clips, joined into 20-60 s recordings.
 LONG = {
@@ -23,56 +24,13 @@ LONG = {
 }
 
 
-def sox(*args):
-    subprocess.run(["sox", *args], check=True, capture_output=True)
-
-
-def noise(path, seconds):
-    # Room noise: pink noise about 50 dB below full scale; -R: the same every run.
-    sox("-R", "-n", "-r", "16000", "-c", "1", "-b", "16", path, "synth", str(seconds), "pinknoise", "vol", "0.003")
-
-
-def ours(a, files, env, full_window=True):
-    cmd = [a.binary, "transcribe", "--json", "--language", "en", "--model", a.model, "--compute-type", "int8",
-           "--threads", str(a.threads), "--beam-size", str(a.beam)] + (["--full-window"] if full_window else [])
-    out = subprocess.run(cmd + files, capture_output=True, text=True, env={**os.environ, **env})
-    if out.returncode:
-        sys.exit(f"whisperkey transcribe failed: {out.stderr[-2000:]}")
-    return {j["file"]: j for j in map(json.loads, out.stdout.splitlines())}
-
-
 def main():
     ap = speech_args()
     a = ap.parse_args()
     a.runs = 0
     import jiwer
-    refs = {}
-    for line in open(os.path.join(a.speech, "manifest.tsv")):
-        name, ref = line.rstrip("\n").split("\t")
-        refs[name[:-4]] = ref
     tmp = tempfile.mkdtemp(prefix="bench-early-")
-    gap = os.path.join(tmp, "gap.wav")
-    noise(gap, 0.3)
-    sources = {n: (os.path.join(a.speech, n + ".wav"), r) for n, r in refs.items()}
-    for name, parts in LONG.items():
-        out = os.path.join(tmp, name + ".wav")
-        files = []
-        for p in parts:
-            files += [os.path.join(a.speech, p + ".wav"), gap]
-        sox(*files[:-1], "-r", "16000", "-c", "1", "-b", "16", out)
-        sources[name] = (out, " ".join(refs[p] for p in parts))
-    clips = []  # (group, tail, path, ref)
-    for tail in (0.4, 1.0):
-        pad = os.path.join(tmp, f"tail{tail}.wav")
-        noise(pad, tail)
-        for name, (src, ref) in sources.items():
-            norm16 = os.path.join(tmp, f"{name}.16k.wav")
-            if not os.path.exists(norm16):
-                sox(src, "-r", "16000", "-c", "1", "-b", "16", norm16)
-            out = os.path.join(tmp, f"{name}+{tail}.wav")
-            sox(norm16, pad, out)
-            group = "joined 20-60 s" if name in LONG else "clips as they are"
-            clips.append((group, tail, out, ref))
+    sources, clips = recordings(a, LONG, tmp)  # (group, tail, path, ref)
     files = [c[2] for c in clips]
     empty = os.path.join(tmp, "no-vad")
     os.makedirs(empty)
@@ -87,13 +45,9 @@ def main():
     words = sum(len(norm(c[3]).split()) for c in clips)
     print(f"{len(clips)} recordings ({len(sources)} sources x 2 pauses), {words} reference words; "
           f"model {os.path.basename(a.model)}, int8, {a.threads} threads, beam {a.beam}, language en\n")
-    groups = [("all", lambda c: True)]
-    for g in ("clips as they are", "joined 20-60 s"):
-        for t in (0.4, 1.0):
-            groups.append((f"{g}, {t} s pause", lambda c, g=g, t=t: c[0] == g and c[1] == t))
     print("| recordings | " + " | ".join(runs) + " |")
     print("|---|" + "---|" * len(runs))
-    for label, keep in groups:
+    for label, keep in groups():
         sel = [c for c in clips if keep(c)]
         row = []
         for res in runs.values():

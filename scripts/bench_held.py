@@ -15,7 +15,7 @@ import os, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 from bench_short import faster_whisper, norm, speech_args  # noqa: E402
-from bench_early import noise, ours, sox  # noqa: E402
+from bench_joined import groups, ours, recordings  # noqa: E402
 
 # One source's consecutive clips, joined into 20-60 s recordings.
 LONG = {
@@ -35,33 +35,8 @@ def main():
     a = ap.parse_args()
     a.runs = 0
     import jiwer
-    refs = {}
-    for line in open(os.path.join(a.speech, "manifest.tsv")):
-        name, ref = line.rstrip("\n").split("\t")[:2]
-        refs[name[:-4]] = ref
     tmp = tempfile.mkdtemp(prefix="bench-held-")
-    gap = os.path.join(tmp, "gap.wav")
-    noise(gap, 0.3)
-    sources = {} if a.only_long else {n: (os.path.join(a.speech, n + ".wav"), r) for n, r in refs.items()}
-    for name, parts in ({} if a.only_clips else LONG).items():
-        out = os.path.join(tmp, name + ".wav")
-        files = []
-        for p in parts:
-            files += [os.path.join(a.speech, p + ".wav"), gap]
-        sox(*files[:-1], "-r", "16000", "-c", "1", "-b", "16", out)
-        sources[name] = (out, " ".join(refs[p] for p in parts))
-    clips = []  # (group, tail, path, ref)
-    for tail in (0.4, 1.0):
-        pad = os.path.join(tmp, f"tail{tail}.wav")
-        noise(pad, tail)
-        for name, (src, ref) in sources.items():
-            norm16 = os.path.join(tmp, f"{name}.16k.wav")
-            if not os.path.exists(norm16):
-                sox(src, "-r", "16000", "-c", "1", "-b", "16", norm16)
-            out = os.path.join(tmp, f"{name}+{tail}.wav")
-            sox(norm16, pad, out)
-            group = "joined 20-60 s" if name in LONG else "clips as they are"
-            clips.append((group, tail, out, ref))
+    sources, clips = recordings(a, LONG, tmp, clips=not a.only_long, joined=not a.only_clips)  # (group, tail, path, ref)
     files = [c[2] for c in clips]
     whole, held = "(a) whole at the release", "(b) the hold's agreed words forced (now)"
     runs = {
@@ -72,13 +47,9 @@ def main():
     words = sum(len(norm(c[3]).split()) for c in clips)
     print(f"{len(clips)} recordings ({len(sources)} sources x 2 pauses), {words} reference words; "
           f"model {os.path.basename(a.model)}, int8, {a.threads} threads, beam {a.beam}, language en, CPU default window\n")
-    groups = [("all", lambda c: True)]
-    for g in ("clips as they are", "joined 20-60 s"):
-        for t in (0.4, 1.0):
-            groups.append((f"{g}, {t} s pause", lambda c, g=g, t=t: c[0] == g and c[1] == t))
     print("| recordings | " + " | ".join(runs) + " | tokens forced at the release (b) |")
     print("|---|" + "---|" * (len(runs) + 1))
-    for label, keep in groups:
+    for label, keep in groups():
         sel = [c for c in clips if keep(c)]
         if not sel:
             continue
@@ -100,13 +71,7 @@ def main():
 
 
 def ours_held(a, files):
-    import json, subprocess
-    cmd = [a.binary, "transcribe", "--json", "--as-held", "--language", "en", "--model", a.model, "--compute-type", "int8",
-           "--threads", str(a.threads), "--beam-size", str(a.beam)]
-    out = subprocess.run(cmd + files, capture_output=True, text=True)
-    if out.returncode:
-        sys.exit(f"whisperkey transcribe --as-held failed: {out.stderr[-2000:]}")
-    return {j["file"]: j for j in map(json.loads, out.stdout.splitlines())}
+    return ours(a, files, {}, full_window=False, flags=["--as-held"])
 
 
 if __name__ == "__main__":

@@ -23,6 +23,20 @@ func writeConfig(t *testing.T, content string) string {
 	return path
 }
 
+// loadWant loads content as a config file with opts and fails t unless Load
+// accepts it (want "") or refuses it with an error containing want.
+func loadWant(t *testing.T, content string, opts Options, want string) Config {
+	t.Helper()
+	cfg, _, err := Load(writeConfig(t, content), opts)
+	switch {
+	case want == "" && err != nil:
+		t.Fatalf("Load: %v", err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Fatalf("Load error %v, want one containing %q", err, want)
+	}
+	return cfg
+}
+
 // testHotkey stands in for hotkey.Validate's contract (a real parser lives in internal/hotkey).
 func testHotkey(s string) error {
 	for _, part := range strings.Split(strings.ToLower(s), "+") {

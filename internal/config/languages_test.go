@@ -33,13 +33,8 @@ func TestLanguagesKey(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, _, err := Load(writeConfig(t, c.yaml), Options{CannotTranslate: cannot})
-			switch {
-			case c.wantErr == "" && err != nil:
-				t.Fatalf("Load: %v", err)
-			case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
-				t.Fatalf("Load error %v, want one saying %q", err, c.wantErr)
-			case c.wantErr == "" && !slices.Equal(cfg.Decode.Languages.Items(), c.want):
+			cfg := loadWant(t, c.yaml, Options{CannotTranslate: cannot}, c.wantErr)
+			if c.wantErr == "" && !slices.Equal(cfg.Decode.Languages.Items(), c.want) {
 				t.Errorf("languages %q, want %q", cfg.Decode.Languages.Items(), c.want)
 			}
 		})

@@ -26,6 +26,21 @@ type closer struct{ closed bool }
 
 func (c *closer) Close() error { c.closed = true; return nil }
 
+// expectKinds waits for the listener's next events, of kinds in order.
+func expectKinds(t *testing.T, l *hotkey.Listener, kinds ...hotkey.Kind) {
+	t.Helper()
+	for _, want := range kinds {
+		select {
+		case e := <-l.Events():
+			if e.Kind != want {
+				t.Fatalf("event %v, want %v", e.Kind, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no %v", want)
+		}
+	}
+}
+
 // The desktop's shortcut gets hotkeys.record and drives the record hotkey
 // by the ptt names; a refusal reaches the tray and one notification, and
 // its fix becomes the session's note.
@@ -59,16 +74,7 @@ func TestShortcutRoute(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, want := range []hotkey.Kind{hotkey.Start, hotkey.Stop} {
-		select {
-		case e := <-l.Events():
-			if e.Kind != want {
-				t.Errorf("event %v, want %v", e.Kind, want)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("no %v", want)
-		}
-	}
+	expectKinds(t, l, hotkey.Start, hotkey.Stop)
 	if err := drive(hotkey.Command(0)); err == nil {
 		t.Error("an unknown command reached the hotkey")
 	}
@@ -122,16 +128,7 @@ func TestLockThrowsTheRecordingAway(t *testing.T) {
 			}
 			d.lockChanged(false)
 			d.lockChanged(true)
-			for _, want := range []hotkey.Kind{hotkey.Start, hotkey.Cancel} {
-				select {
-				case e := <-l.Events():
-					if e.Kind != want {
-						t.Fatalf("event %v, want %v", e.Kind, want)
-					}
-				case <-time.After(5 * time.Second):
-					t.Fatalf("no %v", want)
-				}
-			}
+			expectKinds(t, l, hotkey.Start, hotkey.Cancel)
 			select {
 			case e := <-l.Events():
 				t.Fatalf("after the unlock: %v, want nothing", e.Kind)

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,23 +96,7 @@ func TestTextReadyAtRelease(t *testing.T) {
 		r := waitRecord(t, a.log, "dictated", before, 90*time.Second)
 		return r, strings.TrimSpace(tg.waitText(t, 10*time.Second))
 	}
-	// transcribeLatest is `transcribe` on the recording the app kept last,
-	// with the app's config.
-	transcribeLatest := func(t *testing.T) string {
-		t.Helper()
-		recs, _ := filepath.Glob(filepath.Join(recordings, "*.wav"))
-		slices.Sort(recs)
-		if len(recs) == 0 {
-			t.Fatal("the app kept no recording")
-		}
-		cmd := exec.Command(binary(t), "transcribe", "--config", a.config, recs[len(recs)-1])
-		cmd.Env = append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)))
-		r := runCmd(t, cmd)
-		if r.code != 0 {
-			t.Fatalf("transcribe: exit %d: %s", r.code, r.stderr)
-		}
-		return strings.TrimSpace(r.stdout)
-	}
+	transcribeLatest := func(t *testing.T) string { return a.transcribeLatest(t, recordings) }
 
 	t.Run("a pause before the release: the text was ready, and it is the release's", func(t *testing.T) {
 		r, got := dictate(t, func() { say(t, first); time.Sleep(1200 * time.Millisecond) })

@@ -195,13 +195,7 @@ func TestRightCtrlAlone(t *testing.T) {
 		t.Fatalf("target got %q (WER %.2f), want %q", got, wer, dictated)
 	}
 	t.Logf("pasted %q", got)
-	b, err := os.ReadFile(a.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(string(b), "kind=start"); n != 1 {
-		t.Fatalf("%d recordings started, want 1 (Left Ctrl is not the hotkey):\n%s", n, b)
-	}
+	a.wantOneStart(t, "Left Ctrl is not the hotkey")
 	w := openKeyWindow(t)
 	xdo(t, "keydown", "Control_R")
 	a.waitStatus(t, "Listening", 10*time.Second)
@@ -232,11 +226,18 @@ func TestSideButton(t *testing.T) {
 		t.Fatalf("target got %q (WER %.2f), want %q", got, wer, dictated)
 	}
 	t.Logf("pasted %q", got)
+	a.wantOneStart(t, "button 9 is not the hotkey")
+}
+
+// wantOneStart checks that the app started one recording, no more; why says
+// what else must not have started one.
+func (a *runningApp) wantOneStart(t testing.TB, why string) {
+	t.Helper()
 	b, err := os.ReadFile(a.log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(string(b), "kind=start"); n != 1 {
-		t.Fatalf("%d recordings started, want 1 (button 9 is not the hotkey):\n%s", n, b)
+		t.Fatalf("%d recordings started, want 1 (%s):\n%s", n, why, b)
 	}
 }

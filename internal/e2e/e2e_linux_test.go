@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -177,6 +178,24 @@ type target struct {
 	name string // in messages: "target", "the Wayland window"
 	in   io.Writer
 	out  *bufio.Scanner
+}
+
+// transcribeLatest is `transcribe` on the recording the app kept last in
+// recordings, with the app's config: what a whole-recording decode says.
+func (a *runningApp) transcribeLatest(t testing.TB, recordings string) string {
+	t.Helper()
+	recs, _ := filepath.Glob(filepath.Join(recordings, "*.wav"))
+	slices.Sort(recs)
+	if len(recs) == 0 {
+		t.Fatal("the app kept no recording")
+	}
+	cmd := exec.Command(binary(t), "transcribe", "--config", a.config, recs[len(recs)-1])
+	cmd.Env = append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)))
+	r := runCmd(t, cmd)
+	if r.code != 0 {
+		t.Fatalf("transcribe: exit %d: %s", r.code, r.stderr)
+	}
+	return strings.TrimSpace(r.stdout)
 }
 
 // openTarget starts the target; args go to wish after the script, e.g.

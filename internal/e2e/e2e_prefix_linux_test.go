@@ -1,10 +1,6 @@
 package e2e
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,21 +63,7 @@ func TestReleaseForcesHeldWords(t *testing.T) {
 		r := waitRecord(t, a.log, "dictated", before, 90*time.Second)
 		return r, r.Forced, strings.TrimSpace(tg.waitText(t, 10*time.Second))
 	}
-	transcribeLatest := func(t *testing.T) string {
-		t.Helper()
-		recs, _ := filepath.Glob(filepath.Join(recordings, "*.wav"))
-		slices.Sort(recs)
-		if len(recs) == 0 {
-			t.Fatal("the app kept no recording")
-		}
-		cmd := exec.Command(binary(t), "transcribe", "--config", a.config, recs[len(recs)-1])
-		cmd.Env = append(os.Environ(), "WHISPERKEY_ENGINE_ROOT="+filepath.Dir(testenv.EngineDir(t)))
-		r := runCmd(t, cmd)
-		if r.code != 0 {
-			t.Fatalf("transcribe: exit %d: %s", r.code, r.stderr)
-		}
-		return strings.TrimSpace(r.stdout)
-	}
+	transcribeLatest := func(t *testing.T) string { return a.transcribeLatest(t, recordings) }
 	// withinRule checks got against the whole recording's text want: no
 	// more errors against said than want has, plus one word.
 	withinRule := func(t *testing.T, said, got, want string) {

@@ -195,18 +195,7 @@ func startStranger(t *testing.T, top, sock string, uid int) (stop func() string)
 	if uid != os.Getuid() {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
 	}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out := testenv.StartPiped(t, cmd)
 	rd := bufio.NewReader(out)
 	if line, _ := rd.ReadString('\n'); line != "listening\n" {
 		in.Close()

@@ -4,11 +4,12 @@ package e2e
 
 import (
 	"bytes"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/server/servertest"
 )
 
 // longestRun is the longest run of b in s: how much of a value made of b
@@ -60,16 +61,8 @@ func formRequest(t testing.TB, url string, fields [][2]string, fileName string, 
 // send does req and returns the status, headers and body.
 func send(t testing.TB, req *http.Request) (int, http.Header, string) {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, string(body)
+	status, header, body := servertest.Do(t, req)
+	return status, header, string(body)
 }
 
 // Issue 34 item 3, through the real binary: a value a client sends comes

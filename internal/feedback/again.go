@@ -203,37 +203,16 @@ func (f *Feedback) pruneTakes() {
 	}
 }
 
-// pruner is the goroutine that deletes old takes once a day.
-type pruner struct {
-	stop chan struct{}
-	done chan struct{}
-}
-
 // startPruning deletes old takes now and once a day until stopPruning.
 func (f *Feedback) startPruning() {
 	f.pruneTakes()
-	lf := &pruner{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer close(lf.done)
-		t := time.NewTicker(pruneEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-lf.stop:
-				return
-			case <-t.C:
-				f.pruneTakes()
-			}
-		}
-	}()
-	f.pruning = lf
+	f.pruning = every(pruneEvery, f.pruneTakes)
 }
 
 // stopPruning stops the daily pruning, if it runs, and waits for it.
 func (f *Feedback) stopPruning() {
-	if lf := f.pruning; lf != nil {
-		close(lf.stop)
-		<-lf.done
+	if f.pruning != nil {
+		f.pruning.end()
 		f.pruning = nil
 	}
 }

@@ -93,7 +93,7 @@ type Feedback struct {
 	Login   StartAtLogin
 	Level   func() float32 // the microphone's input level (Recorder.Level)
 	micOpen func() bool    // the microphone stays open between dictations (Recorder.HeldOpen); nil: no
-	feeding *levelFeed     // the level ticker while recording, else nil
+	feeding *ticking       // the level ticker while recording, else nil
 	sounds  *audio.Player  // nil when there is no sound output
 	// lastEntry is the Recent entry of the last text pasted, which an undo
 	// marks; "" when the last paste was a paste again.
@@ -108,14 +108,8 @@ type Feedback struct {
 	// above 0; pruning deletes the old ones daily.
 	takes    *Takes
 	keepDays atomic.Int64
-	pruning  *pruner
+	pruning  *ticking
 	redo     redos // takes being transcribed again (again.go)
-}
-
-// levelFeed is the goroutine that feeds the indicator the input level.
-type levelFeed struct {
-	stop chan struct{}
-	done chan struct{}
 }
 
 // New is feedback with nothing started; stateDir is where keep_on_disk
@@ -357,29 +351,14 @@ func (f *Feedback) startLevel() {
 	if f.Ind == nil || f.Level == nil {
 		return
 	}
-	lf := &levelFeed{stop: make(chan struct{}), done: make(chan struct{})}
 	ind, level := f.Ind, f.Level
-	go func() {
-		defer close(lf.done)
-		t := time.NewTicker(levelEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-lf.stop:
-				return
-			case <-t.C:
-				ind.SetLevel(level())
-			}
-		}
-	}()
-	f.feeding = lf
+	f.feeding = every(levelEvery, func() { ind.SetLevel(level()) })
 }
 
 // stopLevel stops the level ticker, if it runs, and waits for it.
 func (f *Feedback) stopLevel() {
-	if lf := f.feeding; lf != nil {
-		close(lf.stop)
-		<-lf.done
+	if f.feeding != nil {
+		f.feeding.end()
 		f.feeding = nil
 	}
 }

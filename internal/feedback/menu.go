@@ -21,21 +21,8 @@ func CommandItems(cfg config.Config) []tray.Item {
 		}
 		return k
 	}
-	var said []string
-	for _, p := range cfg.Commands.Undo.Items() {
-		said = append(said, "“"+p+"”")
-	}
-	undo := "Undo the last dictation: "
-	switch u := key(cfg.Hotkeys.Undo); {
-	case len(said) > 0 && u != "":
-		undo += "say " + strings.Join(said, " or ") + ", or press " + u
-	case len(said) > 0:
-		undo += "say " + strings.Join(said, " or ")
-	case u != "":
-		undo += "press " + u
-	default:
-		undo += "off (" + config.KeyUndoPhrases + ", " + config.KeyUndo + ")"
-	}
+	undo := "Undo the last dictation: " + phrasesOrKey("say", cfg.Commands.Undo.Items(), "press", key(cfg.Hotkeys.Undo),
+		config.KeyUndoPhrases+", "+config.KeyUndo)
 	again := "Paste it again: the menu item"
 	if k := key(cfg.Hotkeys.PasteAgain); k != "" {
 		again += ", or press " + k
@@ -57,21 +44,8 @@ func CommandItems(cfg config.Config) []tray.Item {
 
 // handsFreeItems are the spoken send and the stop after silence as set now.
 func handsFreeItems(cfg config.Config, autoSend string) []tray.Item {
-	var said []string
-	for _, p := range cfg.Commands.Send.Items() {
-		said = append(said, "“"+p+"”")
-	}
-	send := "Press Enter after the text: "
-	switch {
-	case len(said) > 0 && autoSend != "":
-		send += "end with " + strings.Join(said, " or ") + ", or dictate with " + autoSend
-	case len(said) > 0:
-		send += "end with " + strings.Join(said, " or ")
-	case autoSend != "":
-		send += "dictate with " + autoSend
-	default:
-		send += "off (" + config.KeySendPhrases + ", " + config.KeyAutoSend + ")"
-	}
+	send := "Press Enter after the text: " + phrasesOrKey("end with", cfg.Commands.Send.Items(), "dictate with", autoSend,
+		config.KeySendPhrases+", "+config.KeyAutoSend)
 	stop := "Stop by silence: "
 	switch d := cfg.Hotkeys.StopAfterSilence; {
 	case cfg.Hotkeys.HandsFree() > 0 && cfg.Hotkeys.Mode == choice.Auto:
@@ -84,6 +58,27 @@ func handsFreeItems(cfg config.Config, autoSend string) []tray.Item {
 		stop += "off (" + config.KeyStopAfterSilence + ")"
 	}
 	return []tray.Item{{ID: "send", Label: send}, {ID: "stop-after-silence", Label: stop}}
+}
+
+// phrasesOrKey says how a command is given: by saying one of phrases (after
+// spoken), by key (after pressed), either, or that it is off, with the
+// settings that would turn it on.
+func phrasesOrKey(spoken string, phrases []string, pressed, key, settings string) string {
+	var ways []string
+	if len(phrases) > 0 {
+		said := make([]string, len(phrases))
+		for i, p := range phrases {
+			said[i] = "“" + p + "”"
+		}
+		ways = append(ways, spoken+" "+strings.Join(said, " or "))
+	}
+	if key != "" {
+		ways = append(ways, pressed+" "+key)
+	}
+	if len(ways) == 0 {
+		return "off (" + settings + ")"
+	}
+	return strings.Join(ways, ", or ")
 }
 
 // LanguageItems are the Language menu: detection, the configured language

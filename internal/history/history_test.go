@@ -254,14 +254,18 @@ func TestReadKeepsTheNewest(t *testing.T) {
 	}
 }
 
+// notAHistory is a case of TestReadRefusesWhatIsNotAHistory: make puts
+// something that is no history at path, and the error names each of want.
+type notAHistory struct {
+	name string
+	make func(t *testing.T, path string)
+	want []string
+}
+
 // A history file that is not one is refused at once, saying what it is and
 // what to do; the file is left as it is.
 func TestReadRefusesWhatIsNotAHistory(t *testing.T) {
-	tests := []struct {
-		name string
-		make func(t *testing.T, path string)
-		want []string
-	}{
+	tests := []notAHistory{
 		{"a folder", func(t *testing.T, path string) {
 			if err := os.Mkdir(path, 0o700); err != nil {
 				t.Fatal(err)

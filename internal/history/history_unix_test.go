@@ -11,11 +11,7 @@ import (
 
 // unixOnly are the files of TestReadRefusesWhatIsNotAHistory that only Unix has:
 // a FIFO would block a plain open, /dev/zero never ends.
-var unixOnly = []struct {
-	name string
-	make func(t *testing.T, path string)
-	want []string
-}{
+var unixOnly = []notAHistory{
 	{"a FIFO", func(t *testing.T, path string) {
 		if err := syscall.Mkfifo(path, 0o600); err != nil {
 			t.Fatal(err)

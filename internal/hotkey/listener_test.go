@@ -213,19 +213,27 @@ func TestListenerEditHotkey(t *testing.T) {
 	g := newChanGrabber()
 	l := newListener(t, Config{Record: "ctrl+win", Edit: "ctrl+alt+e"}, g)
 
-	g.edge(t, "ctrl+alt+e", true, 0)
-	expect(t, l, Start, Edit)
-	g.edge(t, "ctrl+alt+e", false, 500)
-	expect(t, l, Stop, Edit)
-	g.edge(t, "ctrl+alt+e", true, 1000)
-	expect(t, l, Start, Edit)
-	if !g.registered("ctrl+alt+esc") {
-		t.Fatalf("no cancel variant with the edit key's modifiers: %v", g.log())
-	}
-	g.edge(t, "ctrl+alt+esc", true, 1200)
-	expect(t, l, Cancel, Edit)
+	recordsLikeRecord(t, g, l, "ctrl+alt+e", Edit)
 	g.edge(t, "ctrl+win", true, 2000)
 	expect(t, l, Start, Record)
+}
+
+// recordsLikeRecord holds key (a ctrl+alt combination) from 0 to 500 ms and
+// again from 1000, then presses its cancel variant, ctrl+alt+esc: each event
+// names h, a start, a stop, a start and a cancel.
+func recordsLikeRecord(t *testing.T, g *chanGrabber, l *Listener, key string, h Hotkey) {
+	t.Helper()
+	g.edge(t, key, true, 0)
+	expect(t, l, Start, h)
+	g.edge(t, key, false, 500)
+	expect(t, l, Stop, h)
+	g.edge(t, key, true, 1000)
+	expect(t, l, Start, h)
+	if !g.registered("ctrl+alt+esc") {
+		t.Fatalf("no cancel variant with the modifiers of %s: %v", key, g.log())
+	}
+	g.edge(t, "ctrl+alt+esc", true, 1200)
+	expect(t, l, Cancel, h)
 }
 
 func TestListenerConflict(t *testing.T) {

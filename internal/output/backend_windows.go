@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/whisperkey/whisperkey/internal/win32"
 )
 
 // Registered formats that keep our temporary text out of clipboard history (Win+V),
@@ -35,8 +37,6 @@ var (
 	procSetClipboardData           = user32.NewProc("SetClipboardData")
 	procRegisterClipboardFormatW   = user32.NewProc("RegisterClipboardFormatW")
 	procGetClipboardSequenceNumber = user32.NewProc("GetClipboardSequenceNumber")
-	procGetAsyncKeyState           = user32.NewProc("GetAsyncKeyState")
-	procSendInput                  = user32.NewProc("SendInput")
 	procMapVirtualKeyW             = user32.NewProc("MapVirtualKeyW")
 	procGlobalAlloc                = kernel32.NewProc("GlobalAlloc")
 	procGlobalFree                 = kernel32.NewProc("GlobalFree")
@@ -51,7 +51,6 @@ var (
 const (
 	cfUnicodeText   = 13
 	gmemMoveable    = 0x0002
-	inputKeyboard   = 1
 	keyeventfExtKey = 0x0001
 	keyeventfKeyUp  = 0x0002
 	mapvkVKToVSC    = 0
@@ -393,7 +392,7 @@ func (b *osBackend) keysDown() ([]uint32, error) {
 		if vk >= 0x10 && vk <= 0x12 || vk == 0xE7 { // VK_SHIFT/CONTROL/MENU, VK_PACKET
 			continue
 		}
-		if r, _, _ := procGetAsyncKeyState.Call(uintptr(vk)); uint16(r)&0x8000 != 0 {
+		if win32.KeyDown(vk) {
 			down = append(down, vk)
 		}
 	}
@@ -402,23 +401,6 @@ func (b *osBackend) keysDown() ([]uint32, error) {
 
 func (b *osBackend) isModifier(vk uint32) bool {
 	return vk >= 0xA0 && vk <= 0xA5 || vk == 0x5B || vk == 0x5C
-}
-
-// keyboardInput is INPUT holding a KEYBDINPUT, padded to the union's size (MOUSEINPUT
-// has 8 more bytes). Nesting the struct gives the C alignment: the union starts at
-// offset 8 on 64-bit Windows (40 bytes in all) and at 4 on 32-bit (28 bytes).
-type keyboardInput struct {
-	typ uint32
-	ki  keybdInput
-	_   [8]byte
-}
-
-type keybdInput struct {
-	vk    uint16
-	scan  uint16
-	flags uint32
-	time  uint32
-	extra uintptr
 }
 
 func extended(vk uint32) bool {
@@ -431,22 +413,18 @@ func extended(vk uint32) bool {
 
 // send injects the events in one SendInput call, so nothing the user types interleaves.
 func (b *osBackend) send(keys []keyEvent) error {
-	in := make([]keyboardInput, len(keys))
+	in := make([]win32.Key, len(keys))
 	for i, k := range keys {
 		scan, _, _ := procMapVirtualKeyW.Call(uintptr(k.code), mapvkVKToVSC)
-		in[i] = keyboardInput{typ: inputKeyboard, ki: keybdInput{vk: uint16(k.code), scan: uint16(scan)}}
+		in[i] = win32.Key{VK: uint16(k.code), Scan: uint16(scan)}
 		if !k.down {
-			in[i].ki.flags |= keyeventfKeyUp
+			in[i].Flags |= keyeventfKeyUp
 		}
 		if extended(k.code) {
-			in[i].ki.flags |= keyeventfExtKey
+			in[i].Flags |= keyeventfExtKey
 		}
 	}
-	n, _, err := procSendInput.Call(uintptr(len(in)), uintptr(unsafe.Pointer(&in[0])), unsafe.Sizeof(in[0]))
-	if int(n) != len(in) {
-		return fmt.Errorf("SendInput sent %d of %d key events: %w", n, len(in), err)
-	}
-	return nil
+	return win32.SendKeys(in)
 }
 
 // use: one route serves every window here.

@@ -267,22 +267,20 @@ func (b *osBackend) pasteSeq(s pasteStyle) []keyEvent {
 // typeText sends the text as KEYEVENTF_UNICODE input: one UTF-16 unit per event, so
 // no keyboard layout is involved. Newlines go as Enter.
 func (b *osBackend) typeText(ctx context.Context, text string) error {
-	var in []keyboardInput
+	var in []win32.Key
 	for _, r := range text {
 		if r == '\r' {
 			continue
 		}
 		if r == '\n' {
-			in = append(in, keyboardInput{typ: inputKeyboard, ki: keybdInput{vk: vkReturn}},
-				keyboardInput{typ: inputKeyboard, ki: keybdInput{vk: vkReturn, flags: keyeventfKeyUp}})
+			in = append(in, win32.Key{VK: vkReturn}, win32.Key{VK: vkReturn, Flags: keyeventfKeyUp})
 			continue
 		}
 		for _, u := range windows.StringToUTF16(string(r)) {
 			if u == 0 {
 				continue
 			}
-			in = append(in, keyboardInput{typ: inputKeyboard, ki: keybdInput{scan: u, flags: keyeventfUnicode}},
-				keyboardInput{typ: inputKeyboard, ki: keybdInput{scan: u, flags: keyeventfUnicode | keyeventfKeyUp}})
+			in = append(in, win32.Key{Scan: u, Flags: keyeventfUnicode}, win32.Key{Scan: u, Flags: keyeventfUnicode | keyeventfKeyUp})
 		}
 	}
 	// In chunks, so a long text does not fill the input queue in one go.
@@ -291,9 +289,8 @@ func (b *osBackend) typeText(ctx context.Context, text string) error {
 			return err
 		}
 		chunk := in[:min(len(in), 64)]
-		n, _, err := procSendInput.Call(uintptr(len(chunk)), uintptr(unsafe.Pointer(&chunk[0])), unsafe.Sizeof(chunk[0]))
-		if int(n) != len(chunk) {
-			return fmt.Errorf("SendInput typed %d of %d events: %w", n, len(chunk), err)
+		if err := win32.SendKeys(chunk); err != nil {
+			return fmt.Errorf("type the text: %w", err)
 		}
 		in = in[len(chunk):]
 	}

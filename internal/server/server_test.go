@@ -145,16 +145,8 @@ func postAsync(url string, body io.Reader, ctype string) <-chan answer {
 
 func do(t testing.TB, req *http.Request) answer {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return answer{resp.StatusCode, resp.Header, b}
+	status, header, body := servertest.Do(t, req)
+	return answer{status, header, body}
 }
 
 // apiErr decodes OpenAI's error shape and checks all four keys are there.

@@ -3,11 +3,35 @@ package testenv
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 )
+
+// StartPiped starts cmd with pipes to its standard input and from its
+// standard output, and its errors on the test's stderr; a command that cannot
+// start fails t. Closing in is how the caller asks it to end; the caller
+// waits for it.
+func StartPiped(t testing.TB, cmd *exec.Cmd) (in io.WriteCloser, out io.ReadCloser) {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return in, out
+}
 
 // ProcStat returns the fields of /proc/<pid>/stat after the command's
 // closing parenthesis (the command may hold spaces), so f[0] is the state

@@ -40,18 +40,7 @@ func WaylandTarget(t testing.TB, env []string) (in io.WriteCloser, out *bufio.Sc
 	RequireWaylandTarget(t, false)
 	cmd := exec.Command("/usr/bin/python3", filepath.Join(RepoRoot(t), "internal", "output", "testdata", "wltarget.py"))
 	cmd.Env = append(os.Environ(), append(env, "GDK_BACKEND=wayland", "DISPLAY=")...)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, stdout := StartPiped(t, cmd)
 	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
 	out = bufio.NewScanner(stdout)
 	timer := time.AfterFunc(20*time.Second, func() { _ = cmd.Process.Kill() })

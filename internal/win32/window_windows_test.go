@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/windows"
 )
@@ -114,5 +115,15 @@ func TestCreateWindowSystemClass(t *testing.T) {
 	})
 	if _, err := CreateWindow("WhisperKeyNoSuchClass", 0, "", 0, 0, 0, 0, 0, HWNDMessage); err == nil {
 		t.Fatal("CreateWindow of an unregistered class succeeded")
+	}
+}
+
+func TestKeyboardInputSize(t *testing.T) {
+	want := uintptr(40) // sizeof(INPUT) on 64-bit Windows
+	if unsafe.Sizeof(uintptr(0)) == 4 {
+		want = 28
+	}
+	if got := unsafe.Sizeof(keyboardInput{}); got != want {
+		t.Fatalf("sizeof(keyboardInput) = %d, want %d: SendInput would refuse it", got, want)
 	}
 }

@@ -8,11 +8,11 @@ import (
 	"encoding/binary"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/testlog"
 )
 
@@ -59,32 +59,16 @@ func rep(code uint16) event  { return event{typ: evKey, code: code, value: keyRe
 // syn is a bare SYN event (SYN_REPORT or SYN_DROPPED).
 func syn(code uint16) event { return event{typ: evSyn, code: code} }
 
-// logBuffer is a logger whose text the test can read, also shown with -v.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	t   testing.TB
-}
+// logBuffer is a logger's text, which the test can read (also shown with -v).
+type logBuffer struct{ testenv.Buffer }
 
 func newLog(t testing.TB) (*slog.Logger, *logBuffer) {
-	lb := &logBuffer{t: t}
+	lb := new(logBuffer)
 	var h slog.Handler = slog.NewTextHandler(lb, &slog.HandlerOptions{Level: slog.LevelDebug})
 	if testing.Verbose() {
 		h = both{h, testlog.New(t, slog.LevelDebug).Handler()}
 	}
 	return slog.New(h), lb
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 // waitFor waits up to 5 s for the log to hold every one of words on one line.

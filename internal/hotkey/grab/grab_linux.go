@@ -35,64 +35,47 @@ static int wk_err_handler(Display *d, XErrorEvent *e) {
 	return wk_err_prev != NULL ? wk_err_prev(d, e) : 0;
 }
 
-// wk_keys grabs (grab != 0) or ungrabs keycode with each of the n modifier masks on the
-// root window and waits for the server's answer. It returns 0 or the X error code;
-// BadAccess means another client owns one of the grabs, and then none is kept.
-static int wk_keys(Display *d, int grab, int keycode, unsigned int *mods, int n) {
-	pthread_mutex_lock(&wk_err_mu);
-	wk_err_display = d;
-	wk_err_code = 0;
-	wk_err_prev = XSetErrorHandler(wk_err_handler);
+// wk_one grabs (grab != 0) or ungrabs one key, or with button != 0 one mouse button,
+// with modifier mask mod on the root window. A button's pointer grab lasts only
+// while the button is held, and its press goes to no window.
+static void wk_one(Display *d, int grab, int button, int code, unsigned int mod) {
 	Window root = DefaultRootWindow(d);
-	for (int i = 0; i < n; i++) {
-		if (grab) {
-			XGrabKey(d, keycode, mods[i], root, False, GrabModeAsync, GrabModeAsync);
-		} else {
-			XUngrabKey(d, keycode, mods[i], root);
-		}
+	if (button && grab) {
+		XGrabButton(d, code, mod, root, False, ButtonPressMask | ButtonReleaseMask,
+		            GrabModeAsync, GrabModeAsync, None, None);
+	} else if (button) {
+		XUngrabButton(d, code, mod, root);
+	} else if (grab) {
+		XGrabKey(d, code, mod, root, False, GrabModeAsync, GrabModeAsync);
+	} else {
+		XUngrabKey(d, code, mod, root);
 	}
-	XSync(d, False);
-	if (grab && wk_err_code != 0) {
-		for (int i = 0; i < n; i++) {
-			XUngrabKey(d, keycode, mods[i], root);
-		}
-		XSync(d, False);
-	}
-	XSetErrorHandler(wk_err_prev);
-	int code = wk_err_code;
-	wk_err_display = NULL;
-	pthread_mutex_unlock(&wk_err_mu);
-	return code;
 }
 
-// wk_buttons is wk_keys for a mouse button: the pointer is grabbed only while
-// the button is held, and the button press goes to no window.
-static int wk_buttons(Display *d, int grab, int button, unsigned int *mods, int n) {
+// wk_grab grabs (grab != 0) or ungrabs key code, or with button != 0 mouse button
+// code, with each of the n modifier masks on the root window and waits for the
+// server's answer. It returns 0 or the X error code; BadAccess means another
+// client owns one of the grabs, and then none is kept.
+static int wk_grab(Display *d, int grab, int button, int code, unsigned int *mods, int n) {
 	pthread_mutex_lock(&wk_err_mu);
 	wk_err_display = d;
 	wk_err_code = 0;
 	wk_err_prev = XSetErrorHandler(wk_err_handler);
-	Window root = DefaultRootWindow(d);
 	for (int i = 0; i < n; i++) {
-		if (grab) {
-			XGrabButton(d, button, mods[i], root, False, ButtonPressMask | ButtonReleaseMask,
-			            GrabModeAsync, GrabModeAsync, None, None);
-		} else {
-			XUngrabButton(d, button, mods[i], root);
-		}
+		wk_one(d, grab, button, code, mods[i]);
 	}
 	XSync(d, False);
 	if (grab && wk_err_code != 0) {
 		for (int i = 0; i < n; i++) {
-			XUngrabButton(d, button, mods[i], root);
+			wk_one(d, 0, button, code, mods[i]);
 		}
 		XSync(d, False);
 	}
 	XSetErrorHandler(wk_err_prev);
-	int code = wk_err_code;
+	int err = wk_err_code;
 	wk_err_display = NULL;
 	pthread_mutex_unlock(&wk_err_mu);
-	return code;
+	return err;
 }
 
 typedef struct {
@@ -677,14 +660,14 @@ func (s *osState) xkeys(r keyMods, grab bool) C.int {
 	mods := [...]C.uint{
 		C.uint(r.mods), C.uint(r.mods | lockMask), C.uint(r.mods | mod2Mask), C.uint(r.mods | lockMask | mod2Mask),
 	}
-	g := C.int(0)
-	if grab {
-		g = 1
+	return C.wk_grab(s.display, cBool(grab), cBool(r.button), C.int(r.code), &mods[0], C.int(len(mods)))
+}
+
+func cBool(b bool) C.int {
+	if b {
+		return 1
 	}
-	if r.button {
-		return C.wk_buttons(s.display, g, C.int(r.code), &mods[0], C.int(len(mods)))
-	}
-	return C.wk_keys(s.display, g, C.int(r.code), &mods[0], C.int(len(mods)))
+	return 0
 }
 
 // errorText names an X error code. Called with mu held.

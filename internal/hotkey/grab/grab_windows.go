@@ -40,8 +40,6 @@ var (
 	procSetWindowsHookExW        = user32.NewProc("SetWindowsHookExW")
 	procUnhookWindowsHookEx      = user32.NewProc("UnhookWindowsHookEx")
 	procCallNextHookEx           = user32.NewProc("CallNextHookEx")
-	procSendInput                = user32.NewProc("SendInput")
-	procGetAsyncKeyState         = user32.NewProc("GetAsyncKeyState")
 	procRegisterRawInputDevices  = user32.NewProc("RegisterRawInputDevices")
 	procSetTimer                 = user32.NewProc("SetTimer")
 	procKillTimer                = user32.NewProc("KillTimer")
@@ -80,7 +78,6 @@ const (
 	llkhfExtended  = 0x01
 	llkhfInjected  = 0x10
 	llkhfUp        = 0x80
-	inputKeyboard  = 1
 	keyeventfKeyUp = 0x0002
 )
 
@@ -108,20 +105,6 @@ type msLLHookStruct struct {
 	flags     uint32
 	_         uint32 // time
 	extraInfo uintptr
-}
-
-// keybdInput is INPUT holding a KEYBDINPUT; the tail pads the union to the size of its
-// largest member, MOUSEINPUT, since SendInput checks cbSize (40 bytes on 64-bit).
-type keybdInput struct {
-	typ uint32
-	ki  struct {
-		vk    uint16
-		scan  uint16
-		flags uint32
-		time  uint32
-		extra uintptr
-	}
-	_ [8]byte
 }
 
 // osState runs one thread that owns a low-level keyboard hook (WH_KEYBOARD_LL) and a
@@ -289,10 +272,7 @@ func (s *osState) installMouseHook(instance uintptr) {
 	if !s.wantMouse.Load() {
 		return
 	}
-	if s.mouseHook != 0 {
-		procUnhookWindowsHookEx.Call(s.mouseHook)
-		s.mouseHook = 0
-	}
+	s.unhookMouse()
 	h, _, err := procSetWindowsHookExW.Call(whMouseLL, s.mouseCB, instance, 0)
 	if h == 0 {
 		s.log.Warn("mouse hook not installed; mouse button hotkeys do not work", "err", err)
@@ -301,11 +281,15 @@ func (s *osState) installMouseHook(instance uintptr) {
 	s.mouseHook = h
 }
 
-func (s *osState) unhook() {
+func (s *osState) unhookMouse() {
 	if s.mouseHook != 0 {
 		procUnhookWindowsHookEx.Call(s.mouseHook)
 		s.mouseHook = 0
 	}
+}
+
+func (s *osState) unhook() {
+	s.unhookMouse()
 	if s.hook == 0 {
 		return
 	}
@@ -327,21 +311,13 @@ func (s *osState) hookProc(code, wParam, lParam uintptr) uintptr {
 	}
 	k := *(**kbdLLHookStruct)(unsafe.Pointer(&lParam))
 	s.hookSeen = time.Now()
-	v := s.keys.feed(keyEvent{
+	return s.feed(keyEvent{
 		vk:       sidedVK(k.vkCode, k.scanCode, k.flags&llkhfExtended != 0),
 		down:     k.flags&llkhfUp == 0,
 		injected: k.flags&llkhfInjected != 0,
 		extra:    k.extraInfo,
 		at:       time.Now(),
-	})
-	if v.mask {
-		s.pressMask()
-	}
-	deliver(v)
-	if v.swallow {
-		return 1
-	}
-	return callNextHook(code, wParam, lParam)
+	}, code, wParam, lParam)
 }
 
 // mouseProc runs on the window thread for every mouse event once a button is
@@ -357,13 +333,20 @@ func (s *osState) mouseProc(code, wParam, lParam uintptr) uintptr {
 	if m.mouseData>>16 == 2 {
 		vk = 0x06 // VK_XBUTTON2
 	}
-	v := s.keys.feed(keyEvent{
+	return s.feed(keyEvent{
 		vk:       vk,
 		down:     wParam == wmXButtonDown,
 		injected: m.flags&llmhfInjected != 0,
 		extra:    m.extraInfo,
 		at:       time.Now(),
-	})
+	}, code, wParam, lParam)
+}
+
+// feed is where both hooks' events meet: it matches e, masks and delivers what
+// it fired, and keeps e from the focused window only when a combination
+// swallowed it; the rest goes on to the next hook.
+func (s *osState) feed(e keyEvent, code, wParam, lParam uintptr) uintptr {
+	v := s.keys.feed(e)
 	if v.mask {
 		s.pressMask()
 	}
@@ -382,23 +365,15 @@ func callNextHook(code, wParam, lParam uintptr) uintptr {
 // pressMask taps vkMask while the chord's Win or Alt is still down. Windows queues it
 // after the current event, before the user can let go.
 func (s *osState) pressMask() {
-	var in [2]keybdInput
-	for i := range in {
-		in[i].typ = inputKeyboard
-		in[i].ki.vk, in[i].ki.extra = vkMask, maskTag
-	}
-	in[1].ki.flags = keyeventfKeyUp
-	if n, _, err := procSendInput.Call(uintptr(len(in)), uintptr(unsafe.Pointer(&in[0])), unsafe.Sizeof(in[0])); n != uintptr(len(in)) {
+	tap := []win32.Key{{VK: vkMask, Extra: maskTag}, {VK: vkMask, Flags: keyeventfKeyUp, Extra: maskTag}}
+	if err := win32.SendKeys(tap); err != nil {
 		s.log.Debug("mask key not sent; releasing Win may open the Start menu", "err", err)
 	}
 }
 
 // asyncKeyDown reads the keyboard state Windows keeps, which it updates after the hooks
 // have seen an event.
-func asyncKeyDown(vk uint32) bool {
-	r, _, _ := procGetAsyncKeyState.Call(uintptr(vk))
-	return r&0x8000 != 0
-}
+func asyncKeyDown(vk uint32) bool { return win32.KeyDown(vk) }
 
 func (s *osState) wndProc(hwnd, msg, wParam, lParam uintptr) uintptr {
 	switch msg {

@@ -5,7 +5,6 @@ package grab
 import (
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/testenv"
@@ -17,16 +16,6 @@ import (
 
 const keyeventfExtendedKey = 0x0001
 
-func TestKeybdInputSize(t *testing.T) {
-	want := uintptr(40) // sizeof(INPUT) on 64-bit Windows
-	if unsafe.Sizeof(uintptr(0)) == 4 {
-		want = 28
-	}
-	if got := unsafe.Sizeof(keybdInput{}); got != want {
-		t.Fatalf("sizeof(keybdInput) = %d, want %d: SendInput would refuse it", got, want)
-	}
-}
-
 // send types keys through SendInput; "+name" presses, "-name" releases.
 func send(t *testing.T, keys ...string) {
 	t.Helper()
@@ -35,16 +24,15 @@ func send(t *testing.T, keys ...string) {
 		if !ok {
 			t.Fatalf("unknown key %q", k)
 		}
-		var in keybdInput
-		in.typ, in.ki.vk = inputKeyboard, uint16(vk)
+		in := win32.Key{VK: uint16(vk)}
 		if k[0] == '-' {
-			in.ki.flags = keyeventfKeyUp
+			in.Flags = keyeventfKeyUp
 		}
 		switch vk {
 		case vkRControl, vkRMenu, vkLWin, vkRWin:
-			in.ki.flags |= keyeventfExtendedKey // as the keyboard sends them (E0 prefix)
+			in.Flags |= keyeventfExtendedKey // as the keyboard sends them (E0 prefix)
 		}
-		if n, _, err := procSendInput.Call(1, uintptr(unsafe.Pointer(&in)), unsafe.Sizeof(in)); n != 1 {
+		if err := win32.SendKeys([]win32.Key{in}); err != nil {
 			t.Fatalf("SendInput %s: %v", k, err)
 		}
 	}

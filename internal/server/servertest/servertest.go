@@ -2,7 +2,9 @@ package servertest
 
 import (
 	"context"
+	"io"
 	"log/slog"
+	"net/http"
 	"sync"
 	"testing"
 
@@ -36,4 +38,20 @@ func Start(t testing.TB, cfg server.Config, log *slog.Logger, eng server.Transcr
 	}
 	t.Cleanup(func() { _ = stop() })
 	return "http://" + ln.Addr().String(), stop
+}
+
+// Do sends req and returns the server's answer: its status, headers and
+// whole body. A request that gets no answer fails t.
+func Do(t testing.TB, req *http.Request) (status int, header http.Header, body []byte) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err = io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, body
 }
