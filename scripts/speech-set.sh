@@ -143,14 +143,16 @@ with tarfile.open(f"{dl}/praatio-6.2.2.tar.gz") as t:
 # LJSpeech (public domain: one speaker reading non-fiction books, 22 kHz) with
 # the corpus's metadata.csv: id|text|normalised text. The normalised column
 # is what is said (years and numbers written out). These are the corpus's
-# human recordings, not the package's synthesis.
+# human recordings, not the package's synthesis. One sentence has a
+# parenthesis, which is read: its brackets go, since Whisper's normaliser
+# drops bracketed text as a non-speech note.
 with tarfile.open(f"{dl}/TTS-0.0.15.1.tar.gz") as t:
     lj = "TTS-0.0.15.1/tests/data/ljspeech"
     for line in t.extractfile(f"{lj}/metadata.csv").read().decode().splitlines():
         if not line.strip():
             continue
         n, _, said = line.split("|")
-        add(f"ljspeech_{n}", member(t, f"{lj}/wavs/{n}.wav"), said, "read",
+        add(f"ljspeech_{n}", member(t, f"{lj}/wavs/{n}.wav"), re.sub(r"[()]", "", said), "read",
             f"TTS 0.0.15.1 sdist, tests/data/ljspeech/wavs/{n}.wav (LJSpeech, public domain)")
 
 def deb_data(path):
