@@ -87,6 +87,10 @@ def main():
     ap.add_argument("--bootstrap", type=int, default=5000)
     ap.add_argument("--cached-only", action="store_true",
                     help="decode nothing: the table of the configurations already in --cache")
+    ap.add_argument("--first", type=int, default=len(CONFIGS),
+                    help="decode only the first N configurations; the others as --cached-only")
+    ap.add_argument("--part", choices=("tune", "held-out"),
+                    help="only this part of the set (a quicker check; the decision needs both)")
     a = ap.parse_args()
     import jiwer
     from whisper_normalizer.english import EnglishTextNormalizer
@@ -94,12 +98,15 @@ def main():
 
     manifest = open(os.path.join(a.set, "manifest.tsv"), "rb").read()
     clips = [line.split("\t") for line in manifest.decode().splitlines()]
+    clips = [c for c in clips if a.part in (None, c[3])]
     files = [os.path.join(a.set, c[0]) for c in clips]
     seconds = {c[0]: os.path.getsize(f) / 32000 for c, f in zip(clips, files)}  # 16 kHz 16-bit, header aside
     binary = hashlib.sha256(open(a.binary, "rb").read()).hexdigest()
     runs = {}
-    for label, kind, flags in CONFIGS:
+    cached_only = a.cached_only
+    for i, (label, kind, flags) in enumerate(CONFIGS):
         who = binary if kind == "ours" else "faster-whisper-1.2.1"
+        a.cached_only = cached_only or i >= a.first
         res = decode(a, kind, flags, files, digest(who, os.path.realpath(a.model), flags, a.threads))
         if res is None:
             print(f"(not decoded yet, left out: {label})\n")
@@ -131,7 +138,7 @@ def main():
 
     print(f"Model {os.path.basename(os.path.realpath(a.model))}, int8, {a.threads} threads, language en; "
           f"bootstrap {a.bootstrap} resamples of the recordings, seed 47.\n")
-    for part in ("tune", "held-out"):
+    for part in (a.part,) if a.part else ("tune", "held-out"):
         names = [c[0] for c in clips if c[3] == part]
         n_words = sum(words[n] for n in names)
         print(f"#### {part} part: {len(names)} recordings, {n_words} reference words, "
