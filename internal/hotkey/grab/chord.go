@@ -203,7 +203,10 @@ func (c *chords) feed(ev keyEvent) verdict {
 			continue
 		}
 		g.active = true
-		v.fired = append(v.fired, fired{g: g, edge: hotkey.Edge{Down: true, At: ev.at}})
+		// Sure, here and at the release: the hook saw the key itself. Asking the
+		// keyboard again later can only miss a quick tap (Esc up again before a
+		// loaded Listener reads it, TestWineDictation's cancel under load).
+		v.fired = append(v.fired, fired{g: g, edge: hotkey.Edge{Down: true, At: ev.at, Sure: true}})
 		if g.combo.Mods&(hotkey.ModWin|hotkey.ModAlt) != 0 {
 			v.mask = true
 		}
@@ -293,7 +296,7 @@ func (c *chords) release(at time.Time, v *verdict) {
 	for _, g := range c.grabs {
 		if g.active && (mods&g.combo.Mods != g.combo.Mods || (g.vk != 0 && c.find(g.vk) < 0)) {
 			g.active = false
-			v.fired = append(v.fired, fired{g: g, edge: hotkey.Edge{Down: false, At: at}})
+			v.fired = append(v.fired, fired{g: g, edge: hotkey.Edge{Down: false, At: at, Sure: true}})
 		}
 	}
 }
