@@ -12,10 +12,14 @@
 # [patch.crates-io] on its command line, a copy of the registry's ct2rs crate
 # whose CTranslate2/ is a link to the patched tree, $WHISPERKEY_CACHE/ct2rs-patched/
 # <patch key>/ct2rs-<version>; the registry crate stays the source. A path crate
-# has no source and checksum in the lockfile, so cargo reads a copy of
-# Cargo.lock with only those two lines of ct2rs dropped (-Zlockfile-path) and
-# --locked still holds every other package to the committed lockfile, which
-# stays as it is for the Linux builds.
+# has no source and checksum in the lockfile, so cargo builds a copy of
+# native/ct2engine (ct2engine/ beside that crate) whose Cargo.lock is the
+# committed one with only those two lines of ct2rs dropped: --locked still holds
+# every other package to it, and the committed lockfile stays as it is for the
+# Linux builds. (Not -Zlockfile-path: cargo then resolves -Zbuild-std's std
+# afresh too, with the newest libc and others instead of std's own lockfile.)
+# cargo's warning "patch `ct2rs …` was not used in the crate graph" is std's
+# resolve, which sees the patch too.
 #
 # Debian's Rust for Windows (libstd-rust-dev-windows) is too old for the
 # lockfile, so std is built from rust-web-src with cargo's unstable -Zbuild-std
@@ -81,17 +85,23 @@ if [ ! -f "$PCRATE/.whisperkey" ]; then
   mv "$tmp" "$PCRATE"
 fi
 [ "$(readlink "$PCRATE/CTranslate2")" = "$src" ] || die "$PCRATE/CTranslate2 does not link to $src"
-LOCKDIR=$(mktemp -d)
-trap 'rm -rf "$LOCKDIR"' EXIT
-sed '/^name = "ct2rs"$/,/^$/{/^source = /d;/^checksum = /d;}' $CRATE/Cargo.lock >"$LOCKDIR/Cargo.lock"
-[ "$(diff $CRATE/Cargo.lock "$LOCKDIR/Cargo.lock" | grep -c '^<')" = 2 ] ||
+# The engine crate's copy (time stamps kept, so cargo rebuilds only what changed).
+WORK="$CACHE/ct2rs-patched/$pkey/ct2engine"
+exec 9>"$CACHE/ct2rs-patched/$pkey/lock"
+flock 9
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cp -Rp $CRATE/Cargo.toml $CRATE/build.rs $CRATE/windows-gnu.cmake $CRATE/include $CRATE/src "$WORK/"
+sed '/^name = "ct2rs"$/,/^$/{/^source = /d;/^checksum = /d;}' $CRATE/Cargo.lock >"$WORK/Cargo.lock"
+[ "$(diff $CRATE/Cargo.lock "$WORK/Cargo.lock" | grep -c '^<')" = 2 ] ||
   die "could not drop ct2rs's source and checksum from $CRATE/Cargo.lock"
 
 # --- build ---------------------------------------------------------------------
 TDIR="$CACHE/cargo-target-windows"
-MSGS="$LOCKDIR/cargo.json"
+MSGS=$(mktemp)
+trap 'rm -f "$MSGS"' EXIT
 (
-  cd $CRATE
+  cd "$WORK"
   export RUSTC RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR="$TDIR" CMAKE_PARALLEL="$(nproc)"
   export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER="$MINGW-g++-posix"
   export CC_x86_64_pc_windows_gnu="$MINGW-gcc-posix" CXX_x86_64_pc_windows_gnu="$MINGW-g++-posix"
@@ -99,7 +109,6 @@ MSGS="$LOCKDIR/cargo.json"
   export CMAKE_TOOLCHAIN_FILE_x86_64_pc_windows_gnu="$PWD/windows-gnu.cmake"
   "$CARGO" build --release --locked -Zbuild-std=std,panic_unwind --target $TARGET \
     --no-default-features --features $FEATURES --message-format=json-render-diagnostics \
-    -Zlockfile-path --config "resolver.lockfile-path=\"$LOCKDIR/Cargo.lock\"" \
     --config "patch.crates-io.ct2rs.path=\"$PCRATE\"" >"$MSGS"
 )
 DLL="$TDIR/$TARGET/release/ct2engine.dll"
