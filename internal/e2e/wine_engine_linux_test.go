@@ -21,8 +21,9 @@ import (
 // The Windows CPU engine (build/windows/engine/cpu/ct2engine.dll, cross-built
 // by scripts/windows-engine.sh) as the installer ships it. Each check here
 // guards a trap that once failed silently: a DLL that needs MinGW's runtime
-// DLLs, ruy built without its AVX2/AVX-512 kernels (about 30x slower), and
-// words that differ from the Linux engine's.
+// DLLs, ruy built without its AVX2/AVX-512 kernels (about 30x slower), a
+// CTranslate2 without our patches, and words that differ from the Linux
+// engine's.
 
 // windowsEngineDLL is the cross-built engine, or stops the test.
 func windowsEngineDLL(t testing.TB) string {
@@ -61,6 +62,10 @@ func TestWineEngineImports(t *testing.T) {
 		if !regexp.MustCompile(`\]\s+` + sym + `\n`).MatchString(string(out)) {
 			t.Errorf("ct2engine.dll does not export %s", sym)
 		}
+	}
+	// CTranslate2 from our patched source (native/ct2-patches), as on Linux.
+	if !testenv.Patched(dll) {
+		t.Errorf("ct2engine.dll lacks the CTranslate2 patches' marker: scripts/windows-engine.sh built it from ct2rs's unpatched source")
 	}
 	t.Logf("imports: %s", strings.Join(imports, ", "))
 }

@@ -25,7 +25,7 @@ func PatchedEngineDir(t testing.TB) string {
 	for _, dir := range dirs {
 		libs, _ := filepath.Glob(filepath.Join(dir, "libctranslate2*.so*"))
 		for _, lib := range libs {
-			if b, err := os.ReadFile(lib); err == nil && bytes.Contains(b, []byte(patchMarker)) {
+			if Patched(lib) {
 				return dir
 			}
 		}
@@ -33,4 +33,11 @@ func PatchedEngineDir(t testing.TB) string {
 	Require(t, "a CPU engine built from the patched CTranslate2 in "+dirs[len(dirs)-1],
 		"ENGINE_BACKEND=source ENGINE_OUT=build/engine-source/cpu bash scripts/engine.sh")
 	return ""
+}
+
+// Patched says whether the library at path (libctranslate2, or the Windows
+// ct2engine.dll that links CTranslate2 statically) carries our patches.
+func Patched(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && bytes.Contains(b, []byte(patchMarker))
 }
