@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -243,5 +244,15 @@ func TestWineMicClosedWhileIdle(t *testing.T) {
 	log := a.logText(t)
 	if n := strings.Count(log, `msg="microphone open"`); n != opens {
 		t.Errorf("the log says the microphone was opened %d times, want once for each of the %d presses", n, opens)
+	}
+
+	// audio.media on Windows: validate accepts pause and says it mutes there.
+	media := filepath.Join(t.TempDir(), "media.yaml")
+	if err := os.WriteFile(media, []byte("audio:\n  media: pause\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := w.run(t, dir+`\whisperkey.exe`, "config", "validate", winPath(media))
+	if r.code != 0 || !strings.Contains(r.stderr, "audio.media: pause mutes the programs playing on Windows instead of pausing them") {
+		t.Errorf("config validate of audio.media under wine: exit %d, stderr %q; want 0 and the note that pause mutes on Windows", r.code, r.stderr)
 	}
 }
