@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the Windows builds of Go unit tests under wine, so Windows-only code
 # (named mutex, %LOCALAPPDATA% paths, file rotation on Windows) runs here.
-#   bash scripts/wine-test.sh                       (instance, logging, hotkey/grab, autostart, output, authenticode)
+#   bash scripts/wine-test.sh                       (instance, logging, hotkey/grab, autostart, output, authenticode, media)
 #   bash scripts/wine-test.sh ./internal/foo ...    (other packages)
 #   WINE_TEST_DISPLAY=$DISPLAY bash scripts/wine-test.sh ./internal/tray   (needs a display)
 # Idempotent: the wine prefix and the shim live in $WHISPERKEY_CACHE/wine
@@ -28,7 +28,7 @@ else
   unset DISPLAY
 fi
 PKGS=("$@")
-[ ${#PKGS[@]} -gt 0 ] || PKGS=(./internal/instance ./internal/logging ./internal/hotkey/grab ./internal/autostart ./internal/output ./internal/authenticode)
+[ ${#PKGS[@]} -gt 0 ] || PKGS=(./internal/instance ./internal/logging ./internal/hotkey/grab ./internal/autostart ./internal/output ./internal/authenticode ./internal/media)
 
 bash scripts/wine-prefix.sh "$WINEPREFIX"
 

@@ -267,7 +267,9 @@ func (r *Recorder) closeLocked() {
 // microphone is left closed: holding it would keep the headset in its
 // telephone-quality hands-free profile all day. Start opens it then.
 func (r *Recorder) openLocked(idle bool) error {
+	t0 := time.Now()
 	infos, listErr := r.actx.Devices(malgo.Capture)
+	listed := time.Now()
 	var id *malgo.DeviceID
 	name := "default microphone"
 	var m *malgo.DeviceInfo
@@ -333,6 +335,7 @@ func (r *Recorder) openLocked(idle bool) error {
 	if err != nil {
 		return openError(name, err, infos)
 	}
+	inited := time.Now()
 	rate := int(dev.SampleRate())
 	r.mu.Lock()
 	r.gen, r.rate = gen, rate
@@ -351,9 +354,12 @@ func (r *Recorder) openLocked(idle bool) error {
 	if id != nil {
 		r.standIn = "" // the configured microphone is back
 	}
+	// How long each step of the open took: at a key press (no pre-roll) the
+	// sum is speech the recording misses.
 	r.log.Info("microphone open", "device", name, "kind", kind.String(), "backend", r.backend, "rate", rate,
 		"device_rate", dev.CaptureInternalSampleRate(), "device_channels", dev.CaptureInternalChannels(),
-		"preroll", r.cfg.PreRoll)
+		"preroll", r.cfg.PreRoll, "list", listed.Sub(t0).Round(time.Millisecond),
+		"init", inited.Sub(listed).Round(time.Millisecond), "start", time.Since(inited).Round(time.Millisecond))
 	return nil
 }
 

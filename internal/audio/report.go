@@ -13,7 +13,7 @@ type MicReport struct {
 	Kind    string `json:"kind"`              // built-in, USB, Bluetooth, monitor of an output or unknown
 	Backend string `json:"backend"`           // the audio system, such as PulseAudio or WASAPI
 	Held    bool   `json:"held_open"`         // open between dictations (audio.pre_roll, not Bluetooth)
-	Media   string `json:"media,omitempty"`   // why audio.media does nothing here, if it does not
+	Media   string `json:"media,omitempty"`   // what audio.media cannot do here (config.MediaNote), if anything
 	Problem string `json:"problem,omitempty"` // why no microphone was found
 }
 

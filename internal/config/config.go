@@ -122,7 +122,7 @@ type Audio struct {
 	MaxDuration   time.Duration
 	PreRoll       bool
 	PreRollLength time.Duration
-	Media         choice.MediaMode // playing media while recording; Linux only for now (MediaNote)
+	Media         choice.MediaMode // playing media while recording; Linux and Windows (MediaNote)
 }
 
 // Allowed values of the enumerated keys.
@@ -505,12 +505,18 @@ func checkLanguage(v any, _ Options) error {
 	return errNotAllowed
 }
 
-// MediaNote says why audio.media does nothing on goos ("" when it works
-// there): players are reached through MPRIS, which only Linux desktops have;
-// Windows' media session (WinRT) is not built yet.
+// MediaNote says what audio.media cannot do on goos ("" when it does all
+// it says there): players are reached through MPRIS on Linux; on Windows
+// through the programs' audio sessions, which can be turned down but not
+// paused (the system media session is WinRT), so pause mutes them there;
+// elsewhere media is left alone.
 func MediaNote(cfg Config, goos string) string {
-	if cfg.Audio.Media == choice.MediaOff || goos == "linux" {
+	switch {
+	case cfg.Audio.Media == choice.MediaOff || goos == "linux" || goos == "windows" && cfg.Audio.Media == choice.MediaLower:
 		return ""
+	case goos == "windows":
+		return fmt.Sprintf("%s: %s mutes the programs playing on Windows instead of pausing them (their audio sessions; "+
+			"the system media controls are out of reach), and unmutes them after: a video or song plays on unheard", KeyMedia, cfg.Audio.Media)
 	}
-	return fmt.Sprintf("%s: %s works on Linux only for now (through MPRIS); on %s it leaves media alone", KeyMedia, cfg.Audio.Media, goos)
+	return fmt.Sprintf("%s: %s works on Linux and Windows only for now; on %s it leaves media alone", KeyMedia, cfg.Audio.Media, goos)
 }

@@ -413,8 +413,10 @@ func TestMediaNote(t *testing.T) {
 	}{
 		{"off anywhere", choice.MediaOff, "windows", ""},
 		{"pause on linux", choice.MediaPause, "linux", ""},
-		{"pause on windows", choice.MediaPause, "windows", "audio.media: pause works on Linux only for now (through MPRIS); on windows it leaves media alone"},
-		{"lower on darwin", choice.MediaLower, "darwin", "audio.media: lower works on Linux only for now (through MPRIS); on darwin it leaves media alone"},
+		{"lower on windows", choice.MediaLower, "windows", ""},
+		{"pause on windows mutes", choice.MediaPause, "windows", "audio.media: pause mutes the programs playing on Windows instead of pausing them (their audio sessions; " +
+			"the system media controls are out of reach), and unmutes them after: a video or song plays on unheard"},
+		{"lower on darwin", choice.MediaLower, "darwin", "audio.media: lower works on Linux and Windows only for now; on darwin it leaves media alone"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,7 +40,7 @@ var allowedImports = map[string][]string{
 	"dictation":                {"app", "cleanup", "config", "textproc", "whisper"},
 	"engine":                   {"choice", "paths", "wire"},
 	"envvars":                  nil,
-	"gpu":                      {"choice"},
+	"gpu":                      {"choice", "win32"},
 	"history":                  {"paths"},
 	"hotkey":                   {"choice"},
 	"hotkey/evdev":             {"hotkey", "paths"},
@@ -76,7 +76,7 @@ var allowedImports = map[string][]string{
 	"e2e":                      nil,
 	"feedback":                 {"app", "assets", "audio", "autostart", "choice", "config", "history", "indicator", "notify", "output", "paths", "tray", "whisper"},
 	"loader":                   {"backend", "choice", "config", "cublas", "dictation", "engine", "gpu", "models", "notify", "tray", "whisper"},
-	"media":                    {"choice"},
+	"media":                    {"choice", "win32"},
 	"paths":                    nil,
 	"service":                  nil,
 }

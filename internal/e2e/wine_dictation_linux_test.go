@@ -265,8 +265,17 @@ func startWineApp(t *testing.T, w *winePrefix, exe, config string) *wineApp {
 	_ = os.Remove(a.log)
 	a.cmd = w.command(exe)
 	a.cmd.Env = append(a.cmd.Env, "PULSE_SINK="+speakers(t))
-	var out bytes.Buffer
-	a.cmd.Stdout, a.cmd.Stderr = &out, &out
+	// Wine's output goes to a file, not a pipe: a process the app starts
+	// inherits it (wine's explorer.exe /desktop, which stays for the
+	// prefix), and Wait would wait for that one to close a pipe, long after
+	// whisperkey.exe has quit.
+	out, err := os.Create(filepath.Join(t.TempDir(), "wine-output.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { out.Close() })
+	a.cmd.Stdout, a.cmd.Stderr = out, out
+	wineOutput := func() string { b, _ := os.ReadFile(out.Name()); return string(b) }
 	if err := a.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +305,7 @@ func startWineApp(t *testing.T, w *winePrefix, exe, config string) *wineApp {
 		}
 		if t.Failed() {
 			b, _ := os.ReadFile(a.log)
-			t.Logf("app log:\n%s\nwine output:\n%s", b, out.String())
+			t.Logf("app log:\n%s\nwine output:\n%s", b, wineOutput())
 		}
 	})
 	deadline := time.Now().Add(90 * time.Second)
@@ -307,7 +316,7 @@ func startWineApp(t *testing.T, w *winePrefix, exe, config string) *wineApp {
 		}
 		select {
 		case <-done:
-			t.Fatalf("whisperkey.exe exited before it was ready:\n%s\n%s", b, out.String())
+			t.Fatalf("whisperkey.exe exited before it was ready:\n%s\n%s", b, wineOutput())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/whisperkey/whisperkey/internal/win32"
 )
 
 // SystemSources reads this machine: DXGI adapters (WMI if DXGI fails),
@@ -70,13 +72,9 @@ type dxgiAdapterDesc1 struct {
 	Flags                 uint32
 }
 
-// comObject is any COM interface pointer: its first word is the method table.
-type comObject struct{ vtbl *[16]uintptr }
-
 // Method slots: IUnknown 0-2, IDXGIObject 3-6, IDXGIFactory 7-11, IDXGIFactory1
 // 12-13; IDXGIAdapter 7-9, IDXGIAdapter1 10.
 const (
-	slotRelease               = 2
 	slotEnumAdapters1         = 12
 	slotCheckInterfaceSupport = 9
 	slotGetDesc1              = 10
@@ -86,8 +84,7 @@ const (
 )
 
 func call(obj unsafe.Pointer, slot int, args ...uintptr) uintptr {
-	r, _, _ := syscall.SyscallN((*comObject)(obj).vtbl[slot], append([]uintptr{uintptr(obj)}, args...)...)
-	return r
+	return win32.ComCall(obj, slot, args...)
 }
 
 // dxgiAdapters lists adapters with DXGI: unlike WMI it reports 64-bit memory
@@ -103,7 +100,7 @@ func dxgiAdapters() ([]Adapter, error) {
 	if hr, _, _ := proc.Call(uintptr(unsafe.Pointer(&iidIDXGIFactory1)), uintptr(unsafe.Pointer(&factory))); hr != 0 {
 		return nil, fmt.Errorf("CreateDXGIFactory1: HRESULT 0x%08x", uint32(hr))
 	}
-	defer call(factory, slotRelease)
+	defer win32.ComRelease(factory)
 	var ads []Adapter
 	for i := uintptr(0); ; i++ {
 		var adapter unsafe.Pointer
@@ -118,7 +115,7 @@ func dxgiAdapters() ([]Adapter, error) {
 		hr = call(adapter, slotGetDesc1, uintptr(unsafe.Pointer(&d)))
 		var umd int64
 		umdHR := call(adapter, slotCheckInterfaceSupport, uintptr(unsafe.Pointer(&iidIDXGIDevice)), uintptr(unsafe.Pointer(&umd)))
-		call(adapter, slotRelease)
+		win32.ComRelease(adapter)
 		if hr != 0 {
 			return ads, fmt.Errorf("GetDesc1(%d): HRESULT 0x%08x", i, uint32(hr))
 		}

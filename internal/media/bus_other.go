@@ -8,8 +8,9 @@ import (
 	"github.com/godbus/dbus/v5"
 )
 
-// connect fails outside Linux: players there are not on a D-Bus (Windows'
-// media session is WinRT, not built yet; config.MediaNote says so).
+// connect fails outside Linux: players there are not on a D-Bus. Windows
+// uses the programs' audio sessions instead (sessions_windows.go) and never
+// calls it; elsewhere config.MediaNote says media is left alone.
 func connect() (*dbus.Conn, error) {
-	return nil, errors.New("media control works on Linux only for now")
+	return nil, errors.New("media control works on Linux and Windows only for now")
 }

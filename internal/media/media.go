@@ -36,9 +36,12 @@ const (
 // Controller pauses or lowers the playing media while a recording runs. The
 // desktop says when recording starts and ends (Recording); Run does the work
 // in the background, in order, so a slow player never delays the microphone.
+// On Linux it reaches MPRIS players on the session bus; on Windows the
+// programs' audio sessions (sys; sessions.go).
 type Controller struct {
 	log     *slog.Logger
 	connect func() (*dbus.Conn, error)
+	sys     sessionSystem // nil: MPRIS
 
 	mu     sync.Mutex // guards mode and want
 	mode   choice.MediaMode
@@ -53,6 +56,8 @@ type Controller struct {
 	active  bool             // between a start handled and its end
 	warned  bool             // the bus was unreachable, and the log said so
 	nothing bool             // no player was found last time (logged once)
+	// sessions are the audio sessions changed at the start (sys).
+	sessions []heldSession
 }
 
 // player is one player changed at the start of a recording.
@@ -66,7 +71,9 @@ type player struct {
 // New returns a controller in mode (choice.MediaOff does nothing). It
 // connects to the session bus at the first recording.
 func New(mode choice.MediaMode, log *slog.Logger) *Controller {
-	return newController(mode, log, connect)
+	c := newController(mode, log, connect)
+	c.sys = osSessions()
+	return c
 }
 
 func newController(mode choice.MediaMode, log *slog.Logger, connect func() (*dbus.Conn, error)) *Controller {
@@ -105,6 +112,15 @@ func (c *Controller) Recording(on bool) {
 // Run changes and restores media as Recording asks until ctx ends; then it
 // puts back what it changed and closes its bus connection.
 func (c *Controller) Run(ctx context.Context) error {
+	if c.sys != nil {
+		leave, err := c.sys.Enter()
+		if err != nil {
+			c.log.Warn("media control unavailable", "err", err)
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		defer leave() // after the deferred end below
+	}
 	defer func() {
 		if c.active {
 			c.end(context.WithoutCancel(ctx))
@@ -133,6 +149,10 @@ func (c *Controller) Run(ctx context.Context) error {
 
 // begin pauses (or lowers) the players that are playing now.
 func (c *Controller) begin(ctx context.Context, mode choice.MediaMode) {
+	if c.sys != nil {
+		c.beginSessions(mode)
+		return
+	}
 	c.active, c.heldBy, c.held = true, mode, nil
 	if mode == choice.MediaOff || !c.ensureConn() {
 		return
@@ -200,6 +220,10 @@ func (c *Controller) change(ctx context.Context, mode choice.MediaMode, name str
 // end resumes (or turns back up) the players begin changed, except those the
 // user changed meanwhile.
 func (c *Controller) end(ctx context.Context) {
+	if c.sys != nil {
+		c.endSessions(ctx)
+		return
+	}
 	c.active = false
 	held := c.held
 	c.held = nil

@@ -1,2 +1,2 @@
-// Package win32 holds the Win32 window-class, window, message-pump and keyboard-input calls that the Windows backends share.
+// Package win32 holds the Win32 window, message-pump, keyboard-input and COM method calls that the Windows backends share.
 package win32
