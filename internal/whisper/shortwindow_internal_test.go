@@ -21,6 +21,11 @@ func TestRepeats(t *testing.T) {
 		{"Front left.", false},
 		{"Remember to buy milk, bread and eggs on the way home.", false},
 		{"that that is is that that is not is not", false},
+		// Eight words or more, twice in a row: the short window's long loop.
+		{"especially as regards the lower case letters, and type very similar was used during the next 15 or 20 years, not only by Schoffer, and type very similar was used during the next 15 or 20 years, not only by Schoffer,", true},
+		{"one two three four five six seven eight, one two three four five six seven eight", true},
+		{"one two three four five six seven, one two three four five six seven", false},
+		{"I said it once and then I said it once more to be sure.", false},
 	}
 	for _, c := range cases {
 		if got := repeats(c.text); got != c.want {
