@@ -79,6 +79,9 @@ type Transcript struct {
 	// Send: the words ended with a spoken send phrase, removed from Text;
 	// the Paster presses Enter after it, as for the auto-send hotkey.
 	Send bool
+	// Command is the spoken command the model's own check found said,
+	// whatever Text spells (NoCommand: none, or no check was made).
+	Command Command
 }
 
 // Request is one dictation's settings, resolved once when its key goes
@@ -710,7 +713,8 @@ func (a *App) finish(ctx context.Context, j job) {
 	if a.deps.Commands != nil {
 		// Said on its own, a command acts instead of being typed; the text as
 		// heard counts too, in case an AI cleanup reworded it.
-		if a.deps.Commands.Command(tr.Text) == CommandUndo || (tr.Raw != "" && a.deps.Commands.Command(tr.Raw) == CommandUndo) {
+		if tr.Command == CommandUndo || a.deps.Commands.Command(tr.Text) == CommandUndo ||
+			(tr.Raw != "" && a.deps.Commands.Command(tr.Raw) == CommandUndo) {
 			a.undo(ctx)
 			return
 		}

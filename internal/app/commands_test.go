@@ -18,6 +18,21 @@ func (s scripted) Transcribe(_ context.Context, _ Request, samples []float32) (T
 	return Transcript{Text: s[int(samples[0])]}, nil
 }
 
+// checked is scripted whose clip tagged undo the model's own check took for
+// the undo command (dictation's Flow sets Transcript.Command from it).
+type checked struct {
+	scripted
+	undo int
+}
+
+func (c checked) Transcribe(ctx context.Context, r Request, samples []float32) (Transcript, error) {
+	tr, err := c.scripted.Transcribe(ctx, r, samples)
+	if int(samples[0]) == c.undo {
+		tr.Command = CommandUndo
+	}
+	return tr, err
+}
+
 // undoWords is the config's matcher, reduced: the whole text, any case, a period.
 type undoWords struct{}
 
@@ -45,7 +60,7 @@ func (e *editor) Undo(context.Context) error {
 // dictation before it was pasted, a spoken command is not typed, and paste
 // again pastes the last dictation through the Paster.
 func TestCommands(t *testing.T) {
-	texts := scripted{"", " Hello there.", " Scratch that.", " Please scratch that line."}
+	texts := checked{scripted{"", " Hello there.", " Scratch that.", " Please scratch that line.", " Stretch dat."}, 4}
 	dictate := []Input{{Trigger: TriggerStart}, {Trigger: TriggerStop}}
 	cases := []struct {
 		name      string
@@ -62,6 +77,9 @@ func TestCommands(t *testing.T) {
 			inputs:    [][]Input{dictate, {{Trigger: TriggerPasteAgain}}},
 			wantPaste: []string{" Hello there.", " Hello there."}, want: []Outcome{Delivered, Delivered}},
 		{name: "spoken undo is not typed", clips: [][]float32{clip(1, 1), clip(1, 2)},
+			inputs:    [][]Input{dictate, dictate},
+			wantPaste: []string{" Hello there."}, wantUndo: 1, want: []Outcome{Delivered, Undone}},
+		{name: "spoken undo misspelt, taken by the model's check", clips: [][]float32{clip(1, 1), clip(1, 4)},
 			inputs:    [][]Input{dictate, dictate},
 			wantPaste: []string{" Hello there."}, wantUndo: 1, want: []Outcome{Delivered, Undone}},
 		{name: "inside a sentence it is text", clips: [][]float32{clip(1, 3)},

@@ -42,6 +42,9 @@ type transcribeOptions struct {
 	noSpeechThreshold                   float64
 	// asHeld decodes each file as a hold over it would be (dictation.Replay).
 	asHeld bool
+	// commands are phrases each short file is checked against, as the
+	// app checks a dictation against commands.undo (comma-separated).
+	commands string
 }
 
 // How much audio transcribe takes from one file. Every file is decoded
@@ -82,6 +85,7 @@ func parseTranscribe(args []string, stderr io.Writer) (transcribeOptions, error)
 	fs.BoolVar(&o.temperatureFallback, "temperature-fallback", len(dec.Temperatures) > 1, "false: decode at temperature 0 only, never again hotter (for measuring)")
 	fs.Float64Var(&o.noSpeechThreshold, "no-speech-threshold", dec.NoSpeechThreshold, "skip a window whose no-speech probability is above this unless its log-probability is good; 0 turns the rule off (for measuring)")
 	fs.BoolVar(&o.asHeld, "as-held", false, "decode each file as a dictation held over it: at each pause, then at its end after what the last two agree on (decoding.early_prefix; for measuring)")
+	fs.StringVar(&o.commands, "commands", "", "check each short file against these spoken command phrases, comma-separated, as the app checks a dictation against commands.undo; --json shows each phrase's score (for measuring)")
 	o.words.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: whisperkey transcribe FILE [FILE ...] [flags]   (WAV, FLAC, MP3, Ogg Vorbis; other formats with ffmpeg)")
@@ -137,6 +141,7 @@ func runTranscribe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	meta := runMeta{config: cfgUsed}
 	set.Decode.DetectSpeech = o.speechDetector
 	set.Decode.NoSpeechThreshold = o.noSpeechThreshold
+	set.Decode.Commands = config.NewList(strings.Split(o.commands, ",")...).Items()
 	if !o.temperatureFallback {
 		set.Decode.Temperatures = set.Decode.Temperatures[:1]
 	}

@@ -130,6 +130,10 @@ func (f *Flow) Request(profile string) *Request {
 	s := f.cur.Load()
 	set := s.forProfile(profile)
 	set.Decode.Recent = f.recent.list()
+	// A short utterance is scored against the spoken commands by the local
+	// model itself (whisper's command check); a remote engine's text is
+	// matched by its words alone.
+	set.Decode.Commands = set.Config.Commands.Undo.Items()
 	return &Request{Settings: set, chosen: profile, engine: s.engine, cleaner: s.cleaner, gen: f.gen.Load()}
 }
 
@@ -188,7 +192,7 @@ func (f *Flow) forApp(tr Transcript, err error) (app.Transcript, error) {
 	}
 	return app.Transcript{Text: tr.Text, Raw: tr.Raw, Features: tr.Result.Timings.Features, Engine: tr.Result.Timings.Engine,
 		Cleanup: tr.Cleanup, Notice: tr.Notice, Cleaning: tr.Cleaning, Reused: tr.Result.Reused, Forced: tr.Result.Forced, Language: tr.Result.Language,
-		Send: tr.Send}, nil
+		Send: tr.Send, Command: heardCommand(tr.Result, f.cur.Load().cfg)}, nil
 }
 
 // forProfile is the settings of the profile called name; the config's own

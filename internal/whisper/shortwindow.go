@@ -151,6 +151,7 @@ func (t *Transcriber) transcribeShort(ctx context.Context, mel *Mel, contentFram
 	res.Language, res.LanguageProb = lang, prob
 	res.Segments, res.Text = segments, text
 	res.Forced, res.Last = d.forced, &Pass{Seek: 0, Previous: previous, Tokens: slices.Clone(d.tokens)}
+	res.at = &commandWindow{win: win, sot: sot, frames: contentFrames}
 	return true, nil
 }
 

@@ -46,10 +46,16 @@ func (t *Transcriber) Transcribe(ctx context.Context, samples []float32, opt Opt
 		}
 	}
 	res, err := t.transcribeGated(ctx, samples, opt)
-	if err == nil {
-		res.Segments = WithinAudio(res.Segments, res.Duration)
+	if err != nil {
+		return res, err
 	}
-	return res, err
+	res.Segments = WithinAudio(res.Segments, res.Duration)
+	err = t.checkCommands(ctx, res.at, res, opt)
+	res.at = nil // the window's features are not kept with the text
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // WithinAudio clamps segment and word times to the audio's duration: Whisper hears

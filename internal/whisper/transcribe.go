@@ -77,6 +77,11 @@ type Options struct {
 	// the window they were of is decoded with what the last two agree on
 	// forced as its prefix (held.go). Not in faster-whisper; nil: none.
 	Held []Pass
+	// Commands are spoken command phrases ("scratch that"): a short
+	// utterance is scored against each by the model (commands.go) and
+	// Result.Command says which, if any, was said. The app's dictations set
+	// them; nil: no check.
+	Commands []string
 }
 
 // Window is the window short audio is decoded on.
@@ -153,6 +158,9 @@ type Timings struct {
 	Engine   time.Duration `json:"engine_ns"`
 	// ShortWindow is the part of Engine spent on a short-window attempt.
 	ShortWindow time.Duration `json:"short_window_ns,omitempty"`
+	// Commands is the spoken-command check after the decode (in Total, not
+	// in Engine).
+	Commands time.Duration `json:"commands_ns,omitempty"`
 	// Speech is the speech detector's time (part of Total, not of Features).
 	Speech time.Duration `json:"speech_ns,omitempty"`
 	Total  time.Duration `json:"total_ns"`
@@ -180,6 +188,12 @@ type Result struct {
 	// transcription of it grown longer (Options.Held); nil when that
 	// window was skipped as silence.
 	Last *Pass `json:"-"`
+	// Command is the check of a short utterance against Options.Commands
+	// (commands.go); nil when none was made.
+	Command *CommandCheck `json:"command,omitempty"`
+	// at is the one window the text was decoded on, for the command check;
+	// nil for audio of more than one window.
+	at *commandWindow
 }
 
 const (
@@ -365,6 +379,9 @@ func (t *Transcriber) transcribe(ctx context.Context, samples []float32, from, t
 		}
 	}
 	res.Text = strings.TrimSpace(strings.Join(texts, ""))
+	if contentFrames <= NFrames {
+		res.at = &commandWindow{win: firstWin, sot: sot, frames: contentFrames}
+	}
 	res.Timings.Engine += time.Since(engineStart)
 	res.Timings.Total = time.Since(start)
 	return res, nil
