@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 )
 
 // childEnv makes the test binary act as a second process that tries the guard
@@ -76,24 +78,13 @@ func TestSecondProcessIsRefused(t *testing.T) {
 }
 
 func TestMutexName(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want string
-	}{
-		{name: "plain", in: "app", want: `Local\WhisperKey-app`},
-		{name: "empty", in: "", want: `Local\WhisperKey-default`},
-		{name: "backslash cannot open a namespace", in: `Global\x`, want: `Local\WhisperKey-Global_x`},
-		{name: "spaces and unicode", in: "my app ü", want: `Local\WhisperKey-my_app__`},
-		{name: "dots dashes underscores kept", in: "a.b-c_d", want: `Local\WhisperKey-a.b-c_d`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := mutexName(tt.in); got != tt.want {
-				t.Errorf("mutexName(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
-	}
+	tabletest.Check(t, "mutexName", mutexName, []tabletest.Case[string, string]{
+		{Name: "plain", In: "app", Want: `Local\WhisperKey-app`},
+		{Name: "empty", In: "", Want: `Local\WhisperKey-default`},
+		{Name: "backslash cannot open a namespace", In: `Global\x`, Want: `Local\WhisperKey-Global_x`},
+		{Name: "spaces and unicode", In: "my app ü", Want: `Local\WhisperKey-my_app__`},
+		{Name: "dots dashes underscores kept", In: "a.b-c_d", Want: `Local\WhisperKey-a.b-c_d`},
+	})
 }
 
 func TestInstallerWaitsForTheAppsMutex(t *testing.T) {
