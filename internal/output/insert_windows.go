@@ -25,7 +25,6 @@ import (
 
 var (
 	procMsgWait          = user32.NewProc("MsgWaitForMultipleObjectsEx")
-	procGetClassName     = user32.NewProc("GetClassNameW")
 	procGetClipboardOwnr = user32.NewProc("GetClipboardOwner")
 )
 
@@ -35,7 +34,6 @@ const (
 	wmDestroyClipboard  = 0x0307
 	qsAllInput          = 0x04FF
 	mwmoInputAvailable  = 0x4
-	infinite            = 0xFFFFFFFF
 	vkShift             = 0x10
 	vkInsert            = 0x2D
 	keyeventfUnicode    = 0x0004
@@ -100,7 +98,7 @@ func (r *renderer) run(started chan<- error) {
 	started <- nil
 	for {
 		// Sent messages (WM_RENDERFORMAT from the reader's thread) are delivered while we wait here.
-		procMsgWait.Call(1, uintptr(unsafe.Pointer(&r.wake)), infinite, qsAllInput, mwmoInputAvailable)
+		procMsgWait.Call(1, uintptr(unsafe.Pointer(&r.wake)), windows.INFINITE, qsAllInput, mwmoInputAvailable)
 		win32.PumpMessages()
 		select {
 		case <-r.quit:
@@ -234,9 +232,7 @@ func (b *osBackend) pasteStyle(target uint64) pasteStyle {
 	if target == 0 {
 		return pasteCtrlV
 	}
-	var buf [256]uint16
-	n, _, _ := procGetClassName.Call(uintptr(target), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
-	class := windows.UTF16ToString(buf[:n])
+	class := windowClass(target)
 	s := terminalStyle(class, "")
 	b.log.Debug("paste keystroke chosen by window class", "class", class, "keys", s)
 	return s

@@ -62,9 +62,6 @@ const (
 	hidUsagePageGeneric = 0x01
 	hidUsageKeyboard    = 0x06
 	wmWTSSessionChange  = 0x02B1
-	wtsConsoleConnect   = 0x1
-	wtsSessionLogon     = 0x5
-	wtsSessionUnlock    = 0x8
 	pbtAPMResumeSuspend = 0x7
 	pbtAPMResumeAuto    = 0x12
 	notifyForThisSess   = 0
@@ -379,7 +376,7 @@ func (s *osState) wndProc(hwnd, msg, wParam, lParam uintptr) uintptr {
 	switch msg {
 	case wmWTSSessionChange:
 		switch wParam {
-		case wtsSessionUnlock, wtsSessionLogon, wtsConsoleConnect:
+		case windows.WTS_SESSION_UNLOCK, windows.WTS_SESSION_LOGON, windows.WTS_CONSOLE_CONNECT:
 			s.renew(hotkey.Renewal{Reason: "session unlocked", Session: true})
 		}
 	case wmPowerBroadcast:

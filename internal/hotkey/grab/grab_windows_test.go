@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/windows"
+
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/win32"
@@ -133,7 +135,7 @@ func TestHookRenewedOnUnlockAndResume(t *testing.T) {
 		msg, param uintptr
 		reason     string
 	}{
-		{name: "unlock", msg: wmWTSSessionChange, param: wtsSessionUnlock, reason: "session unlocked"},
+		{name: "unlock", msg: wmWTSSessionChange, param: windows.WTS_SESSION_UNLOCK, reason: "session unlocked"},
 		{name: "resume", msg: wmPowerBroadcast, param: pbtAPMResumeAuto, reason: "resumed from sleep"},
 	}
 	for _, tt := range tests {
