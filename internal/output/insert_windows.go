@@ -36,7 +36,6 @@ const (
 	mwmoInputAvailable  = 0x4
 	vkShift             = 0x10
 	vkInsert            = 0x2D
-	keyeventfUnicode    = 0x0004
 	renderClassTemplate = "WhisperKeyClipboard%p"
 )
 
@@ -269,14 +268,14 @@ func (b *osBackend) typeText(ctx context.Context, text string) error {
 			continue
 		}
 		if r == '\n' {
-			in = append(in, win32.Key{VK: vkReturn}, win32.Key{VK: vkReturn, Flags: keyeventfKeyUp})
+			in = append(in, win32.Key{VK: vkReturn}, win32.Key{VK: vkReturn, Flags: win32.KeyUp})
 			continue
 		}
 		for _, u := range windows.StringToUTF16(string(r)) {
 			if u == 0 {
 				continue
 			}
-			in = append(in, win32.Key{Scan: u, Flags: keyeventfUnicode}, win32.Key{Scan: u, Flags: keyeventfUnicode | keyeventfKeyUp})
+			in = append(in, win32.Key{Scan: u, Flags: win32.KeyUnicode}, win32.Key{Scan: u, Flags: win32.KeyUnicode | win32.KeyUp})
 		}
 	}
 	// In chunks, so a long text does not fill the input queue in one go.

@@ -66,16 +66,15 @@ const (
 	pbtAPMResumeAuto    = 0x12
 	notifyForThisSess   = 0
 
-	whKeyboardLL   = 13
-	whMouseLL      = 14
-	wmXButtonDown  = 0x020B
-	wmXButtonUp    = 0x020C
-	llmhfInjected  = 0x01
-	hcAction       = 0
-	llkhfExtended  = 0x01
-	llkhfInjected  = 0x10
-	llkhfUp        = 0x80
-	keyeventfKeyUp = 0x0002
+	whKeyboardLL  = 13
+	whMouseLL     = 14
+	wmXButtonDown = 0x020B
+	wmXButtonUp   = 0x020C
+	llmhfInjected = 0x01
+	hcAction      = 0
+	llkhfExtended = 0x01
+	llkhfInjected = 0x10
+	llkhfUp       = 0x80
 )
 
 // rawInputDevice is RAWINPUTDEVICE.
@@ -362,7 +361,7 @@ func callNextHook(code, wParam, lParam uintptr) uintptr {
 // pressMask taps vkMask while the chord's Win or Alt is still down. Windows queues it
 // after the current event, before the user can let go.
 func (s *osState) pressMask() {
-	tap := []win32.Key{{VK: vkMask, Extra: maskTag}, {VK: vkMask, Flags: keyeventfKeyUp, Extra: maskTag}}
+	tap := []win32.Key{{VK: vkMask, Extra: maskTag}, {VK: vkMask, Flags: win32.KeyUp, Extra: maskTag}}
 	if err := win32.SendKeys(tap); err != nil {
 		s.log.Debug("mask key not sent; releasing Win may open the Start menu", "err", err)
 	}

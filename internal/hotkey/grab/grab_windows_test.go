@@ -16,8 +16,6 @@ import (
 // These tests type with SendInput into the real hook; they run under wine too
 // (scripts/wine-test.sh), where the watcher is a message-only window for want of a display.
 
-const keyeventfExtendedKey = 0x0001
-
 // send types keys through SendInput; "+name" presses, "-name" releases.
 func send(t *testing.T, keys ...string) {
 	t.Helper()
@@ -28,11 +26,11 @@ func send(t *testing.T, keys ...string) {
 		}
 		in := win32.Key{VK: uint16(vk)}
 		if k[0] == '-' {
-			in.Flags = keyeventfKeyUp
+			in.Flags = win32.KeyUp
 		}
 		switch vk {
 		case vkRControl, vkRMenu, vkLWin, vkRWin:
-			in.Flags |= keyeventfExtendedKey // as the keyboard sends them (E0 prefix)
+			in.Flags |= win32.KeyExtended // as the keyboard sends them (E0 prefix)
 		}
 		if err := win32.SendKeys([]win32.Key{in}); err != nil {
 			t.Fatalf("SendInput %s: %v", k, err)
