@@ -175,26 +175,21 @@ func TestCheckMode(t *testing.T) {
 }
 
 func TestTerminalStyle(t *testing.T) {
-	tests := []struct {
-		class, name string
-		want        pasteStyle
-	}{
-		{"XTerm", "xterm", pasteShiftInsert},
-		{"URxvt", "urxvt", pasteShiftInsert},
-		{"Gnome-terminal", "gnome-terminal-server", pasteCtrlShiftV},
-		{"kitty", "kitty", pasteCtrlShiftV},
-		{"Alacritty", "Alacritty", pasteCtrlShiftV},
-		{"konsole", "konsole", pasteCtrlShiftV},
-		{"CASCADIA_HOSTING_WINDOW_CLASS", "", pasteCtrlShiftV},
-		{"ConsoleWindowClass", "", pasteShiftInsert},
-		{"mintty", "", pasteShiftInsert},
-		{"firefox", "Navigator", pasteCtrlV},
-		{"Chrome_WidgetWin_1", "", pasteCtrlV},
-		{"", "", pasteCtrlV},
-	}
-	for _, tt := range tests {
-		if got := terminalStyle(tt.class, tt.name); got != tt.want {
-			t.Errorf("terminalStyle(%q, %q) = %s, want %s", tt.class, tt.name, got, tt.want)
-		}
-	}
+	type args struct{ class, name string }
+	tabletest.Check(t, "terminalStyle", func(a args) pasteStyle {
+		return terminalStyle(a.class, a.name)
+	}, []tabletest.Case[args, pasteStyle]{
+		{In: args{"XTerm", "xterm"}, Want: pasteShiftInsert},
+		{In: args{"URxvt", "urxvt"}, Want: pasteShiftInsert},
+		{In: args{"Gnome-terminal", "gnome-terminal-server"}, Want: pasteCtrlShiftV},
+		{In: args{"kitty", "kitty"}, Want: pasteCtrlShiftV},
+		{In: args{"Alacritty", "Alacritty"}, Want: pasteCtrlShiftV},
+		{In: args{"konsole", "konsole"}, Want: pasteCtrlShiftV},
+		{In: args{"CASCADIA_HOSTING_WINDOW_CLASS", ""}, Want: pasteCtrlShiftV},
+		{In: args{"ConsoleWindowClass", ""}, Want: pasteShiftInsert},
+		{In: args{"mintty", ""}, Want: pasteShiftInsert},
+		{In: args{"firefox", "Navigator"}, Want: pasteCtrlV},
+		{In: args{"Chrome_WidgetWin_1", ""}, Want: pasteCtrlV},
+		{In: args{"", ""}, Want: pasteCtrlV},
+	})
 }
