@@ -99,27 +99,19 @@ func TestInstallerWaitsForTheAppsMutex(t *testing.T) {
 }
 
 func TestLockPath(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		runtime string
-		temp    string
-		uid     int
-		want    string
-	}{
-		{name: "runtime dir", in: "app", runtime: "/run/user/1000", temp: "/tmp", uid: 1000, want: "/run/user/1000/whisperkey-app.lock"},
-		{name: "no runtime dir", in: "app", temp: "/tmp", uid: 1000, want: "/tmp/whisperkey-1000-app.lock"},
-		{name: "relative runtime dir ignored", in: "app", runtime: "run", temp: "/tmp", uid: 7, want: "/tmp/whisperkey-7-app.lock"},
-		{name: "slash in name", in: "a/b", runtime: "/run/user/1", temp: "/tmp", uid: 1, want: "/run/user/1/whisperkey-a_b.lock"},
+	if os.PathSeparator != '/' {
+		t.Skip("the lock file is used on Unix-like systems only; its paths use /")
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if os.PathSeparator != '/' {
-				t.Skip("the lock file is used on Unix-like systems only; its paths use /")
-			}
-			if got := lockPath(tt.in, tt.runtime, tt.temp, tt.uid); got != tt.want {
-				t.Errorf("lockPath = %q, want %q", got, tt.want)
-			}
-		})
+	type args struct {
+		in, runtime, temp string
+		uid               int
 	}
+	tabletest.Check(t, "lockPath", func(a args) string {
+		return lockPath(a.in, a.runtime, a.temp, a.uid)
+	}, []tabletest.Case[args, string]{
+		{Name: "runtime dir", In: args{in: "app", runtime: "/run/user/1000", temp: "/tmp", uid: 1000}, Want: "/run/user/1000/whisperkey-app.lock"},
+		{Name: "no runtime dir", In: args{in: "app", temp: "/tmp", uid: 1000}, Want: "/tmp/whisperkey-1000-app.lock"},
+		{Name: "relative runtime dir ignored", In: args{in: "app", runtime: "run", temp: "/tmp", uid: 7}, Want: "/tmp/whisperkey-7-app.lock"},
+		{Name: "slash in name", In: args{in: "a/b", runtime: "/run/user/1", temp: "/tmp", uid: 1}, Want: "/run/user/1/whisperkey-a_b.lock"},
+	})
 }
