@@ -5,31 +5,26 @@ import (
 	"unicode/utf16"
 
 	"github.com/gen2brain/malgo"
+
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 )
 
 func TestDeviceKind(t *testing.T) {
-	tests := []struct {
-		name, id, dev string
-		want          Kind
-	}{
-		{"pulse bluetooth headset", "bluez_input.00_1B_66_AA_BB_CC.0", "WH-1000XM4", KindBluetooth},
-		{"pulse bluetooth old name", "bluez_source.00_1B_66_AA_BB_CC.handsfree_head_unit", "Headset", KindBluetooth},
-		{"pulse usb", "alsa_input.usb-Blue_Microphones_Yeti_Stereo_Microphone_REV8-00.analog-stereo", "Yeti Stereo Microphone Analog Stereo", KindUSB},
-		{"pulse built-in", "alsa_input.pci-0000_00_1f.3.analog-stereo", "Built-in Audio Analog Stereo", KindBuiltIn},
-		{"pulse platform", "alsa_input.platform-sof-hda-dsp.HiFi__Mic1__source", "Digital Microphone", KindBuiltIn},
-		{"pulse monitor", "vmic.monitor", "Monitor of VirtualMic", KindMonitor},
-		{"windows hands-free", "{0.0.1.00000000}.{6d8a0f6b-0000-4c1f-9f2a-5e0f1e7c7a11}", "Headset (WH-1000XM4 Hands-Free AG Audio)", KindBluetooth},
-		{"windows usb", "{0.0.1.00000000}.{1b2c}", "Microphone (USB Audio Device)", KindUSB},
-		{"windows array", "{0.0.1.00000000}.{9f}", "Microphone Array (Realtek(R) Audio)", KindUnknown},
-		{"nothing known", "", "", KindUnknown},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := deviceKind(tt.id, tt.dev); got != tt.want {
-				t.Errorf("deviceKind(%q, %q) = %v, want %v", tt.id, tt.dev, got, tt.want)
-			}
-		})
-	}
+	type args struct{ id, dev string }
+	tabletest.Check(t, "deviceKind", func(a args) Kind {
+		return deviceKind(a.id, a.dev)
+	}, []tabletest.Case[args, Kind]{
+		{Name: "pulse bluetooth headset", In: args{"bluez_input.00_1B_66_AA_BB_CC.0", "WH-1000XM4"}, Want: KindBluetooth},
+		{Name: "pulse bluetooth old name", In: args{"bluez_source.00_1B_66_AA_BB_CC.handsfree_head_unit", "Headset"}, Want: KindBluetooth},
+		{Name: "pulse usb", In: args{"alsa_input.usb-Blue_Microphones_Yeti_Stereo_Microphone_REV8-00.analog-stereo", "Yeti Stereo Microphone Analog Stereo"}, Want: KindUSB},
+		{Name: "pulse built-in", In: args{"alsa_input.pci-0000_00_1f.3.analog-stereo", "Built-in Audio Analog Stereo"}, Want: KindBuiltIn},
+		{Name: "pulse platform", In: args{"alsa_input.platform-sof-hda-dsp.HiFi__Mic1__source", "Digital Microphone"}, Want: KindBuiltIn},
+		{Name: "pulse monitor", In: args{"vmic.monitor", "Monitor of VirtualMic"}, Want: KindMonitor},
+		{Name: "windows hands-free", In: args{"{0.0.1.00000000}.{6d8a0f6b-0000-4c1f-9f2a-5e0f1e7c7a11}", "Headset (WH-1000XM4 Hands-Free AG Audio)"}, Want: KindBluetooth},
+		{Name: "windows usb", In: args{"{0.0.1.00000000}.{1b2c}", "Microphone (USB Audio Device)"}, Want: KindUSB},
+		{Name: "windows array", In: args{"{0.0.1.00000000}.{9f}", "Microphone Array (Realtek(R) Audio)"}, Want: KindUnknown},
+		{Name: "nothing known", In: args{"", ""}, Want: KindUnknown},
+	})
 }
 
 func TestRawID(t *testing.T) {

@@ -3,33 +3,25 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 )
 
 func TestCommandsMatchOnlyTheWholeUtterance(t *testing.T) {
 	c := Defaults().Commands
-	tests := []struct {
-		name, text string
-		want       Command
-	}{
-		{"as whisper writes it", " Scratch that.", CommandUndo},
-		{"other form", "Undo that!", CommandUndo},
-		{"shouted with commas", "SCRATCH, THAT!!", CommandUndo},
-		{"lower case, no period", "scratch that", CommandUndo},
-		{"extra spaces and a quote", "  « scratch   that » ", CommandUndo},
-		{"inside a sentence", "Please scratch that line from the report.", ""},
-		{"one word more", "scratch that please", ""},
-		{"one word less", "scratch", ""},
-		{"empty", "", ""},
-		{"only punctuation", " ... ", ""},
-		{"other words", "The coffee machine is broken.", ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := c.Match(tc.text); got != tc.want {
-				t.Errorf("Match(%q) = %q, want %q", tc.text, got, tc.want)
-			}
-		})
-	}
+	tabletest.Check(t, "Match", c.Match, []tabletest.Case[string, Command]{
+		{Name: "as whisper writes it", In: " Scratch that.", Want: CommandUndo},
+		{Name: "other form", In: "Undo that!", Want: CommandUndo},
+		{Name: "shouted with commas", In: "SCRATCH, THAT!!", Want: CommandUndo},
+		{Name: "lower case, no period", In: "scratch that", Want: CommandUndo},
+		{Name: "extra spaces and a quote", In: "  « scratch   that » ", Want: CommandUndo},
+		{Name: "inside a sentence", In: "Please scratch that line from the report."},
+		{Name: "one word more", In: "scratch that please"},
+		{Name: "one word less", In: "scratch"},
+		{Name: "empty", In: ""},
+		{Name: "only punctuation", In: " ... "},
+		{Name: "other words", In: "The coffee machine is broken."},
+	})
 	own := Commands{Undo: NewList("Weg damit", "don't keep it")}
 	for text, want := range map[string]Command{"Weg damit.": CommandUndo, "Don't keep it!": CommandUndo, "scratch that": ""} {
 		if got := own.Match(text); got != want {

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 	"github.com/whisperkey/whisperkey/internal/testlog"
 )
 
@@ -203,22 +204,17 @@ func TestBadRequests(t *testing.T) {
 }
 
 func TestSocketPath(t *testing.T) {
-	tests := []struct {
-		name, runtime, temp string
-		uid                 int
-		want                string
-	}{
-		{"runtime dir", "/run/user/1000", "/tmp", 1000, "/run/user/1000/whisperkey/control.sock"},
-		{"no runtime dir", "", "/tmp", 1000, "/tmp/whisperkey-1000/control.sock"},
-		{"relative runtime dir ignored", "run", "/tmp", 7, "/tmp/whisperkey-7/control.sock"},
+	type args struct {
+		runtime, temp string
+		uid           int
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := SocketPath(tt.runtime, tt.temp, tt.uid); got != tt.want {
-				t.Errorf("SocketPath = %q, want %q", got, tt.want)
-			}
-		})
-	}
+	tabletest.Check(t, "SocketPath", func(a args) string {
+		return SocketPath(a.runtime, a.temp, a.uid)
+	}, []tabletest.Case[args, string]{
+		{Name: "runtime dir", In: args{"/run/user/1000", "/tmp", 1000}, Want: "/run/user/1000/whisperkey/control.sock"},
+		{Name: "no runtime dir", In: args{"", "/tmp", 1000}, Want: "/tmp/whisperkey-1000/control.sock"},
+		{Name: "relative runtime dir ignored", In: args{"run", "/tmp", 7}, Want: "/tmp/whisperkey-7/control.sock"},
+	})
 }
 
 func TestCheckDir(t *testing.T) {

@@ -60,6 +60,7 @@ var allowedImports = map[string][]string{
 	"server":                   {"audio", "choice", "whisper"},
 	"server/servertest":        {"server"},
 	"session":                  {"hotkey/evdev", "portal", "power", "wlwire"},
+	"tabletest":                nil,
 	"testenv":                  {"engine", "paths"},
 	"testlog":                  nil,
 	"textproc":                 nil,

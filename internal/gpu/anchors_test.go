@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 )
 
 // githubAnchors returns the anchors GitHub gives a Markdown file's headings:
@@ -64,21 +66,14 @@ func slugify(text string) string {
 }
 
 func TestSlugify(t *testing.T) {
-	tests := []struct{ name, heading, want string }{
-		{"plain", "AMD RDNA 2 and newer", "amd-rdna-2-and-newer"},
-		{"dots and comma", "HIP SDK 6.2, not 7.x", "hip-sdk-62-not-7x"},
-		{"underscore kept", "amd_comgr", "amd_comgr"},
-		{"code span", "`amd_comgr` is missing", "amd_comgr-is-missing"},
-		{"dash between spaces", "Detected — using CPU", "detected--using-cpu"},
-		{"link text", "See [NVIDIA](#nvidia) docs", "see-nvidia-docs"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := slugify(tt.heading); got != tt.want {
-				t.Errorf("slugify(%q) = %q, want %q", tt.heading, got, tt.want)
-			}
-		})
-	}
+	tabletest.Check(t, "slugify", slugify, []tabletest.Case[string, string]{
+		{Name: "plain", In: "AMD RDNA 2 and newer", Want: "amd-rdna-2-and-newer"},
+		{Name: "dots and comma", In: "HIP SDK 6.2, not 7.x", Want: "hip-sdk-62-not-7x"},
+		{Name: "underscore kept", In: "amd_comgr", Want: "amd_comgr"},
+		{Name: "code span", In: "`amd_comgr` is missing", Want: "amd_comgr-is-missing"},
+		{Name: "dash between spaces", In: "Detected — using CPU", Want: "detected--using-cpu"},
+		{Name: "link text", In: "See [NVIDIA](#nvidia) docs", Want: "see-nvidia-docs"},
+	})
 	if a := githubAnchors("# A\n## A\n```\n# A\n```\n### A\n"); !a["a"] || !a["a-1"] || !a["a-2"] || a["a-3"] {
 		t.Errorf("repeated headings: got %v, want a, a-1, a-2", a)
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 )
 
 func TestParseNvidiaSMI(t *testing.T) {
@@ -265,25 +267,18 @@ func TestScanROCm(t *testing.T) {
 }
 
 func TestVersionAtLeast(t *testing.T) {
-	tests := []struct {
-		name, have, want string
-		ok               bool
-	}{
-		{"equal", "12.4", "12.4", true},
-		{"numeric not lexical", "12.10", "12.4", true},
-		{"older minor", "12.2", "12.4", false},
-		{"newer major", "13.0", "12.4", true},
-		{"older major", "11.8", "12.4", false},
-		{"compute capability", "5.0", "5.0", true},
-		{"Kepler", "3.5", "5.0", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := versionAtLeast(tt.have, tt.want); got != tt.ok {
-				t.Errorf("versionAtLeast(%q, %q) = %v", tt.have, tt.want, got)
-			}
-		})
-	}
+	type args struct{ have, want string }
+	tabletest.Check(t, "versionAtLeast", func(a args) bool {
+		return versionAtLeast(a.have, a.want)
+	}, []tabletest.Case[args, bool]{
+		{Name: "equal", In: args{"12.4", "12.4"}, Want: true},
+		{Name: "numeric not lexical", In: args{"12.10", "12.4"}, Want: true},
+		{Name: "older minor", In: args{"12.2", "12.4"}, Want: false},
+		{Name: "newer major", In: args{"13.0", "12.4"}, Want: true},
+		{Name: "older major", In: args{"11.8", "12.4"}, Want: false},
+		{Name: "compute capability", In: args{"5.0", "5.0"}, Want: true},
+		{Name: "Kepler", In: args{"3.5", "5.0"}, Want: false},
+	})
 }
 
 func TestCUDABuild(t *testing.T) {

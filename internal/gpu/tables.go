@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,94 +17,64 @@ type amdChip struct {
 
 // amdPCI maps AMD PCI device ids to chips. Names list the cards sharing the id.
 func amdPCI(dev uint16) (amdChip, bool) {
-	c := func(codename, arch, name string) (amdChip, bool) {
-		return amdChip{codename: codename, arch: arch, name: name}, true
+	c := func(codename, arch, name string) amdChip {
+		return amdChip{codename: codename, arch: arch, name: name}
 	}
-	apu := func(codename, arch, name string) (amdChip, bool) {
-		return amdChip{codename: codename, arch: arch, name: name, integrated: true}, true
+	apu := func(codename, arch, name string) amdChip {
+		return amdChip{codename: codename, arch: arch, name: name, integrated: true}
 	}
-	switch dev {
-	// RDNA 1
-	case 0x731f:
-		return c("Navi 10", "gfx1010", "Radeon RX 5600 XT / 5700 / 5700 XT")
-	case 0x7310:
-		return c("Navi 10", "gfx1010", "Radeon Pro W5700X")
-	case 0x7312:
-		return c("Navi 10", "gfx1010", "Radeon Pro W5700")
-	case 0x7360:
-		return c("Navi 12", "gfx1011", "Radeon Pro 5600M")
-	case 0x7362:
-		return c("Navi 12", "gfx1011", "Radeon Pro V520")
-	case 0x7340:
-		return c("Navi 14", "gfx1012", "Radeon RX 5500 / 5500 XT")
-	case 0x7341:
-		return c("Navi 14", "gfx1012", "Radeon Pro W5500")
-	// RDNA 2
-	case 0x73a5:
-		return c("Navi 21", "gfx1030", "Radeon RX 6950 XT")
-	case 0x73af, 0x73bf:
-		return c("Navi 21", "gfx1030", "Radeon RX 6800 / 6800 XT / 6900 XT")
-	case 0x73a3:
-		return c("Navi 21", "gfx1030", "Radeon Pro W6800")
-	case 0x73df:
-		return c("Navi 22", "gfx1031", "Radeon RX 6700 / 6700 XT / 6750 XT")
-	case 0x73ff, 0x73ef:
-		return c("Navi 23", "gfx1032", "Radeon RX 6600 / 6600 XT / 6650 XT")
-	case 0x73e3:
-		return c("Navi 23", "gfx1032", "Radeon Pro W6600")
-	case 0x743f:
-		return c("Navi 24", "gfx1034", "Radeon RX 6400 / 6500 XT")
-	case 0x163f:
-		return apu("Van Gogh", "gfx1033", "Radeon Graphics (Steam Deck)")
-	case 0x1681:
-		return apu("Rembrandt", "gfx1035", "Radeon 680M / 660M")
-	case 0x164e:
-		return apu("Raphael", "gfx1036", "Radeon Graphics")
-	case 0x1506:
-		return apu("Mendocino", "gfx1037", "Radeon 610M")
-	// RDNA 3 and 3.5
-	case 0x744c:
-		return c("Navi 31", "gfx1100", "Radeon RX 7900 XT / 7900 XTX / 7900 GRE")
-	case 0x7448:
-		return c("Navi 31", "gfx1100", "Radeon Pro W7900")
-	case 0x745e:
-		return c("Navi 31", "gfx1100", "Radeon Pro W7800")
-	case 0x747e:
-		return c("Navi 32", "gfx1101", "Radeon RX 7700 XT / 7800 XT")
-	case 0x7480, 0x7483:
-		return c("Navi 33", "gfx1102", "Radeon RX 7600 / 7600 XT")
-	case 0x15bf:
-		return apu("Phoenix", "gfx1103", "Radeon 780M / 760M")
-	case 0x15c8:
-		return apu("Phoenix 2", "gfx1103", "Radeon 740M")
-	case 0x150e:
-		return apu("Strix Point", "gfx1150", "Radeon 890M / 880M")
-	case 0x1586:
-		return apu("Strix Halo", "gfx1151", "Radeon 8060S / 8050S")
-	// RDNA 4
-	case 0x7550:
-		return c("Navi 48", "gfx1201", "Radeon RX 9070 / 9070 XT")
-	case 0x7590:
-		return c("Navi 44", "gfx1200", "Radeon RX 9060 XT")
-	// GCN: Polaris, Fiji, Vega — not RDNA, whatever the "RX" in the name suggests
-	case 0x67df:
-		return c("Ellesmere", "gfx803", "Radeon RX 470 / 480 / 570 / 580 / 590")
-	case 0x6fdf:
-		return c("Ellesmere", "gfx803", "Radeon RX 580 2048SP")
-	case 0x67ef:
-		return c("Baffin", "gfx803", "Radeon RX 460 / 560")
-	case 0x699f:
-		return c("Lexa", "gfx803", "Radeon RX 550")
-	case 0x7300:
-		return amdChip{codename: "Fiji", arch: "gfx803", name: "Radeon R9 Fury / Nano", family: "GCN 3"}, true
-	case 0x687f:
-		return c("Vega 10", "gfx900", "Radeon RX Vega 56 / 64")
-	case 0x66af:
-		return c("Vega 20", "gfx906", "Radeon VII")
-	case 0x15dd:
-		return apu("Raven Ridge", "gfx902", "Radeon Vega Graphics")
-	case 0x1636, 0x1638, 0x164c, 0x15e7:
-		return apu("Renoir", "gfx90c", "Radeon Graphics")
+	chips := []struct {
+		ids  []uint16
+		chip amdChip
+	}{
+		// RDNA 1
+		{[]uint16{0x731f}, c("Navi 10", "gfx1010", "Radeon RX 5600 XT / 5700 / 5700 XT")},
+		{[]uint16{0x7310}, c("Navi 10", "gfx1010", "Radeon Pro W5700X")},
+		{[]uint16{0x7312}, c("Navi 10", "gfx1010", "Radeon Pro W5700")},
+		{[]uint16{0x7360}, c("Navi 12", "gfx1011", "Radeon Pro 5600M")},
+		{[]uint16{0x7362}, c("Navi 12", "gfx1011", "Radeon Pro V520")},
+		{[]uint16{0x7340}, c("Navi 14", "gfx1012", "Radeon RX 5500 / 5500 XT")},
+		{[]uint16{0x7341}, c("Navi 14", "gfx1012", "Radeon Pro W5500")},
+		// RDNA 2
+		{[]uint16{0x73a5}, c("Navi 21", "gfx1030", "Radeon RX 6950 XT")},
+		{[]uint16{0x73af, 0x73bf}, c("Navi 21", "gfx1030", "Radeon RX 6800 / 6800 XT / 6900 XT")},
+		{[]uint16{0x73a3}, c("Navi 21", "gfx1030", "Radeon Pro W6800")},
+		{[]uint16{0x73df}, c("Navi 22", "gfx1031", "Radeon RX 6700 / 6700 XT / 6750 XT")},
+		{[]uint16{0x73ff, 0x73ef}, c("Navi 23", "gfx1032", "Radeon RX 6600 / 6600 XT / 6650 XT")},
+		{[]uint16{0x73e3}, c("Navi 23", "gfx1032", "Radeon Pro W6600")},
+		{[]uint16{0x743f}, c("Navi 24", "gfx1034", "Radeon RX 6400 / 6500 XT")},
+		{[]uint16{0x163f}, apu("Van Gogh", "gfx1033", "Radeon Graphics (Steam Deck)")},
+		{[]uint16{0x1681}, apu("Rembrandt", "gfx1035", "Radeon 680M / 660M")},
+		{[]uint16{0x164e}, apu("Raphael", "gfx1036", "Radeon Graphics")},
+		{[]uint16{0x1506}, apu("Mendocino", "gfx1037", "Radeon 610M")},
+		// RDNA 3 and 3.5
+		{[]uint16{0x744c}, c("Navi 31", "gfx1100", "Radeon RX 7900 XT / 7900 XTX / 7900 GRE")},
+		{[]uint16{0x7448}, c("Navi 31", "gfx1100", "Radeon Pro W7900")},
+		{[]uint16{0x745e}, c("Navi 31", "gfx1100", "Radeon Pro W7800")},
+		{[]uint16{0x747e}, c("Navi 32", "gfx1101", "Radeon RX 7700 XT / 7800 XT")},
+		{[]uint16{0x7480, 0x7483}, c("Navi 33", "gfx1102", "Radeon RX 7600 / 7600 XT")},
+		{[]uint16{0x15bf}, apu("Phoenix", "gfx1103", "Radeon 780M / 760M")},
+		{[]uint16{0x15c8}, apu("Phoenix 2", "gfx1103", "Radeon 740M")},
+		{[]uint16{0x150e}, apu("Strix Point", "gfx1150", "Radeon 890M / 880M")},
+		{[]uint16{0x1586}, apu("Strix Halo", "gfx1151", "Radeon 8060S / 8050S")},
+		// RDNA 4
+		{[]uint16{0x7550}, c("Navi 48", "gfx1201", "Radeon RX 9070 / 9070 XT")},
+		{[]uint16{0x7590}, c("Navi 44", "gfx1200", "Radeon RX 9060 XT")},
+		// GCN: Polaris, Fiji, Vega — not RDNA, whatever the "RX" in the name suggests
+		{[]uint16{0x67df}, c("Ellesmere", "gfx803", "Radeon RX 470 / 480 / 570 / 580 / 590")},
+		{[]uint16{0x6fdf}, c("Ellesmere", "gfx803", "Radeon RX 580 2048SP")},
+		{[]uint16{0x67ef}, c("Baffin", "gfx803", "Radeon RX 460 / 560")},
+		{[]uint16{0x699f}, c("Lexa", "gfx803", "Radeon RX 550")},
+		{[]uint16{0x7300}, amdChip{codename: "Fiji", arch: "gfx803", name: "Radeon R9 Fury / Nano", family: "GCN 3"}},
+		{[]uint16{0x687f}, c("Vega 10", "gfx900", "Radeon RX Vega 56 / 64")},
+		{[]uint16{0x66af}, c("Vega 20", "gfx906", "Radeon VII")},
+		{[]uint16{0x15dd}, apu("Raven Ridge", "gfx902", "Radeon Vega Graphics")},
+		{[]uint16{0x1636, 0x1638, 0x164c, 0x15e7}, apu("Renoir", "gfx90c", "Radeon Graphics")},
+	}
+	for _, r := range chips {
+		if slices.Contains(r.ids, dev) {
+			return r.chip, true
+		}
 	}
 	return amdChip{}, false
 }

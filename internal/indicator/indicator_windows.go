@@ -19,28 +19,27 @@ import (
 // owns it, since a window belongs to the thread that created it.
 
 var (
-	user32                  = windows.NewLazySystemDLL("user32.dll")
-	gdi32                   = windows.NewLazySystemDLL("gdi32.dll")
-	procSetLayeredAttrs     = user32.NewProc("SetLayeredWindowAttributes")
-	procSetWindowPos        = user32.NewProc("SetWindowPos")
-	procShowWindow          = user32.NewProc("ShowWindow")
-	procGetDC               = user32.NewProc("GetDC")
-	procReleaseDC           = user32.NewProc("ReleaseDC")
-	procFillRect            = user32.NewProc("FillRect")
-	procDrawText            = user32.NewProc("DrawTextW")
-	procGetForegroundWindow = user32.NewProc("GetForegroundWindow")
-	procMonitorFromWindow   = user32.NewProc("MonitorFromWindow")
-	procMonitorFromPoint    = user32.NewProc("MonitorFromPoint")
-	procGetMonitorInfo      = user32.NewProc("GetMonitorInfoW")
-	procGetCursorPos        = user32.NewProc("GetCursorPos")
-	procCreateSolidBrush    = gdi32.NewProc("CreateSolidBrush")
-	procDeleteObject        = gdi32.NewProc("DeleteObject")
-	procSelectObject        = gdi32.NewProc("SelectObject")
-	procGetStockObject      = gdi32.NewProc("GetStockObject")
-	procEllipse             = gdi32.NewProc("Ellipse")
-	procSetBkMode           = gdi32.NewProc("SetBkMode")
-	procSetTextColor        = gdi32.NewProc("SetTextColor")
-	procGetTextExtent       = gdi32.NewProc("GetTextExtentPoint32W")
+	user32                = windows.NewLazySystemDLL("user32.dll")
+	gdi32                 = windows.NewLazySystemDLL("gdi32.dll")
+	procSetLayeredAttrs   = user32.NewProc("SetLayeredWindowAttributes")
+	procSetWindowPos      = user32.NewProc("SetWindowPos")
+	procShowWindow        = user32.NewProc("ShowWindow")
+	procGetDC             = user32.NewProc("GetDC")
+	procReleaseDC         = user32.NewProc("ReleaseDC")
+	procFillRect          = user32.NewProc("FillRect")
+	procDrawText          = user32.NewProc("DrawTextW")
+	procMonitorFromWindow = user32.NewProc("MonitorFromWindow")
+	procMonitorFromPoint  = user32.NewProc("MonitorFromPoint")
+	procGetMonitorInfo    = user32.NewProc("GetMonitorInfoW")
+	procGetCursorPos      = user32.NewProc("GetCursorPos")
+	procCreateSolidBrush  = gdi32.NewProc("CreateSolidBrush")
+	procDeleteObject      = gdi32.NewProc("DeleteObject")
+	procSelectObject      = gdi32.NewProc("SelectObject")
+	procGetStockObject    = gdi32.NewProc("GetStockObject")
+	procEllipse           = gdi32.NewProc("Ellipse")
+	procSetBkMode         = gdi32.NewProc("SetBkMode")
+	procSetTextColor      = gdi32.NewProc("SetTextColor")
+	procGetTextExtent     = gdi32.NewProc("GetTextExtentPoint32W")
 )
 
 const (
@@ -51,7 +50,6 @@ const (
 	wsExLayered                = 0x00080000
 	wsExNoActivate             = 0x08000000
 	lwaAlpha                   = 0x2
-	swHide                     = 0
 	swpNoActivate              = 0x0010
 	swpShowWindow              = 0x0040
 	hwndTopmost                = ^uintptr(0) // (HWND)-1
@@ -205,8 +203,8 @@ func (w *osWindow) monitor() (Rect, int, int) {
 	var p point
 	procGetCursorPos.Call(uintptr(unsafe.Pointer(&p)))
 	var mon uintptr
-	if fg, _, _ := procGetForegroundWindow.Call(); fg != 0 && w.cfg.Placement != choice.Cursor {
-		mon, _, _ = procMonitorFromWindow.Call(fg, monitorNearest)
+	if fg := windows.GetForegroundWindow(); fg != 0 && w.cfg.Placement != choice.Cursor {
+		mon, _, _ = procMonitorFromWindow.Call(uintptr(fg), monitorNearest)
 	} else {
 		mon, _, _ = procMonitorFromPoint.Call(uintptr(uint32(p.X))|uintptr(uint32(p.Y))<<32, monitorNearest)
 	}
@@ -240,5 +238,5 @@ func (w *osWindow) draw(v view) {
 
 func (w *osWindow) hide() {
 	w.shows(view{})
-	w.do(func(hwnd uintptr) { procShowWindow.Call(hwnd, swHide) })
+	w.do(func(hwnd uintptr) { procShowWindow.Call(hwnd, windows.SW_HIDE) })
 }

@@ -5,12 +5,11 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/windows"
 )
 
-var (
-	procIsWindowVisible = user32.NewProc("IsWindowVisible")
-	procGetWindowLong   = user32.NewProc("GetWindowLongPtrW")
-)
+var procGetWindowLong = user32.NewProc("GetWindowLongPtrW")
 
 const gwlExStyle = ^uintptr(19) // GWL_EXSTYLE (-20)
 
@@ -37,18 +36,18 @@ func TestWindowsIndicatorWindow(t *testing.T) {
 			t.Errorf("extended style %#x lacks %s", ex, f.name)
 		}
 	}
-	fg, _, _ := procGetForegroundWindow.Call()
+	fg := windows.GetForegroundWindow()
 	ind.Show(Recording, "")
 	ind.SetLevel(0.5)
-	if v, _, _ := procIsWindowVisible.Call(hwnd); v == 0 {
+	if !windows.IsWindowVisible(windows.HWND(hwnd)) {
 		t.Error("not visible after Show")
 	}
-	if now, _, _ := procGetForegroundWindow.Call(); now != fg {
+	if now := windows.GetForegroundWindow(); now != fg {
 		t.Errorf("foreground window changed from %#x to %#x", fg, now)
 	}
 	ind.Show(Error, "Not pasted")
 	ind.Hide()
-	if v, _, _ := procIsWindowVisible.Call(hwnd); v != 0 {
+	if windows.IsWindowVisible(windows.HWND(hwnd)) {
 		t.Error("still visible after Hide")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 )
 
 // childEnv makes the test binary act as a second process that tries the guard
@@ -76,24 +78,13 @@ func TestSecondProcessIsRefused(t *testing.T) {
 }
 
 func TestMutexName(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want string
-	}{
-		{name: "plain", in: "app", want: `Local\WhisperKey-app`},
-		{name: "empty", in: "", want: `Local\WhisperKey-default`},
-		{name: "backslash cannot open a namespace", in: `Global\x`, want: `Local\WhisperKey-Global_x`},
-		{name: "spaces and unicode", in: "my app ü", want: `Local\WhisperKey-my_app__`},
-		{name: "dots dashes underscores kept", in: "a.b-c_d", want: `Local\WhisperKey-a.b-c_d`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := mutexName(tt.in); got != tt.want {
-				t.Errorf("mutexName(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
-	}
+	tabletest.Check(t, "mutexName", mutexName, []tabletest.Case[string, string]{
+		{Name: "plain", In: "app", Want: `Local\WhisperKey-app`},
+		{Name: "empty", In: "", Want: `Local\WhisperKey-default`},
+		{Name: "backslash cannot open a namespace", In: `Global\x`, Want: `Local\WhisperKey-Global_x`},
+		{Name: "spaces and unicode", In: "my app ü", Want: `Local\WhisperKey-my_app__`},
+		{Name: "dots dashes underscores kept", In: "a.b-c_d", Want: `Local\WhisperKey-a.b-c_d`},
+	})
 }
 
 func TestInstallerWaitsForTheAppsMutex(t *testing.T) {
@@ -108,27 +99,19 @@ func TestInstallerWaitsForTheAppsMutex(t *testing.T) {
 }
 
 func TestLockPath(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		runtime string
-		temp    string
-		uid     int
-		want    string
-	}{
-		{name: "runtime dir", in: "app", runtime: "/run/user/1000", temp: "/tmp", uid: 1000, want: "/run/user/1000/whisperkey-app.lock"},
-		{name: "no runtime dir", in: "app", temp: "/tmp", uid: 1000, want: "/tmp/whisperkey-1000-app.lock"},
-		{name: "relative runtime dir ignored", in: "app", runtime: "run", temp: "/tmp", uid: 7, want: "/tmp/whisperkey-7-app.lock"},
-		{name: "slash in name", in: "a/b", runtime: "/run/user/1", temp: "/tmp", uid: 1, want: "/run/user/1/whisperkey-a_b.lock"},
+	if os.PathSeparator != '/' {
+		t.Skip("the lock file is used on Unix-like systems only; its paths use /")
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if os.PathSeparator != '/' {
-				t.Skip("the lock file is used on Unix-like systems only; its paths use /")
-			}
-			if got := lockPath(tt.in, tt.runtime, tt.temp, tt.uid); got != tt.want {
-				t.Errorf("lockPath = %q, want %q", got, tt.want)
-			}
-		})
+	type args struct {
+		in, runtime, temp string
+		uid               int
 	}
+	tabletest.Check(t, "lockPath", func(a args) string {
+		return lockPath(a.in, a.runtime, a.temp, a.uid)
+	}, []tabletest.Case[args, string]{
+		{Name: "runtime dir", In: args{in: "app", runtime: "/run/user/1000", temp: "/tmp", uid: 1000}, Want: "/run/user/1000/whisperkey-app.lock"},
+		{Name: "no runtime dir", In: args{in: "app", temp: "/tmp", uid: 1000}, Want: "/tmp/whisperkey-1000-app.lock"},
+		{Name: "relative runtime dir ignored", In: args{in: "app", runtime: "run", temp: "/tmp", uid: 7}, Want: "/tmp/whisperkey-7-app.lock"},
+		{Name: "slash in name", In: args{in: "a/b", runtime: "/run/user/1", temp: "/tmp", uid: 1}, Want: "/run/user/1/whisperkey-a_b.lock"},
+	})
 }

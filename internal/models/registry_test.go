@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 )
 
 func TestRegistry(t *testing.T) {
@@ -43,54 +45,37 @@ func TestRegistry(t *testing.T) {
 
 func TestDefaultFor(t *testing.T) {
 	const gib = 1 << 30
-	tests := []struct {
-		name string
+	type args struct {
 		gpu  bool
 		vram uint64
-		want string
-	}{
-		{name: "cpu", gpu: false, vram: 0, want: "base.en"},
-		{name: "cpu ignores vram", gpu: false, vram: 24 * gib, want: "base.en"},
-		{name: "8 GB GPU", gpu: true, vram: 8 * gib, want: "large-v3-turbo"},
-		{name: "4 GB GPU", gpu: true, vram: 4 * gib, want: "large-v3-turbo"},
-		{name: "3 GB GPU", gpu: true, vram: 3 * gib, want: "small"},
-		{name: "1 GB GPU", gpu: true, vram: 1 * gib, want: "base.en"},
-		{name: "GPU, memory unknown", gpu: true, vram: 0, want: "large-v3-turbo"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := DefaultFor(tt.gpu, tt.vram); got != tt.want {
-				t.Fatalf("DefaultFor(%v, %d) = %q, want %q", tt.gpu, tt.vram, got, tt.want)
-			}
-		})
-	}
+	tabletest.Check(t, "DefaultFor", func(a args) string {
+		return DefaultFor(a.gpu, a.vram)
+	}, []tabletest.Case[args, string]{
+		{Name: "cpu", In: args{gpu: false, vram: 0}, Want: "base.en"},
+		{Name: "cpu ignores vram", In: args{gpu: false, vram: 24 * gib}, Want: "base.en"},
+		{Name: "8 GB GPU", In: args{gpu: true, vram: 8 * gib}, Want: "large-v3-turbo"},
+		{Name: "4 GB GPU", In: args{gpu: true, vram: 4 * gib}, Want: "large-v3-turbo"},
+		{Name: "3 GB GPU", In: args{gpu: true, vram: 3 * gib}, Want: "small"},
+		{Name: "1 GB GPU", In: args{gpu: true, vram: 1 * gib}, Want: "base.en"},
+		{Name: "GPU, memory unknown", In: args{gpu: true, vram: 0}, Want: "large-v3-turbo"},
+	})
 }
 
 func TestValidRepoID(t *testing.T) {
-	tests := []struct {
-		name string
-		id   string
-		want bool
-	}{
-		{name: "plain", id: "Systran/faster-whisper-small", want: true},
-		{name: "dots and underscores", id: "a_b/c.d.en", want: true},
-		{name: "no owner", id: "faster-whisper-small", want: false},
-		{name: "three parts", id: "a/b/c", want: false},
-		{name: "double dash", id: "a/b--c", want: false},
-		{name: "double dot", id: "a/b..c", want: false},
-		{name: "leading dash", id: "-a/b", want: false},
-		{name: "trailing dot", id: "a/b.", want: false},
-		{name: "space", id: "a/b c", want: false},
-		{name: "empty name", id: "a/", want: false},
-		{name: "too long", id: "a/" + strings.Repeat("x", 97), want: false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := validRepoID(tt.id); got != tt.want {
-				t.Fatalf("validRepoID(%q) = %v, want %v", tt.id, got, tt.want)
-			}
-		})
-	}
+	tabletest.Check(t, "validRepoID", validRepoID, []tabletest.Case[string, bool]{
+		{Name: "plain", In: "Systran/faster-whisper-small", Want: true},
+		{Name: "dots and underscores", In: "a_b/c.d.en", Want: true},
+		{Name: "no owner", In: "faster-whisper-small", Want: false},
+		{Name: "three parts", In: "a/b/c", Want: false},
+		{Name: "double dash", In: "a/b--c", Want: false},
+		{Name: "double dot", In: "a/b..c", Want: false},
+		{Name: "leading dash", In: "-a/b", Want: false},
+		{Name: "trailing dot", In: "a/b.", Want: false},
+		{Name: "space", In: "a/b c", Want: false},
+		{Name: "empty name", In: "a/", Want: false},
+		{Name: "too long", In: "a/" + strings.Repeat("x", 97), Want: false},
+	})
 }
 
 func TestLookupAndResolve(t *testing.T) {

@@ -1,48 +1,37 @@
 package models
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 )
 
 func TestCannotTranslate(t *testing.T) {
-	cases := []struct {
-		name string
-		want string // part of the reason; "" when it translates or only the loaded model can tell
-	}{
-		{"base", ""},
-		{"small", ""},
-		{"large-v3", ""},
-		{"base.en", "English-only"},
-		{"distil-large-v3", "English-only"},
-		{"distil-small.en", "English-only"},
-		{"large-v3-turbo", "trained without translation"},
-		{"someone/whisper-small-ct2", ""},
-		{"someone/whisper-small.en", "English-only"},
-		{"deepdml/faster-whisper-large-v3-turbo-ct2", "trained without translation"},
-		{"/models/my-folder", ""},
-	}
-	for _, c := range cases {
-		got := CannotTranslate(c.name)
-		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
-			t.Errorf("CannotTranslate(%q) = %q, want one saying %q", c.name, got, c.want)
-		}
-	}
-	dirs := []struct {
+	// Want is part of the reason; "" when it translates or only the loaded model can tell.
+	tabletest.Mentions(t, "CannotTranslate", CannotTranslate, []tabletest.Case[string, string]{
+		{In: "base"},
+		{In: "small"},
+		{In: "large-v3"},
+		{In: "base.en", Want: "English-only"},
+		{In: "distil-large-v3", Want: "English-only"},
+		{In: "distil-small.en", Want: "English-only"},
+		{In: "large-v3-turbo", Want: "trained without translation"},
+		{In: "someone/whisper-small-ct2"},
+		{In: "someone/whisper-small.en", Want: "English-only"},
+		{In: "deepdml/faster-whisper-large-v3-turbo-ct2", Want: "trained without translation"},
+		{In: "/models/my-folder"},
+	})
+	type args struct {
 		dir          string
 		multilingual bool
-		want         string
-	}{
-		{"/cache/Systran--faster-whisper-base", true, ""},
-		{"/cache/Systran--faster-whisper-base.en", false, "base.en is an English-only model"},
-		{"/cache/mobiuslabsgmbh--faster-whisper-large-v3-turbo", true, "large-v3-turbo was trained without translation"},
-		{"/home/me/my-model", false, "my-model is an English-only model"},
-		{"/home/me/my-model", true, ""},
 	}
-	for _, d := range dirs {
-		got := CannotTranslateDir(d.dir, d.multilingual)
-		if (d.want == "") != (got == "") || !strings.Contains(got, d.want) {
-			t.Errorf("CannotTranslateDir(%q, %v) = %q, want one saying %q", d.dir, d.multilingual, got, d.want)
-		}
-	}
+	tabletest.Mentions(t, "CannotTranslateDir", func(a args) string {
+		return CannotTranslateDir(a.dir, a.multilingual)
+	}, []tabletest.Case[args, string]{
+		{In: args{"/cache/Systran--faster-whisper-base", true}},
+		{In: args{"/cache/Systran--faster-whisper-base.en", false}, Want: "base.en is an English-only model"},
+		{In: args{"/cache/mobiuslabsgmbh--faster-whisper-large-v3-turbo", true}, Want: "large-v3-turbo was trained without translation"},
+		{In: args{"/home/me/my-model", false}, Want: "my-model is an English-only model"},
+		{In: args{"/home/me/my-model", true}},
+	})
 }

@@ -49,19 +49,17 @@ var (
 )
 
 const (
-	cfUnicodeText   = 13
-	gmemMoveable    = 0x0002
-	keyeventfExtKey = 0x0001
-	keyeventfKeyUp  = 0x0002
-	mapvkVKToVSC    = 0
-	vkControl       = 0x11
-	vkV             = 0x56
-	vkReturn        = 0x0D
-	vkLeft          = 0x25
-	vkRight         = 0x27
-	vkBack          = 0x08
-	vkC             = 0x43
-	maxSavedFormat  = 64 << 20 // larger formats are not saved; restoring them would stall the paste
+	cfUnicodeText  = 13
+	gmemMoveable   = 0x0002
+	mapvkVKToVSC   = 0
+	vkControl      = 0x11
+	vkV            = 0x56
+	vkReturn       = 0x0D
+	vkLeft         = 0x25
+	vkRight        = 0x27
+	vkBack         = 0x08
+	vkC            = 0x43
+	maxSavedFormat = 64 << 20 // larger formats are not saved; restoring them would stall the paste
 )
 
 // osBackend on Windows: Win32 clipboard and SendInput.
@@ -418,10 +416,10 @@ func (b *osBackend) send(keys []keyEvent) error {
 		scan, _, _ := procMapVirtualKeyW.Call(uintptr(k.code), mapvkVKToVSC)
 		in[i] = win32.Key{VK: uint16(k.code), Scan: uint16(scan)}
 		if !k.down {
-			in[i].Flags |= keyeventfKeyUp
+			in[i].Flags |= win32.KeyUp
 		}
 		if extended(k.code) {
-			in[i].Flags |= keyeventfExtKey
+			in[i].Flags |= win32.KeyExtended
 		}
 	}
 	return win32.SendKeys(in)

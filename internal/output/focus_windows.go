@@ -14,11 +14,9 @@ func (b *osBackend) describe(target uint64) (Window, error) {
 	if target == 0 {
 		return Window{}, errNoWindow
 	}
-	var w Window
+	w := Window{Class: windowClass(target)}
 	var buf [512]uint16
-	n, _, _ := procGetClassName.Call(uintptr(target), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
-	w.Class = windows.UTF16ToString(buf[:n])
-	n, _, _ = procGetWindowText.Call(uintptr(target), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	n, _, _ := procGetWindowText.Call(uintptr(target), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
 	w.Title = windows.UTF16ToString(buf[:n])
 	var pid uint32
 	if _, err := windows.GetWindowThreadProcessId(windows.HWND(target), &pid); err == nil && pid != 0 {
@@ -33,4 +31,14 @@ func (b *osBackend) describe(target uint64) (Window, error) {
 		}
 	}
 	return w, nil
+}
+
+// windowClass reads a window's class name; "" where the window is gone.
+func windowClass(hwnd uint64) string {
+	var buf [256]uint16 // a class name has at most 256 characters
+	n, err := windows.GetClassName(windows.HWND(hwnd), &buf[0], int32(len(buf)))
+	if err != nil {
+		return ""
+	}
+	return windows.UTF16ToString(buf[:n])
 }

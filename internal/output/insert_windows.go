@@ -25,7 +25,6 @@ import (
 
 var (
 	procMsgWait          = user32.NewProc("MsgWaitForMultipleObjectsEx")
-	procGetClassName     = user32.NewProc("GetClassNameW")
 	procGetClipboardOwnr = user32.NewProc("GetClipboardOwner")
 )
 
@@ -35,10 +34,8 @@ const (
 	wmDestroyClipboard  = 0x0307
 	qsAllInput          = 0x04FF
 	mwmoInputAvailable  = 0x4
-	infinite            = 0xFFFFFFFF
 	vkShift             = 0x10
 	vkInsert            = 0x2D
-	keyeventfUnicode    = 0x0004
 	renderClassTemplate = "WhisperKeyClipboard%p"
 )
 
@@ -100,7 +97,7 @@ func (r *renderer) run(started chan<- error) {
 	started <- nil
 	for {
 		// Sent messages (WM_RENDERFORMAT from the reader's thread) are delivered while we wait here.
-		procMsgWait.Call(1, uintptr(unsafe.Pointer(&r.wake)), infinite, qsAllInput, mwmoInputAvailable)
+		procMsgWait.Call(1, uintptr(unsafe.Pointer(&r.wake)), windows.INFINITE, qsAllInput, mwmoInputAvailable)
 		win32.PumpMessages()
 		select {
 		case <-r.quit:
@@ -234,9 +231,7 @@ func (b *osBackend) pasteStyle(target uint64) pasteStyle {
 	if target == 0 {
 		return pasteCtrlV
 	}
-	var buf [256]uint16
-	n, _, _ := procGetClassName.Call(uintptr(target), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
-	class := windows.UTF16ToString(buf[:n])
+	class := windowClass(target)
 	s := terminalStyle(class, "")
 	b.log.Debug("paste keystroke chosen by window class", "class", class, "keys", s)
 	return s
@@ -273,14 +268,14 @@ func (b *osBackend) typeText(ctx context.Context, text string) error {
 			continue
 		}
 		if r == '\n' {
-			in = append(in, win32.Key{VK: vkReturn}, win32.Key{VK: vkReturn, Flags: keyeventfKeyUp})
+			in = append(in, win32.Key{VK: vkReturn}, win32.Key{VK: vkReturn, Flags: win32.KeyUp})
 			continue
 		}
 		for _, u := range windows.StringToUTF16(string(r)) {
 			if u == 0 {
 				continue
 			}
-			in = append(in, win32.Key{Scan: u, Flags: keyeventfUnicode}, win32.Key{Scan: u, Flags: keyeventfUnicode | keyeventfKeyUp})
+			in = append(in, win32.Key{Scan: u, Flags: win32.KeyUnicode}, win32.Key{Scan: u, Flags: win32.KeyUnicode | win32.KeyUp})
 		}
 	}
 	// In chunks, so a long text does not fill the input queue in one go.

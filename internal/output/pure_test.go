@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/choice"
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 )
 
 func TestJoiner(t *testing.T) {
@@ -106,57 +107,40 @@ func TestJoiner(t *testing.T) {
 }
 
 func TestPasteBlocked(t *testing.T) {
-	tests := []struct {
-		name   string
+	type args struct {
 		self   bool
 		target elevation
-		want   bool
-	}{
-		{name: "both normal", target: elevNo, want: false},
-		{name: "target elevated", target: elevYes, want: true},
-		{name: "target refuses to tell", target: elevDenied, want: true},
-		{name: "no focused window", target: elevUnknown, want: false},
-		{name: "we are elevated too", self: true, target: elevYes, want: false},
-		{name: "we are elevated, target refuses", self: true, target: elevDenied, want: false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := pasteBlocked(tt.self, tt.target); got != tt.want {
-				t.Errorf("pasteBlocked(%v, %v) = %v, want %v", tt.self, tt.target, got, tt.want)
-			}
-		})
-	}
+	tabletest.Check(t, "pasteBlocked", func(a args) bool {
+		return pasteBlocked(a.self, a.target)
+	}, []tabletest.Case[args, bool]{
+		{Name: "both normal", In: args{target: elevNo}, Want: false},
+		{Name: "target elevated", In: args{target: elevYes}, Want: true},
+		{Name: "target refuses to tell", In: args{target: elevDenied}, Want: true},
+		{Name: "no focused window", In: args{target: elevUnknown}, Want: false},
+		{Name: "we are elevated too", In: args{self: true, target: elevYes}, Want: false},
+		{Name: "we are elevated, target refuses", In: args{self: true, target: elevDenied}, Want: false},
+	})
 }
 
 func TestWinFormatKind(t *testing.T) {
-	tests := []struct {
-		name   string
-		format uint32
-		want   winFormatKind
-	}{
-		{name: "CF_UNICODETEXT", format: 13, want: winGlobal},
-		{name: "CF_TEXT", format: 1, want: winGlobal},
-		{name: "CF_DIB", format: 8, want: winGlobal},
-		{name: "CF_DIBV5", format: 17, want: winGlobal},
-		{name: "CF_HDROP", format: 15, want: winGlobal},
-		{name: "CF_LOCALE", format: 16, want: winGlobal},
-		{name: "registered format (HTML Format)", format: 0xC0F1, want: winGlobal},
-		{name: "CF_ENHMETAFILE", format: 14, want: winEnhMetafile},
-		{name: "CF_BITMAP is synthesised from the DIB", format: 2, want: winSkip},
-		{name: "CF_METAFILEPICT holds a handle", format: 3, want: winSkip},
-		{name: "CF_PALETTE", format: 9, want: winSkip},
-		{name: "CF_OWNERDISPLAY", format: 0x80, want: winSkip},
-		{name: "CF_DSPBITMAP", format: 0x82, want: winSkip},
-		{name: "GDI object range", format: 0x0300, want: winSkip},
-		{name: "private range is memory", format: 0x0200, want: winGlobal},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := winFormatKindOf(tt.format); got != tt.want {
-				t.Errorf("winFormatKindOf(%#x) = %v, want %v", tt.format, got, tt.want)
-			}
-		})
-	}
+	tabletest.Check(t, "winFormatKindOf", winFormatKindOf, []tabletest.Case[uint32, winFormatKind]{
+		{Name: "CF_UNICODETEXT", In: 13, Want: winGlobal},
+		{Name: "CF_TEXT", In: 1, Want: winGlobal},
+		{Name: "CF_DIB", In: 8, Want: winGlobal},
+		{Name: "CF_DIBV5", In: 17, Want: winGlobal},
+		{Name: "CF_HDROP", In: 15, Want: winGlobal},
+		{Name: "CF_LOCALE", In: 16, Want: winGlobal},
+		{Name: "registered format (HTML Format)", In: 0xC0F1, Want: winGlobal},
+		{Name: "CF_ENHMETAFILE", In: 14, Want: winEnhMetafile},
+		{Name: "CF_BITMAP is synthesised from the DIB", In: 2, Want: winSkip},
+		{Name: "CF_METAFILEPICT holds a handle", In: 3, Want: winSkip},
+		{Name: "CF_PALETTE", In: 9, Want: winSkip},
+		{Name: "CF_OWNERDISPLAY", In: 0x80, Want: winSkip},
+		{Name: "CF_DSPBITMAP", In: 0x82, Want: winSkip},
+		{Name: "GDI object range", In: 0x0300, Want: winSkip},
+		{Name: "private range is memory", In: 0x0200, Want: winGlobal},
+	})
 }
 
 func TestCheckMode(t *testing.T) {
@@ -191,26 +175,21 @@ func TestCheckMode(t *testing.T) {
 }
 
 func TestTerminalStyle(t *testing.T) {
-	tests := []struct {
-		class, name string
-		want        pasteStyle
-	}{
-		{"XTerm", "xterm", pasteShiftInsert},
-		{"URxvt", "urxvt", pasteShiftInsert},
-		{"Gnome-terminal", "gnome-terminal-server", pasteCtrlShiftV},
-		{"kitty", "kitty", pasteCtrlShiftV},
-		{"Alacritty", "Alacritty", pasteCtrlShiftV},
-		{"konsole", "konsole", pasteCtrlShiftV},
-		{"CASCADIA_HOSTING_WINDOW_CLASS", "", pasteCtrlShiftV},
-		{"ConsoleWindowClass", "", pasteShiftInsert},
-		{"mintty", "", pasteShiftInsert},
-		{"firefox", "Navigator", pasteCtrlV},
-		{"Chrome_WidgetWin_1", "", pasteCtrlV},
-		{"", "", pasteCtrlV},
-	}
-	for _, tt := range tests {
-		if got := terminalStyle(tt.class, tt.name); got != tt.want {
-			t.Errorf("terminalStyle(%q, %q) = %s, want %s", tt.class, tt.name, got, tt.want)
-		}
-	}
+	type args struct{ class, name string }
+	tabletest.Check(t, "terminalStyle", func(a args) pasteStyle {
+		return terminalStyle(a.class, a.name)
+	}, []tabletest.Case[args, pasteStyle]{
+		{In: args{"XTerm", "xterm"}, Want: pasteShiftInsert},
+		{In: args{"URxvt", "urxvt"}, Want: pasteShiftInsert},
+		{In: args{"Gnome-terminal", "gnome-terminal-server"}, Want: pasteCtrlShiftV},
+		{In: args{"kitty", "kitty"}, Want: pasteCtrlShiftV},
+		{In: args{"Alacritty", "Alacritty"}, Want: pasteCtrlShiftV},
+		{In: args{"konsole", "konsole"}, Want: pasteCtrlShiftV},
+		{In: args{"CASCADIA_HOSTING_WINDOW_CLASS", ""}, Want: pasteCtrlShiftV},
+		{In: args{"ConsoleWindowClass", ""}, Want: pasteShiftInsert},
+		{In: args{"mintty", ""}, Want: pasteShiftInsert},
+		{In: args{"firefox", "Navigator"}, Want: pasteCtrlV},
+		{In: args{"Chrome_WidgetWin_1", ""}, Want: pasteCtrlV},
+		{In: args{"", ""}, Want: pasteCtrlV},
+	})
 }

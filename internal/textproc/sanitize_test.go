@@ -5,11 +5,32 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 	"github.com/whisperkey/whisperkey/internal/textproc"
 )
 
+// sanitizeCase is one text a sanitizer is given, and what it should make of it.
+type sanitizeCase struct{ name, in, want string }
+
+// checkSanitizer checks what f makes of each case, and that f changes nothing
+// in what it returned.
+func checkSanitizer(t *testing.T, name string, f func(string) string, cases []sanitizeCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := f(tc.in)
+			if got != tc.want {
+				t.Errorf("%s(%q) = %q, want %q", name, tc.in, got, tc.want)
+			}
+			if again := f(got); again != got {
+				t.Errorf("not idempotent: %s(%q) = %q", name, got, again)
+			}
+		})
+	}
+}
+
 func TestSanitize(t *testing.T) {
-	cases := []struct{ name, in, want string }{
+	cases := []sanitizeCase{
 		{"plain", " Hello, world.", " Hello, world."},
 		{"empty", "", ""},
 		{"colour CSI", "\x1b[31mred\x1b[0m text", "red text"},
@@ -51,17 +72,7 @@ func TestSanitize(t *testing.T) {
 		{"non-breaking and wide spaces kept", "10\u00a0km\u3000x", "10\u00a0km\u3000x"},
 		{"accents and scripts kept", " Ça va? 你好. Привет!", " Ça va? 你好. Привет!"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := textproc.Sanitize(tc.in)
-			if got != tc.want {
-				t.Errorf("Sanitize(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-			if again := textproc.Sanitize(got); again != got {
-				t.Errorf("not idempotent: Sanitize(%q) = %q", got, again)
-			}
-		})
-	}
+	checkSanitizer(t, "Sanitize", textproc.Sanitize, cases)
 }
 
 // TestSanitizeLeavesNoControl runs every code point of the planes text
@@ -127,7 +138,7 @@ func TestApplySanitizesFirst(t *testing.T) {
 // Sanitize strips is stripped, and only a line feed (a CR-LF as one) stays
 // a line break; a lone CR, a tab and the Unicode separators do not.
 func TestSanitizeLines(t *testing.T) {
-	cases := []struct{ name, in, want string }{
+	cases := []sanitizeCase{
 		{"plain", "Hello, world.", "Hello, world."},
 		{"empty", "", ""},
 		{"a dictated line break", "Dear Sam,\nthanks.", "Dear Sam,\nthanks."},
@@ -150,37 +161,19 @@ func TestSanitizeLines(t *testing.T) {
 		{"scripts and emoji kept", "Ça va? 你好。Привет! Καλημέρα 🎉 שלום", "Ça va? 你好。Привет! Καλημέρα 🎉 שלום"},
 		{"line breaks around controls", "a\x1b[31m\nb\a\n", "a\nb\n"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got := textproc.SanitizeLines(tc.in)
-			if got != tc.want {
-				t.Errorf("SanitizeLines(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-			if again := textproc.SanitizeLines(got); again != got {
-				t.Errorf("not idempotent: SanitizeLines(%q) = %q", got, again)
-			}
-		})
-	}
+	checkSanitizer(t, "SanitizeLines", textproc.SanitizeLines, cases)
 }
 
 func TestDictatedBreaks(t *testing.T) {
-	cases := []struct {
-		in   string
-		want int
-	}{
-		{"go forward ten meters", 0},
-		{"dear Sam new line thanks", 1},
-		{"dear Sam, New Line. thanks newline bye", 2},
-		{"intro new paragraph body", 2},
-		{"one\ntwo\r\nthree", 2},
-		{"the new lines of code", 0},
-		{"a new linen shirt", 0},
-	}
-	for _, tc := range cases {
-		if got := textproc.DictatedBreaks(tc.in); got != tc.want {
-			t.Errorf("DictatedBreaks(%q) = %d, want %d", tc.in, got, tc.want)
-		}
-	}
+	tabletest.Check(t, "DictatedBreaks", textproc.DictatedBreaks, []tabletest.Case[string, int]{
+		{In: "go forward ten meters", Want: 0},
+		{In: "dear Sam new line thanks", Want: 1},
+		{In: "dear Sam, New Line. thanks newline bye", Want: 2},
+		{In: "intro new paragraph body", Want: 2},
+		{In: "one\ntwo\r\nthree", Want: 2},
+		{In: "the new lines of code", Want: 0},
+		{In: "a new linen shirt", Want: 0},
+	})
 }
 
 // BenchmarkSanitizeLines is the output step's cost per text: a plain

@@ -12,6 +12,13 @@ var (
 
 const inputKeyboard = 1
 
+// Key.Flags (KEYEVENTF_*).
+const (
+	KeyExtended = 0x0001 // the key's scan code has the E0 prefix
+	KeyUp       = 0x0002 // a release; a press without it
+	KeyUnicode  = 0x0004 // Scan is a UTF-16 code unit to type, VK is 0
+)
+
 // Key is one key event for SendKeys: KEYBDINPUT's fields.
 type Key struct {
 	VK, Scan uint16

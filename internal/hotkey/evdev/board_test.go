@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 )
 
 // Linux key codes the scripts press.
@@ -358,27 +359,16 @@ func bitmap(codes ...uint16) []byte {
 }
 
 func TestIsKeyboard(t *testing.T) {
-	tests := []struct {
-		name string
-		bits []byte
-		want bool
-	}{
-		{"a full keyboard", bitmap(append(slices.Clone(keyboardKeys), keyLeftCtrl, kEsc, kF9, 0x2fe)...), true},
-		{"letters and space only", bitmap(keyboardKeys...), true},
-		{"no space (a keypad)", bitmap(keyboardKeys[:len(keyboardKeys)-1]...), false},
-		{"a power button", bitmap(116), false},
-		{"a mouse's buttons", bitmap(0x110, 0x111, 0x112), false},
-		{"a headset's volume keys", bitmap(113, 114, 115), false},
-		{"nothing", bitmap(), false},
-		{"a short answer", []byte{0xff}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := isKeyboard(tt.bits); got != tt.want {
-				t.Errorf("isKeyboard = %v, want %v", got, tt.want)
-			}
-		})
-	}
+	tabletest.Check(t, "isKeyboard", isKeyboard, []tabletest.Case[[]byte, bool]{
+		{Name: "a full keyboard", In: bitmap(append(slices.Clone(keyboardKeys), keyLeftCtrl, kEsc, kF9, 0x2fe)...), Want: true},
+		{Name: "letters and space only", In: bitmap(keyboardKeys...), Want: true},
+		{Name: "no space (a keypad)", In: bitmap(keyboardKeys[:len(keyboardKeys)-1]...), Want: false},
+		{Name: "a power button", In: bitmap(116), Want: false},
+		{Name: "a mouse's buttons", In: bitmap(0x110, 0x111, 0x112), Want: false},
+		{Name: "a headset's volume keys", In: bitmap(113, 114, 115), Want: false},
+		{Name: "nothing", In: bitmap(), Want: false},
+		{Name: "a short answer", In: []byte{0xff}, Want: false},
+	})
 	if got := codesSet(bitmap(keyLeftCtrl, kSpace, 0x2ff)); !slices.Equal(got, []uint16{keyLeftCtrl, kSpace, 0x2ff}) {
 		t.Errorf("codesSet = %v", got)
 	}

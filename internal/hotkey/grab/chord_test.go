@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 )
 
 // testVKs names the keys the sequences below press.
@@ -245,28 +246,22 @@ func TestChordsResync(t *testing.T) {
 }
 
 func TestSidedVK(t *testing.T) {
-	tests := []struct {
-		name     string
+	type args struct {
 		vk, scan uint32
 		extended bool
-		want     uint32
-	}{
-		{name: "left shift", vk: vkShift, scan: 0x2a, want: vkLShift},
-		{name: "right shift", vk: vkShift, scan: scanRShift, want: vkRShift},
-		{name: "left ctrl", vk: vkControl, scan: 0x1d, want: vkLControl},
-		{name: "right ctrl", vk: vkControl, scan: 0x1d, extended: true, want: vkRControl},
-		{name: "left alt", vk: vkMenu, scan: 0x38, want: vkLMenu},
-		{name: "right alt", vk: vkMenu, scan: 0x38, extended: true, want: vkRMenu},
-		{name: "already sided", vk: vkRControl, scan: 0x1d, extended: true, want: vkRControl},
-		{name: "other key", vk: 0x20, scan: 0x39, want: 0x20},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := sidedVK(tt.vk, tt.scan, tt.extended); got != tt.want {
-				t.Fatalf("sidedVK(%#x, %#x, %v) = %#x, want %#x", tt.vk, tt.scan, tt.extended, got, tt.want)
-			}
-		})
-	}
+	tabletest.Check(t, "sidedVK", func(a args) uint32 {
+		return sidedVK(a.vk, a.scan, a.extended)
+	}, []tabletest.Case[args, uint32]{
+		{Name: "left shift", In: args{vk: vkShift, scan: 0x2a}, Want: vkLShift},
+		{Name: "right shift", In: args{vk: vkShift, scan: scanRShift}, Want: vkRShift},
+		{Name: "left ctrl", In: args{vk: vkControl, scan: 0x1d}, Want: vkLControl},
+		{Name: "right ctrl", In: args{vk: vkControl, scan: 0x1d, extended: true}, Want: vkRControl},
+		{Name: "left alt", In: args{vk: vkMenu, scan: 0x38}, Want: vkLMenu},
+		{Name: "right alt", In: args{vk: vkMenu, scan: 0x38, extended: true}, Want: vkRMenu},
+		{Name: "already sided", In: args{vk: vkRControl, scan: 0x1d, extended: true}, Want: vkRControl},
+		{Name: "other key", In: args{vk: 0x20, scan: 0x39}, Want: 0x20},
+	})
 }
 
 func TestHookGrabOrderAndRelease(t *testing.T) {
@@ -298,26 +293,17 @@ func TestHookGrabOrderAndRelease(t *testing.T) {
 
 func TestHookStale(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name                         string
-		hookSeen, rawSeen, lastRearm time.Time
-		now                          time.Time
-		want                         bool
-	}{
-		{name: "no key typed yet", now: t0},
-		{name: "hook saw the last key", hookSeen: t0, rawSeen: t0.Add(5 * time.Millisecond), now: t0.Add(5 * time.Second)},
-		{name: "hook never saw a key raw input saw", rawSeen: t0, now: t0.Add(5 * time.Second), want: true},
-		{name: "keys after the hook went quiet", hookSeen: t0, rawSeen: t0.Add(10 * time.Second), now: t0.Add(11 * time.Second), want: true},
-		{name: "re-armed a moment ago", hookSeen: t0, rawSeen: t0.Add(10 * time.Second), lastRearm: t0.Add(9 * time.Second), now: t0.Add(11 * time.Second)},
-		{name: "re-armed long ago", hookSeen: t0, rawSeen: t0.Add(90 * time.Second), lastRearm: t0.Add(time.Second), now: t0.Add(91 * time.Second), want: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := hookStale(tt.hookSeen, tt.rawSeen, tt.lastRearm, tt.now); got != tt.want {
-				t.Fatalf("hookStale = %v, want %v", got, tt.want)
-			}
-		})
-	}
+	type args struct{ hookSeen, rawSeen, lastRearm, now time.Time }
+	tabletest.Check(t, "hookStale", func(a args) bool {
+		return hookStale(a.hookSeen, a.rawSeen, a.lastRearm, a.now)
+	}, []tabletest.Case[args, bool]{
+		{Name: "no key typed yet", In: args{now: t0}},
+		{Name: "hook saw the last key", In: args{hookSeen: t0, rawSeen: t0.Add(5 * time.Millisecond), now: t0.Add(5 * time.Second)}},
+		{Name: "hook never saw a key raw input saw", In: args{rawSeen: t0, now: t0.Add(5 * time.Second)}, Want: true},
+		{Name: "keys after the hook went quiet", In: args{hookSeen: t0, rawSeen: t0.Add(10 * time.Second), now: t0.Add(11 * time.Second)}, Want: true},
+		{Name: "re-armed a moment ago", In: args{hookSeen: t0, rawSeen: t0.Add(10 * time.Second), lastRearm: t0.Add(9 * time.Second), now: t0.Add(11 * time.Second)}},
+		{Name: "re-armed long ago", In: args{hookSeen: t0, rawSeen: t0.Add(90 * time.Second), lastRearm: t0.Add(time.Second), now: t0.Add(91 * time.Second)}, Want: true},
+	})
 }
 
 // mustParse is Parse for the combinations written in tests; it panics on a bad one.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/whisperkey/whisperkey/internal/hotkey"
+	"github.com/whisperkey/whisperkey/internal/tabletest"
 )
 
 func TestNewWithoutDisplay(t *testing.T) {
@@ -35,24 +36,13 @@ func TestNewWithoutDisplay(t *testing.T) {
 }
 
 func TestCleanMods(t *testing.T) {
-	tests := []struct {
-		name  string
-		state uint
-		want  uint
-	}{
-		{name: "plain", state: controlMask | shiftMask, want: controlMask | shiftMask},
-		{name: "capslock", state: controlMask | lockMask, want: controlMask},
-		{name: "numlock", state: mod4Mask | mod2Mask, want: mod4Mask},
-		{name: "mouse button held", state: mod1Mask | 1<<8, want: mod1Mask},
-		{name: "nothing", state: lockMask | mod2Mask, want: 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := cleanMods(tt.state); got != tt.want {
-				t.Fatalf("cleanMods(%#x) = %#x, want %#x", tt.state, got, tt.want)
-			}
-		})
-	}
+	tabletest.Check(t, "cleanMods", cleanMods, []tabletest.Case[uint, uint]{
+		{Name: "plain", In: controlMask | shiftMask, Want: controlMask | shiftMask},
+		{Name: "capslock", In: controlMask | lockMask, Want: controlMask},
+		{Name: "numlock", In: mod4Mask | mod2Mask, Want: mod4Mask},
+		{Name: "mouse button held", In: mod1Mask | 1<<8, Want: mod1Mask},
+		{Name: "nothing", In: lockMask | mod2Mask, Want: 0},
+	})
 }
 
 func TestX11Mask(t *testing.T) {

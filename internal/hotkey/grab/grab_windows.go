@@ -62,23 +62,19 @@ const (
 	hidUsagePageGeneric = 0x01
 	hidUsageKeyboard    = 0x06
 	wmWTSSessionChange  = 0x02B1
-	wtsConsoleConnect   = 0x1
-	wtsSessionLogon     = 0x5
-	wtsSessionUnlock    = 0x8
 	pbtAPMResumeSuspend = 0x7
 	pbtAPMResumeAuto    = 0x12
 	notifyForThisSess   = 0
 
-	whKeyboardLL   = 13
-	whMouseLL      = 14
-	wmXButtonDown  = 0x020B
-	wmXButtonUp    = 0x020C
-	llmhfInjected  = 0x01
-	hcAction       = 0
-	llkhfExtended  = 0x01
-	llkhfInjected  = 0x10
-	llkhfUp        = 0x80
-	keyeventfKeyUp = 0x0002
+	whKeyboardLL  = 13
+	whMouseLL     = 14
+	wmXButtonDown = 0x020B
+	wmXButtonUp   = 0x020C
+	llmhfInjected = 0x01
+	hcAction      = 0
+	llkhfExtended = 0x01
+	llkhfInjected = 0x10
+	llkhfUp       = 0x80
 )
 
 // rawInputDevice is RAWINPUTDEVICE.
@@ -365,7 +361,7 @@ func callNextHook(code, wParam, lParam uintptr) uintptr {
 // pressMask taps vkMask while the chord's Win or Alt is still down. Windows queues it
 // after the current event, before the user can let go.
 func (s *osState) pressMask() {
-	tap := []win32.Key{{VK: vkMask, Extra: maskTag}, {VK: vkMask, Flags: keyeventfKeyUp, Extra: maskTag}}
+	tap := []win32.Key{{VK: vkMask, Extra: maskTag}, {VK: vkMask, Flags: win32.KeyUp, Extra: maskTag}}
 	if err := win32.SendKeys(tap); err != nil {
 		s.log.Debug("mask key not sent; releasing Win may open the Start menu", "err", err)
 	}
@@ -379,7 +375,7 @@ func (s *osState) wndProc(hwnd, msg, wParam, lParam uintptr) uintptr {
 	switch msg {
 	case wmWTSSessionChange:
 		switch wParam {
-		case wtsSessionUnlock, wtsSessionLogon, wtsConsoleConnect:
+		case windows.WTS_SESSION_UNLOCK, windows.WTS_SESSION_LOGON, windows.WTS_CONSOLE_CONNECT:
 			s.renew(hotkey.Renewal{Reason: "session unlocked", Session: true})
 		}
 	case wmPowerBroadcast:

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/windows"
+
 	"github.com/whisperkey/whisperkey/internal/hotkey"
 	"github.com/whisperkey/whisperkey/internal/testenv"
 	"github.com/whisperkey/whisperkey/internal/win32"
@@ -13,8 +15,6 @@ import (
 
 // These tests type with SendInput into the real hook; they run under wine too
 // (scripts/wine-test.sh), where the watcher is a message-only window for want of a display.
-
-const keyeventfExtendedKey = 0x0001
 
 // send types keys through SendInput; "+name" presses, "-name" releases.
 func send(t *testing.T, keys ...string) {
@@ -26,11 +26,11 @@ func send(t *testing.T, keys ...string) {
 		}
 		in := win32.Key{VK: uint16(vk)}
 		if k[0] == '-' {
-			in.Flags = keyeventfKeyUp
+			in.Flags = win32.KeyUp
 		}
 		switch vk {
 		case vkRControl, vkRMenu, vkLWin, vkRWin:
-			in.Flags |= keyeventfExtendedKey // as the keyboard sends them (E0 prefix)
+			in.Flags |= win32.KeyExtended // as the keyboard sends them (E0 prefix)
 		}
 		if err := win32.SendKeys([]win32.Key{in}); err != nil {
 			t.Fatalf("SendInput %s: %v", k, err)
@@ -133,7 +133,7 @@ func TestHookRenewedOnUnlockAndResume(t *testing.T) {
 		msg, param uintptr
 		reason     string
 	}{
-		{name: "unlock", msg: wmWTSSessionChange, param: wtsSessionUnlock, reason: "session unlocked"},
+		{name: "unlock", msg: wmWTSSessionChange, param: windows.WTS_SESSION_UNLOCK, reason: "session unlocked"},
 		{name: "resume", msg: wmPowerBroadcast, param: pbtAPMResumeAuto, reason: "resumed from sleep"},
 	}
 	for _, tt := range tests {
