@@ -30,6 +30,14 @@ def inside(phrase, reference):
     return len(p) < len(r) and any(r[i:i + len(p)] == p for i in range(len(r) - len(p) + 1))
 
 
+def related(phrase, reference):
+    """phrase shares a word's stem with reference ("minute" and "minutes",
+    "pause" and "paused", "putty" and "puddy" do not count: "put" ≠ "pud"):
+    a check against it says little about a false command."""
+    stems = {w[:4] for w in reference.split()}
+    return any(w[:4] in stems for w in phrase.split())
+
+
 def seconds(path):
     with wave.open(path) as w:
         return w.getnframes() / w.getframerate()
@@ -85,54 +93,49 @@ def main():
             results.append((r, g["text"], g["gaps"]))
 
     margins = [float(m) for m in a.margins.split(",")]
+    ms = " / ".join(f"{m:g}" for m in margins)
     print(f"{len(rows)} recordings of at most {a.max_seconds} s with 1–5 reference words; groups of {a.group}.")
     print()
-    print("| part | recordings | checked | said: free decode already the phrase | said: taken at margin " +
-          " / ".join(f"{m:g}" for m in margins) + " | not said: checks | not said: taken at margin " +
-          " / ".join(f"{m:g}" for m in margins) + " | part of what was said: checks, taken at margin " +
-          " / ".join(f"{m:g}" for m in margins) + " | undo phrases taken at margin " + " / ".join(f"{m:g}" for m in margins) + " |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    worst = []
+    print(f"| part | recordings checked | said: the words already the phrase | said: taken by the words or the check, margin {ms} "
+          f"| not said, unrelated: checks, taken at margin {ms} | undo phrases: checks, closest gap, taken at margin {ms} "
+          f"| not said but related (a word's stem shared, or part of what was said): checks, taken at margin {ms} |")
+    print("|---|---|---|---|---|---|---|")
     for part in ("tune", "held-out", None):
         sel = [x for x in results if part is None or x[0]["part"] == part]
         checked = [x for x in sel if x[2] is not None]
-        said = [x[2][x[0]["phrase"]] for x in checked]
-        exact = sum(words(x[1]) == x[0]["phrase"] for x in checked)
-        other = [(x, p, g) for x in checked for p, g in x[2].items()
-                 if p != x[0]["phrase"] and p not in UNDO and not inside(p, x[0]["phrase"])]
-        part_of = [(x, p, g) for x in checked for p, g in x[2].items() if inside(p, x[0]["phrase"])]
-        undo = [(x, p, g) for x in checked for p, g in x[2].items() if p in UNDO and p != x[0]["phrase"]]
+        exact = [words(x[1]) == x[0]["phrase"] for x in checked]
+        # A phrase shorter than the utterance by more than a word is not
+        # scored (whisper's check): it is not taken.
+        said = [x[2].get(x[0]["phrase"], float("inf")) for x in checked]
+        pairs = [(x, p, g) for x in checked for p, g in x[2].items() if p != x[0]["phrase"]]
+        undo = [t for t in pairs if t[1] in UNDO]
+        near = [t for t in pairs if t[1] not in UNDO and (related(t[1], t[0][0]["phrase"]) or inside(t[1], t[0][0]["phrase"]))]
+        other = [t for t in pairs if t[1] not in UNDO and t not in near]
         pct = lambda n, d: f"{n}/{d} ({100 * n / max(d, 1):.0f} %)"
-        print(f"| {part or 'both'} | {len(sel)} | {len(checked)} | {pct(exact, len(checked))} | " +
-              " / ".join(pct(sum(g <= m for g in said), len(said)) for m in margins) + f" | {len(other)} | " +
-              " / ".join(str(sum(g <= m for _, _, g in other)) for m in margins) + f" | {len(part_of)}: " +
-              " / ".join(str(sum(g <= m for _, _, g in part_of)) for m in margins) + " | " +
-              " / ".join(str(sum(g <= m for _, _, g in undo)) for m in margins) + " |")
+        count = lambda ts: " / ".join(str(sum(g <= m for _, _, g in ts)) for m in margins)
+        print(f"| {part or 'both'} | {len(checked)} of {len(sel)} | {pct(sum(exact), len(checked))} | " +
+              " / ".join(pct(sum(e or g <= m for e, g in zip(exact, said)), len(said)) for m in margins) +
+              f" | {len(other)}: {count(other)} | {len(undo)}: {min((g for _, _, g in undo), default=float('inf')):.1f}, {count(undo)} | {len(near)}: {count(near)} |")
         if part is None:
-            worst = sorted(other + undo, key=lambda t: t[2])[:12]
-            parts = sorted(part_of, key=lambda t: t[2])[:8]
-            missed = sorted(((g, x) for x, g in zip(checked, said) if g > max(margins)), key=lambda t: -t[0])[:8]
-    print()
-    print("Closest phrases not said (the false command the margin must stay under):")
-    print()
-    print("| recording | reference | free decode | phrase checked | gap |")
-    print("|---|---|---|---|---|")
-    for x, p, g in worst:
-        print(f"| {x[0]['file']} | {x[0]['reference']} | {x[1]} | {p} | {g:.2f} |")
-    print()
-    print("A phrase that is part of what was said (\"hello\" in \"oh, hello\"), closest first:")
-    print()
-    print("| recording | reference | free decode | phrase checked | gap |")
-    print("|---|---|---|---|---|")
-    for x, p, g in parts:
-        print(f"| {x[0]['file']} | {x[0]['reference']} | {x[1]} | {p} | {g:.2f} |")
-    print()
-    print("Said but far from taken (free decode against the phrase):")
-    print()
-    print("| recording | reference | free decode | gap |")
-    print("|---|---|---|---|")
-    for g, x in missed:
-        print(f"| {x[0]['file']} | {x[0]['reference']} | {x[1]} | {g:.2f} |")
+            table = lambda ts: [print(f"| {x[0]['file']} | {x[0]['reference']} | {x[1]} | {p} | {g:.2f} |")
+                                for x, p, g in sorted(ts, key=lambda t: t[2])[:8]]
+            print()
+            for title, ts in (("Unrelated phrases closest to being taken (what the margin must stay under)", other),
+                              ("The undo phrases' closest", undo), ("Related phrases closest", near)):
+                print(f"{title}:")
+                print()
+                print("| recording | reference | free decode | phrase checked | gap |")
+                print("|---|---|---|---|---|")
+                table(ts)
+                print()
+            missed = sorted(((g, x) for x, g, e in zip(checked, said, exact) if not e), key=lambda t: -t[0])[:8]
+            print("Said, not written as the phrase, and farthest from it:")
+            print()
+            print("| recording | reference | free decode | gap |")
+            print("|---|---|---|---|")
+            for g, x in missed:
+                print(f"| {x[0]['file']} | {x[0]['reference']} | {x[1]} | {g:.2f} |")
+            print()
 
 
 if __name__ == "__main__":

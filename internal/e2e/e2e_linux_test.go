@@ -361,10 +361,10 @@ func toggleAndSay(t testing.TB, chord, wav string) {
 
 // micWAV is speech already at the virtual microphone's format (16 kHz mono),
 // so PulseAudio does not resample it while the test machine is busy.
-func micWAV(t testing.TB, text string) string {
+func micWAV(t testing.TB, text string, voice ...string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "mic.wav")
-	if o, err := exec.Command("sox", speechWAV(t, text), "-r", "16000", "-c", "1", "-b", "16", out).CombinedOutput(); err != nil {
+	if o, err := exec.Command("sox", speechWAV(t, text, voice...), "-r", "16000", "-c", "1", "-b", "16", out).CombinedOutput(); err != nil {
 		t.Fatalf("sox: %v %s", err, o)
 	}
 	return out

@@ -74,11 +74,12 @@ func TestUndoLastDictation(t *testing.T) {
 	desktopSession(t)
 	notes := startNotificationServer(t)
 	wav := micWAV(t, dictated)
-	scratch := micWAV(t, "Scratch that.")
-	// Whisper's base model mishears a short "scratch that" from espeak-ng
-	// ("Scratch it!", "Crash mat!") unless the phrase is in the vocabulary,
-	// as docs/configuration.md#spoken-commands advises.
-	a := startApp(t, "  undo: ctrl+shift+f11\nvocabulary: [scratch that]\n")
+	// On the default config (no vocabulary), which is where the model's own
+	// check of a short utterance matters: the base model writes this voice's
+	// "scratch that" as "Scratch not." (gap 0.9 nats on the AVX2 machine,
+	// margin 2), and the check takes it for the phrase it is.
+	scratch := micWAV(t, "Scratch that.", "-v", "en", "-s", "130")
+	a := startApp(t, "  undo: ctrl+shift+f11\n")
 	setClipboard(t, clipFirst)
 
 	t.Run("scratch that", func(t *testing.T) {

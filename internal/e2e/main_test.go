@@ -100,11 +100,14 @@ func exitStatus(t testing.TB, err error) int {
 	return 0
 }
 
-func speechWAV(t testing.TB, text string) string {
+// speechWAV is espeak-ng's text, spoken with its options voice (none: its
+// default voice), as a WAV file.
+func speechWAV(t testing.TB, text string, voice ...string) string {
 	t.Helper()
 	testenv.Speech(t, "check") // espeak-ng and sox present
 	wav := filepath.Join(t.TempDir(), "speech.wav")
-	if out, err := exec.Command("espeak-ng", "-w", wav, text).CombinedOutput(); err != nil {
+	args := append(append([]string{"-w", wav}, voice...), "--", text)
+	if out, err := exec.Command("espeak-ng", args...).CombinedOutput(); err != nil {
 		t.Fatalf("espeak-ng: %v %s", err, out)
 	}
 	return wav

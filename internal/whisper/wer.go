@@ -50,23 +50,29 @@ func WordErrors(ref, hyp string) (errs, words int) {
 	if len(r) == 0 {
 		return len(h), 0
 	}
-	prev := make([]int, len(h)+1)
-	cur := make([]int, len(h)+1)
+	return editDistance(r, h), len(r)
+}
+
+// editDistance is the Levenshtein distance between a and b: words for the
+// WER, letters for the spoken-command check's first look.
+func editDistance[T comparable](a, b []T) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(r); i++ {
+	for i := 1; i <= len(a); i++ {
 		cur[0] = i
-		for j := 1; j <= len(h); j++ {
+		for j := 1; j <= len(b); j++ {
 			cost := 1
-			if r[i-1] == h[j-1] {
+			if a[i-1] == b[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(h)], len(r)
+	return prev[len(b)]
 }
 
 // numberWord returns the value of a spelled number up to ninety.
