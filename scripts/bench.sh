@@ -43,6 +43,11 @@ PYTHONPATH="$NORM" "$CACHE/venv/bin/python" scripts/bench_defaults.py --binary b
   --model "$CACHE/models/whisper-base" --set "$CACHE/speech-set" --python "$CACHE/venv/bin/python" \
   --threads "${BENCH_THREADS:-2}" --cache "$CACHE/bench-defaults"
 echo
+echo "### Spoken commands checked by the model (issue #51)"
+echo
+"$CACHE/venv/bin/python" scripts/bench_commands.py --binary build/whisperkey --model "$CACHE/models/whisper-base" \
+  --set "$CACHE/speech-set" --threads "${BENCH_THREADS:-2}" --cache "$CACHE/bench-commands"
+echo
 echo "### Text ready at the release: accuracy of the cut audio (issue #33)"
 echo
 "$CACHE/venv/bin/python" scripts/bench_early.py --binary build/whisperkey --model "$CACHE/models/whisper-base" \

@@ -83,7 +83,7 @@ def main():
             for line in out.stdout.splitlines():
                 j = json.loads(line)
                 c = j.get("command")
-                got.append({"text": j["text"], "gaps": {s["phrase"]: s["gap"] for s in c["scores"]} if c else None})
+                got.append({"text": j["text"], "gaps": {s["phrase"]: s["gap"] for s in c.get("scores") or []} if c else None})
             cache[key] = got
             os.makedirs(a.cache, exist_ok=True)
             with open(cache_path + ".part", "w") as f:

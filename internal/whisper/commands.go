@@ -124,7 +124,12 @@ func (t *Transcriber) scoreCommands(ctx context.Context, at *commandWindow, res 
 		// are near what was written ("Crash mat!", "Prachnet." for
 		// "scratch that"): scoring costs a decoder pass over the window
 		// each, which most dictations, nothing like any phrase, are spared.
-		if said <= len(strings.Fields(p))+1 && lettersApart(res.Text, p) <= commandMaxApart {
+		apart := lettersApart(res.Text, p)
+		if apart == 0 {
+			// The decode wrote the phrase itself: nothing to score.
+			return &CommandCheck{Scores: []PhraseScore{{Phrase: p}}, Taken: p}, nil
+		}
+		if said <= len(strings.Fields(p))+1 && apart <= commandMaxApart {
 			near = append(near, p)
 		}
 	}
