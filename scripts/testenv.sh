@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a command inside a headless desktop made of real parts: an Xvfb display
 # (autorepeat off), a session D-Bus, and PulseAudio with a null sink "vmic"
-# whose monitor is the default microphone. Everything is torn down afterwards.
+# whose monitor is the default microphone and a null sink "speakers" as the
+# default output. Everything is torn down afterwards.
 #   scripts/testenv.sh CMD [ARGS...]
 set -euo pipefail
 W=$(mktemp -d /tmp/whisperkey-env.XXXXXX)
@@ -32,8 +33,13 @@ pulseaudio --start --exit-idle-time=-1 --log-target=file:"$W/pulse.log" >/dev/nu
   { echo "testenv: PulseAudio did not start:"; cat "$W/pulse.log" 2>/dev/null; exit 1; }
 PULSE=1
 pactl load-module module-null-sink sink_name=vmic sink_properties=device.description=VirtualMic rate=16000 channels=1 >/dev/null
-pactl set-default-sink vmic
 pactl set-default-source vmic.monitor
+# The app's sound cues go to a speaker of their own: were the default sink the
+# microphone, every cue would be recorded at full level, which no real
+# machine's speakers and microphone do, and the speech detector would now and
+# then take a chime for a word. Tests play speech into vmic by name.
+pactl load-module module-null-sink sink_name=speakers sink_properties=device.description=Speakers rate=48000 >/dev/null
+pactl set-default-sink speakers
 # A real microphone delivers samples all the time; a null sink's monitor only
 # while something plays. A stream of silence keeps it running like a real one.
 pacat --playback -d vmic --rate=16000 --channels=1 --format=s16le --latency-msec=100 </dev/zero & PIDS+=($!)

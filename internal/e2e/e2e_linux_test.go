@@ -28,7 +28,7 @@ import (
 
 // desktopSession checks the real parts the end-to-end tests drive: an X
 // display, a session D-Bus, PulseAudio with the null sink "vmic" as the
-// default microphone, and the X tools. scripts/testenv.sh provides them.
+// default microphone and another as the default output, and the X tools. scripts/testenv.sh provides them.
 func desktopSession(t testing.TB) {
 	t.Helper()
 	if os.Getenv("DISPLAY") == "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
@@ -36,6 +36,9 @@ func desktopSession(t testing.TB) {
 	}
 	if out, err := exec.Command("pactl", "get-default-source").Output(); err != nil || strings.TrimSpace(string(out)) != "vmic.monitor" {
 		testenv.Require(t, "PulseAudio with the vmic null sink as default source", "run the tests through scripts/testenv.sh (make test)")
+	}
+	if out, err := exec.Command("pactl", "get-default-sink").Output(); err != nil || strings.TrimSpace(string(out)) == "vmic" {
+		testenv.Require(t, "PulseAudio with a default sink other than the microphone, so the app's cues are not recorded", "run the tests through scripts/testenv.sh (make test)")
 	}
 	for _, tool := range []string{"xdotool", "wish", "xclip", "paplay", "espeak-ng"} {
 		if _, err := exec.LookPath(tool); err != nil {

@@ -233,20 +233,6 @@ type wineApp struct {
 	log string
 }
 
-// speakers is a null sink the app plays its sound cues to: on the test
-// desktop the default sink is the microphone, so cues would be recorded at
-// full level, which a real machine's speakers and microphone do not do.
-func speakers(t *testing.T) string {
-	t.Helper()
-	const name = "wkspeakers"
-	out, err := exec.Command("pactl", "load-module", "module-null-sink", "sink_name="+name, "rate=48000").Output()
-	if err != nil {
-		t.Fatalf("pactl load-module module-null-sink: %v", err)
-	}
-	t.Cleanup(func() { _ = exec.Command("pactl", "unload-module", strings.TrimSpace(string(out))).Run() })
-	return name
-}
-
 // readyLine is the status the tray shows once dictation works: idle, waiting
 // for the hotkey (on Windows there is no tray to read over D-Bus; the log has it).
 var readyLine = regexp.MustCompile(`(?m)msg=status .*\bstate=(?:idle|ready)\b`)
@@ -264,7 +250,6 @@ func startWineApp(t *testing.T, w *winePrefix, exe, config string) *wineApp {
 	a := &wineApp{log: filepath.Join(w.profile, "AppData", "Local", "whisperkey", "logs", "whisperkey.log")}
 	_ = os.Remove(a.log)
 	a.cmd = w.command(exe)
-	a.cmd.Env = append(a.cmd.Env, "PULSE_SINK="+speakers(t))
 	// Wine's output goes to a file, not a pipe: a process the app starts
 	// inherits it (wine's explorer.exe /desktop, which stays for the
 	// prefix), and Wait would wait for that one to close a pipe, long after
