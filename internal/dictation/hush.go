@@ -3,6 +3,7 @@ package dictation
 import (
 	"context"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/whisperkey/whisperkey/internal/app"
@@ -14,6 +15,13 @@ import (
 // "Nothing heard": people take a moment to begin after the press, and a
 // pause before the first word must not end the recording.
 const NoSpeechLimit = 5 * time.Second
+
+// cueMask is how much of the start of a recording the silence follower
+// hears as silence when sound cues are on: the start cue (120 ms) and the
+// output's latency. A laptop's microphone records the cue from its speakers,
+// and the detector can take a chime for a word; speech that begins under the
+// mask still counts once it runs past it, as any word does.
+const cueMask = 300 * time.Millisecond
 
 // hushPiece is the most audio written to the detector at once: half its
 // window, so each write scores at most one window and the end of the speech
@@ -48,6 +56,9 @@ func (h hush) Follow(ctx context.Context, req app.Request) func() {
 		return func() {}
 	}
 	q := &quiet{stream: h.f.speech.Stream(), after: samplesOf(after), none: samplesOf(max(after, NoSpeechLimit))}
+	if h.f.fresh(req).Config.Sounds {
+		q.mask = samplesOf(cueMask)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -74,6 +85,8 @@ func samplesOf(d time.Duration) int { return int(d.Seconds() * whisper.SampleRat
 type quiet struct {
 	stream      SpeechStream
 	after, none int // samples of silence that end it: after speech, and with none yet
+	mask        int // samples at the start scored as silence (cueMask)
+	written     int // samples written to the stream
 	cut         int // the stream's cut when the speech's end last moved
 	spoke       int // samples scored then: the end of the last voiced window
 }
@@ -103,9 +116,15 @@ func (q *quiet) follow(ctx context.Context, read func(from int) []float32, every
 func (q *quiet) write(samples []float32) (bool, error) {
 	for len(samples) > 0 {
 		n := min(len(samples), hushPiece)
-		if err := q.stream.Write(samples[:n]); err != nil {
+		piece := samples[:n]
+		if q.written < q.mask {
+			piece = slices.Clone(piece)
+			clear(piece[:min(n, q.mask-q.written)])
+		}
+		if err := q.stream.Write(piece); err != nil {
 			return false, err
 		}
+		q.written += n
 		samples = samples[n:]
 		if c := q.stream.Cut(math.MaxInt); q.stream.Voiced() && c != q.cut {
 			q.cut, q.spoke = c, q.stream.Scored()

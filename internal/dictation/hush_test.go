@@ -50,6 +50,9 @@ func TestHushStopsAfterSilence(t *testing.T) {
 		{"a pause inside the speech counts from the last word", toggle2s, []part{{30, 1}, {50, 0}, {10, 1}, {50, 0}}, false, true},
 		{"the second pause long enough", toggle2s, []part{{30, 1}, {50, 0}, {10, 1}, {64, 0}}, true, true},
 		{"nothing said for 3 s", toggle2s, []part{{94, 0}}, false, true},
+		// A laptop's microphone records the start cue from its speakers.
+		{"the start cue alone, then 3 s of silence", toggle2s, []part{{4, 1}, {94, 0}}, false, true},
+		{"the same with the cues off: speech", toggle2s + "sounds: false\n", []part{{4, 1}, {64, 0}}, true, true},
 		{"nothing said for 5 s", toggle2s, []part{{157, 0}}, true, true},
 		{"nothing said, a long setting", "hotkeys:\n  mode: toggle\n  stop_after_silence: 8s\n", []part{{200, 0}}, false, true},
 		{"hold mode: the key ends it", "hotkeys:\n  mode: hold\n  stop_after_silence: 2s\n", []part{{30, 1}, {200, 0}}, false, false},
