@@ -49,13 +49,18 @@ type shortWindow struct {
 	// tailFrames of audio may follow the last timestamp: the speech
 	// detector's padding, which holds no words.
 	tailFrames int
-	// maxBandDrop: telephone-band audio (nothing above ~4 kHz: a phone
-	// call, a Bluetooth headset's hands-free mode) is where the short window
-	// changed words that no other check caught, so audio whose loudest
-	// frames drop by more than this from 1.2-2.4 kHz to 4.3-7.7 kHz (mean log-mel)
-	// goes straight to the full window. Wideband speech measures 0.36-0.76
-	// on the real-speech set, the telephone call 1.08-1.36.
-	maxBandDrop float64
+	// maxBandDrop and minHighOverFloor: telephone-band audio (nothing
+	// above ~4 kHz: a phone call, a Bluetooth headset's hands-free mode, a
+	// prompt recorded at 8 kHz) is where the short window changed words that
+	// no other check caught, so it goes straight to the full window. Audio
+	// is narrowband when its loudest frames drop by more than maxBandDrop
+	// from 1.2-2.4 kHz to 4.3-7.7 kHz (mean log-mel; wideband speech 0.11-1.07
+	// on the big real-speech set, the telephone call 1.08-1.36), or when
+	// 4.5-7.7 kHz rises less than minHighOverFloor above the spectrogram's
+	// floor (nothing there at all: every clip sampled at 8 kHz measures
+	// 0.00-0.05, wideband speech 0.12-0.96).
+	maxBandDrop      float64
+	minHighOverFloor float64
 }
 
 // ShortWindowLimit is the longest recording the short window decodes, in
@@ -64,16 +69,17 @@ type shortWindow struct {
 const ShortWindowLimit = 18
 
 var defaultShortWindow = shortWindow{
-	maxFrames:       ShortWindowLimit * SampleRate / HopLength,
-	floorFrames:     1000,
-	marginFrames:    300,
-	maxCompression:  2.0,
-	minAvgLogProb:   -0.8,
-	maxNoSpeechProb: 0.4,
-	maxWordsPerSec:  4.5,
-	slackWords:      2,
-	tailFrames:      30,
-	maxBandDrop:     0.92,
+	maxFrames:        ShortWindowLimit * SampleRate / HopLength,
+	floorFrames:      1000,
+	marginFrames:     300,
+	maxCompression:   2.0,
+	minAvgLogProb:    -0.8,
+	maxNoSpeechProb:  0.4,
+	maxWordsPerSec:   4.5,
+	slackWords:       2,
+	tailFrames:       30,
+	maxBandDrop:      0.92,
+	minHighOverFloor: 0.08,
 }
 
 // transcribeShort decodes audio of contentFrames frames once on a short
@@ -84,8 +90,8 @@ func (t *Transcriber) transcribeShort(ctx context.Context, mel *Mel, contentFram
 	start := time.Now()
 	defer func() { res.Timings.ShortWindow = time.Since(start) }()
 	sw := t.short
-	if drop := bandDrop(mel, 0, contentFrames); drop > sw.maxBandDrop {
-		res.Path, res.FallbackReason = PathFull, fmt.Sprintf("telephone-band audio (band drop %.2f)", drop)
+	if why := sw.narrowband(mel, 0, contentFrames); why != "" {
+		res.Path, res.FallbackReason = PathFull, why
 		return false, nil
 	}
 	width := min(NFrames, max(sw.floorFrames, contentFrames+sw.marginFrames))
@@ -251,18 +257,33 @@ func (t *Transcriber) generateForced(ctx context.Context, win wire.Window, promp
 	return t.generateAt(ctx, win, append(slices.Clone(prompt), forced...), suppress, opt, 0, maxLen, len(forced))
 }
 
-// bandDrop measures how much quieter 4.3-7.7 kHz is than 1.2-2.4 kHz in the loudest
-// quarter of frames of mel from frame from (80 bins: 30-49 against 64-79), in
-// Whisper's normalised log-mel units. Audio that was ever narrowband (8 kHz
-// sampling) has only the floor up there.
-func bandDrop(mel *Mel, from, frames int) float64 {
-	if mel.NMels != 80 || frames <= 0 {
-		return 0 // large-v3's 128 bins: not measured
+// narrowband names why frames [from, from+frames) of mel are
+// telephone-band audio (see maxBandDrop), or returns "".
+func (sw shortWindow) narrowband(mel *Mel, from, frames int) string {
+	drop, over := bandLevels(mel, from, frames)
+	switch {
+	case drop > sw.maxBandDrop:
+		return fmt.Sprintf("telephone-band audio (band drop %.2f)", drop)
+	case over < sw.minHighOverFloor:
+		return fmt.Sprintf("telephone-band audio (nothing above 4.5 kHz: %.2f over the floor)", over)
 	}
-	type frame struct{ total, drop float64 }
+	return ""
+}
+
+// bandLevels measures the loudest quarter of frames of mel from frame from
+// (80 bins), in Whisper's normalised log-mel units: drop, how much quieter
+// 4.3-7.7 kHz (bins 64-79) is than 1.2-2.4 kHz (bins 30-49); over, how far
+// 4.5-7.7 kHz (bins 66-79) is above the spectrogram's floor, its maximum
+// less Whisper's dynamic range. Audio that was ever narrowband has only the
+// floor up there. Large-v3's 128 bins are not measured (0, +Inf).
+func bandLevels(mel *Mel, from, frames int) (drop, over float64) {
+	if mel.NMels != 80 || frames <= 0 || from >= mel.Frames {
+		return 0, math.Inf(1)
+	}
+	type frame struct{ total, drop, high float64 }
 	fs := make([]frame, 0, frames)
 	for f := from; f < min(from+frames, mel.Frames); f++ {
-		var total, mid, high float64
+		var total, mid, high, top float64
 		for b := range 80 {
 			v := float64(mel.Data[b*mel.Frames+f])
 			total += v
@@ -271,15 +292,20 @@ func bandDrop(mel *Mel, from, frames int) float64 {
 				mid += v / 20
 			case b >= 64:
 				high += v / 16
+				if b >= 66 {
+					top += v / 14
+				}
 			}
 		}
-		fs = append(fs, frame{total, mid - high})
+		fs = append(fs, frame{total, mid - high, top})
 	}
 	slices.SortFunc(fs, func(a, b frame) int { return cmp.Compare(b.total, a.total) })
 	n := max(1, len(fs)/4)
-	var sum float64
+	var high float64
 	for _, f := range fs[:n] {
-		sum += f.drop
+		drop += f.drop
+		high += f.high
 	}
-	return sum / float64(n)
+	floor := float64(slices.Max(mel.Data)) - dynRangeLog/4
+	return drop / float64(n), high/float64(n) - floor
 }

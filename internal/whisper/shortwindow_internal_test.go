@@ -97,17 +97,22 @@ func TestRejectedShortAttemptFallsBack(t *testing.T) {
 }
 
 // The telephone call of the real-speech set is narrowband and everything
-// else wideband, with room on both sides of the threshold.
-func TestBandDropTellsTelephoneAudio(t *testing.T) {
+// else wideband, with room on both sides of each threshold.
+func TestNarrowbandTellsTelephoneAudio(t *testing.T) {
+	sw := defaultShortWindow
 	for _, c := range testenv.RealSpeech(t) {
 		mel, err := LogMel(c.Samples, 80)
 		if err != nil {
 			t.Fatal(err)
 		}
-		drop := bandDrop(mel, 0, mel.ContentFrames())
+		drop, over := bandLevels(mel, 0, mel.ContentFrames())
 		phone := strings.HasPrefix(c.Name, "callhome")
-		if phone != (drop > defaultShortWindow.maxBandDrop) || math.Abs(drop-defaultShortWindow.maxBandDrop) < 0.1 {
-			t.Errorf("%s: band drop %.2f, telephone %v (threshold %.2f)", c.Name, drop, phone, defaultShortWindow.maxBandDrop)
+		if got := sw.narrowband(mel, 0, mel.ContentFrames()) != ""; got != phone {
+			t.Errorf("%s: narrowband %v, telephone %v (band drop %.2f, %.2f over the floor)", c.Name, got, phone, drop, over)
+		}
+		if math.Abs(drop-sw.maxBandDrop) < 0.1 || math.Abs(over-sw.minHighOverFloor) < 0.03 {
+			t.Errorf("%s: band drop %.2f (threshold %.2f), %.2f over the floor (threshold %.2f): too close to tell",
+				c.Name, drop, sw.maxBandDrop, over, sw.minHighOverFloor)
 		}
 	}
 }

@@ -485,7 +485,7 @@ const forcedEndSlack = 100
 func (t *Transcriber) decodeTailWith(ctx context.Context, mel *Mel, full wire.Window, seek, size int, previous, sot, suppress []int,
 	opt Options, forced []int, heard func() bool, res *Result) (decoded, error) {
 	sw := t.short
-	if seek == 0 || opt.Window != ShortWindow || opt.WordTimestamps || bandDrop(mel, seek, size) > sw.maxBandDrop {
+	if seek == 0 || opt.Window != ShortWindow || opt.WordTimestamps || sw.narrowband(mel, seek, size) != "" {
 		return t.decodeWindow(ctx, full, previous, sot, suppress, opt, seek == 0, forced, heard)
 	}
 	start := time.Now()
